@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// Targets are listed bottom-up: each may import only those above it (see README, "Modules").
+import PackageDescription
+
+let package = Package(
+    name: "Ringside",
+    products: [
+        .executable(name: "ringside", targets: ["ringside"]),
+        .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        .library(name: "APNs", targets: ["APNs"]),
+    ],
+    targets: [
+        // System libraries, each with a header of typed wrappers for what Swift cannot call
+        // (function-like macros, variadic functions).
+        .systemLibrary(
+            name: "CNghttp2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        // epoll and eventfd, which Swift's Glibc module does not export.
+        .systemLibrary(name: "CLinux"),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // The protocol as values and pure rules.
+        .target(name: "APNs", dependencies: ["COpenSSL"]),
+        // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
+        .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
+        // The fake APNs service.
+        .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs"]),
+        // The command line.
+        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs"]),
+
+        .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        
+    ],
+    swiftLanguageModes: [.v6]
+)

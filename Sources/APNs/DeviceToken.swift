@@ -1,0 +1,46 @@
+/// Device-token syntax: hexadecimal, an even number of digits, any length ([SEND]: "don't assume a
+/// token size"; tokens of 64, 108 and 160 digits are reported, APNS-REFERENCE §1.3).
+public enum DeviceTokenSyntax {
+    /// The longest token accepted, in hex digits; far above any reported size, it only bounds memory.
+    public static let maximumLength = 1024
+
+    public static func isWellFormed(_ token: String) -> Bool {
+        let utf8 = token.utf8
+        guard !utf8.isEmpty, utf8.count % 2 == 0, utf8.count <= maximumLength else { return false }
+        return utf8.allSatisfy { byte in
+            (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)
+        }
+    }
+
+    /// A short form for logs: the first and last six digits.
+    public static func abbreviated(_ token: String) -> String {
+        token.count <= 14 ? token : "\(token.prefix(6))…\(token.suffix(6))"
+    }
+}
+
+/// What the device directory (the world, once it exists) says of a token on a topic.
+public enum DeviceLookup: Sendable, Equatable {
+    /// Registered for the topic in this environment.
+    case active
+    /// Registered, but for another topic or token kind.
+    case notForTopic
+    /// Not a token of this environment (unknown, or the other environment's).
+    case unknown
+    /// No longer active since this time, in milliseconds since 1970 ([RESP]: 410 `timestamp`).
+    case unregistered(sinceMilliseconds: Int64)
+    /// The token expired ([RESP] `ExpiredToken`).
+    case expired
+}
+
+/// Answers whether a device token is live; the world model implements it, the mock asks it.
+public protocol DeviceDirectory: Sendable {
+    func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup
+}
+
+/// The directory used until a world exists: every well-formed token is a registered device.
+public struct EveryTokenRegistered: DeviceDirectory {
+    public init() {}
+    public func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
+        .active
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// An APNs provider token: a JWT with header `{alg: ES256, kid}` and claims `{iss, iat}` ([TOKEN]).
+public struct ProviderToken: Sendable, Equatable {
+    public var keyId: String
+    public var teamId: String
+    /// Issued-at, seconds since 1970.
+    public var issuedAt: Int64
+    public var algorithm: String?
+    /// The signed part, `<header>.<claims>`, as bytes.
+    public var signingInput: [UInt8]
+    public var signature: [UInt8]
+
+    /// Parses a compact JWS; says what is wrong in words when it cannot.
+    public static func parse(_ jwt: Substring) -> Result<ProviderToken, TokenProblem> {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return .failure(TokenProblem("a JWT has three dot-separated parts, this has \(parts.count)")) }
+        guard let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2])
+        else { return .failure(TokenProblem("a part is not base64url")) }
+        guard let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any] else {
+            return .failure(TokenProblem("the JWT header is not a JSON object"))
+        }
+        guard let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any] else {
+            return .failure(TokenProblem("the JWT claims are not a JSON object"))
+        }
+        guard let keyId = header["kid"] as? String else { return .failure(TokenProblem("the header has no string 'kid'")) }
+        guard let teamId = claims["iss"] as? String else { return .failure(TokenProblem("the claims have no string 'iss'")) }
+        // pushy's mock requires an integer `iat` (APNS-REFERENCE §4.1); a string or fraction is refused.
+        guard let iatNumber = claims["iat"] as? NSNumber, !(claims["iat"] is String),
+            iatNumber.doubleValue == iatNumber.doubleValue.rounded()
+        else { return .failure(TokenProblem("the claims have no integer 'iat' (seconds since 1970)")) }
+        return .success(
+            ProviderToken(
+                keyId: keyId, teamId: teamId, issuedAt: iatNumber.int64Value, algorithm: header["alg"] as? String,
+                signingInput: Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)),
+                signature: signature))
+    }
+
+    /// Makes a signed JWT (raw R‖S signature unless `derSignature`).
+    public static func sign(
+        keyId: String, teamId: String, issuedAt: Int64, key: ES256Key, derSignature: Bool = false
+    ) throws(CryptoError) -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyId)"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamId)","iat":\#(issuedAt)}"#.utf8))
+        let input = "\(header).\(claims)"
+        let signature = try key.sign(Array(input.utf8), der: derSignature)
+        return "\(input).\(Base64URL.encode(signature))"
+    }
+
+    /// The JWT with its signature cut off, for transcripts (DESIGN.md: secrets are redacted).
+    public static func redacted(_ authorization: String) -> String {
+        guard let lastDot = authorization.lastIndex(of: ".") else { return authorization }
+        return authorization[..<lastDot] + ".<signature redacted>"
+    }
+}
+
+/// Why a JWT could not be read or trusted, in words for logs.
+public struct TokenProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

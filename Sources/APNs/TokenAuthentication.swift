@@ -1,0 +1,115 @@
+/// Token-based authentication of one connection: the rules of [TOKEN] and APNS-REFERENCE §4.
+///
+/// A value per connection: it remembers the team and key the connection was bound to at its first
+/// push, the JWT in use and when it was first seen. Verifying a JWT costs an ECDSA verification, so a
+/// token already verified on this connection is only re-judged for its age.
+public struct TokenAuthentication: Sendable {
+    /// JWTs older than this are refused ([TOKEN]: "no more than one hour").
+    public static let tokenLifetime: Double = 3600
+    /// A new JWT sooner than this after the previous one is refused ([TOKEN], [RESP]).
+    public static let minimumRefreshInterval: Double = 20 * 60
+    /// How far in the future an `iat` may be (clock skew). Apple documents none: R.
+    public static let allowedFutureSkew: Double = 60
+
+    public private(set) var pinnedTeamId: String?
+    public private(set) var pinnedKeyId: String?
+    private var current: (jwt: String, token: ProviderToken, firstSeen: Moment)?
+    private var lastChange: Moment?
+    /// Set after `TooManyProviderTokenUpdates`: the connection is unusable until this world time
+    /// (A-DTS, forum thread 675879).
+    private var blockedUntil: Double?
+
+    public init() {}
+
+    public struct Accepted: Sendable {
+        public var token: ProviderToken
+        /// True when this request is the connection's first valid JWT (APNs then raises the stream limit).
+        public var isFirstValidToken: Bool
+    }
+
+    /// Judges the `authorization` header of one request.
+    public mutating func authenticate(
+        authorization: String?, keys: KeyStore, environment: APNsEnvironment,
+        environmentKeyReason: Reason, at now: Moment
+    ) -> Result<Accepted, Rejection> {
+        guard let authorization, authorization.count > 7,
+            authorization.prefix(7).lowercased() == "bearer "
+        else {
+            return .failure(
+                Rejection(
+                    .missingProviderToken, check: .authentication,
+                    detail: authorization == nil
+                        ? "no authorization header and no client certificate"
+                        : "authorization is not 'bearer <JWT>'"))
+        }
+        if let blockedUntil, now.world < blockedUntil {
+            return .failure(
+                Rejection(
+                    .tooManyProviderTokenUpdates, check: .authentication,
+                    detail: "this connection changed its JWT too often and is unusable for \(Int(blockedUntil - now.world)) s more"))
+        }
+        let jwt = authorization.dropFirst(7).drop { $0 == " " }
+        if let current, current.jwt == jwt {
+            return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
+                Accepted(token: current.token, isFirstValidToken: false)
+            }
+        }
+        let token: ProviderToken
+        switch ProviderToken.parse(jwt) {
+        case .failure(let problem):
+            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: problem.description))
+        case .success(let parsed): token = parsed
+        }
+        if let algorithm = token.algorithm, algorithm != "ES256" {
+            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "alg is <\(algorithm)>, APNs needs <ES256>"))
+        }
+        guard let key = keys.keys[token.keyId] else {
+            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "no key <\(token.keyId)> is registered"))
+        }
+        guard key.teamId == token.teamId else {
+            return .failure(
+                Rejection(.invalidProviderToken, check: .authentication, detail: "key <\(token.keyId)> belongs to team <\(key.teamId)>, the JWT says iss <\(token.teamId)>"))
+        }
+        guard key.publicKey.verify(signature: token.signature, message: token.signingInput) else {
+            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "the ES256 signature does not verify with key <\(token.keyId)>"))
+        }
+        if let pinnedTeamId, pinnedTeamId != token.teamId {
+            return .failure(
+                Rejection(.invalidProviderToken, check: .authentication, detail: "this connection is bound to team <\(pinnedTeamId)> since its first push; the JWT is from team <\(token.teamId)>"))
+        }
+        if let pinnedKeyId, !keys.areRelated(pinnedKeyId, token.keyId) {
+            return .failure(
+                Rejection(.unrelatedKeyIdInToken, check: .authentication, detail: "this connection's first push used key <\(pinnedKeyId)>; <\(token.keyId)> is not related to it"))
+        }
+        if let restricted = key.environment, restricted != environment {
+            return .failure(
+                Rejection(environmentKeyReason, check: .authentication, detail: "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)"))
+        }
+        if case .failure(let rejection) = checkAge(token, firstSeen: now, now: now) { return .failure(rejection) }
+        if let lastChange, now.world - lastChange.world < Self.minimumRefreshInterval {
+            blockedUntil = lastChange.world + Self.minimumRefreshInterval
+            return .failure(
+                Rejection(.tooManyProviderTokenUpdates, check: .authentication, detail: "a new JWT \(Int(now.world - lastChange.world)) s after the previous one; APNs allows one every \(Int(Self.minimumRefreshInterval / 60)) minutes"))
+        }
+        let isFirst = current == nil
+        current = (String(jwt), token, now)
+        lastChange = now
+        pinnedTeamId = token.teamId
+        if pinnedKeyId == nil { pinnedKeyId = token.keyId }
+        return .success(Accepted(token: token, isFirstValidToken: isFirst))
+    }
+
+    /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since (DESIGN.md).
+    private func checkAge(_ token: ProviderToken, firstSeen: Moment, now: Moment) -> Result<Void, Rejection> {
+        let age = (firstSeen.wall - Double(token.issuedAt)) + (now.world - firstSeen.world)
+        if age > Self.tokenLifetime {
+            return .failure(
+                Rejection(.expiredProviderToken, check: .authentication, detail: "the JWT was issued \(Int(age)) s ago (iat \(token.issuedAt)); APNs accepts at most \(Int(Self.tokenLifetime)) s"))
+        }
+        if age < -Self.allowedFutureSkew {
+            return .failure(
+                Rejection(.invalidProviderToken, check: .authentication, detail: "the JWT's iat \(token.issuedAt) is \(Int(-age)) s in the future"))
+        }
+        return .success(())
+    }
+}

@@ -1,0 +1,343 @@
+/// Settings of the rules: which profile, which order, which environment.
+public struct ValidationSettings: Sendable {
+    /// `apple` is faithful; `voipLint` also refuses what a VoIP provider must never send.
+    public enum Profile: String, Sendable, CaseIterable { case apple, voipLint = "voip-lint" }
+
+    public var profile: Profile = .apple
+    public var order: ValidationOrder = .authFirst
+    public var environment: APNsEnvironment = .sandbox
+    /// Which spelling to answer for a key of the other environment (APNS-REFERENCE §3.3, §10).
+    public var environmentKeyReason: Reason = .badEnvironmentKeyInToken
+
+    public init(
+        profile: Profile = .apple, order: ValidationOrder = .authFirst, environment: APNsEnvironment = .sandbox,
+        environmentKeyReason: Reason = .badEnvironmentKeyInToken
+    ) {
+        self.profile = profile
+        self.order = order
+        self.environment = environment
+        self.environmentKeyReason = environmentKeyReason
+    }
+}
+
+/// The order checks run in. Apple documents none (APNS-REFERENCE §3.5); written down in docs/validation.md.
+public enum ValidationOrder: String, Sendable, CaseIterable {
+    /// Credentials before the device token, as practitioners' probes suggest APNs does (O): the default.
+    case authFirst = "auth-first"
+    /// pushy's `MockApnsServer` order: headers and path, then authentication (L).
+    case pathFirst = "path-first"
+
+    public var checks: [Check] {
+        switch self {
+        case .authFirst:
+            return [
+                .method, .path, .duplicateHeaders, .authentication, .messageId, .topic, .pushType, .priority,
+                .expiration, .collapseId, .topicAuthorization, .deviceToken, .payload, .voipLint, .device,
+            ]
+        case .pathFirst:
+            return [
+                .messageId, .method, .topic, .collapseId, .priority, .pushType, .path, .deviceToken, .device,
+                .authentication, .topicAuthorization, .payload, .duplicateHeaders, .expiration, .voipLint,
+            ]
+        }
+    }
+}
+
+/// How a connection authenticates: a JWT per request, or the client certificate of the handshake.
+public enum ConnectionCredentials: Sendable {
+    case token(TokenAuthentication)
+    case certificate(ClientCertificate)
+}
+
+/// A push APNs accepted, with what the checks established about it.
+public struct AcceptedPush: Sendable {
+    public var deviceToken: String
+    public var topic: String
+    public var pushType: PushType?
+    public var priority: Priority
+    /// Seconds since 1970; 0 means "deliver once, do not store"; nil means the default storage (30 days).
+    public var expiration: Int64?
+    public var collapseId: String?
+    /// The JWT's key and team, under token authentication.
+    public var keyId: String?
+    public var teamId: String?
+    /// True when this was the connection's first valid JWT: APNs then raises MAX_CONCURRENT_STREAMS.
+    public var isFirstValidToken: Bool
+}
+
+/// The ordered validation pipeline: a request and the connection's credentials in, a verdict out.
+///
+/// Pure: no I/O, time passed in. pushy's `ValidatingPushNotificationHandler` is the model; every rule
+/// cites APNS-REFERENCE, which cites Apple.
+public struct Validator: Sendable {
+    public var settings: ValidationSettings
+    public var keys: KeyStore
+    public var directory: any DeviceDirectory
+
+    public init(settings: ValidationSettings, keys: KeyStore, directory: any DeviceDirectory = EveryTokenRegistered()) {
+        self.settings = settings
+        self.keys = keys
+        self.directory = directory
+    }
+
+    public func validate(
+        _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment
+    ) -> Result<AcceptedPush, Rejection> {
+        var state = State(request: request)
+        for check in settings.order.checks {
+            if let rejection = run(check, &state, credentials: &credentials, now: now) {
+                return .failure(rejection)
+            }
+        }
+        return .success(
+            AcceptedPush(
+                deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
+                priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
+                keyId: state.providerToken?.keyId, teamId: state.providerToken?.teamId, isFirstValidToken: state.isFirstValidToken))
+    }
+
+    /// What the checks learn as they go.
+    struct State {
+        var request: PushRequest
+        var token: String?
+        var topic: String?
+        var pushType: PushType?
+        var priority: Priority = .immediate
+        var expiration: Int64?
+        var providerToken: ProviderToken?
+        var isFirstValidToken = false
+
+        init(request: PushRequest) {
+            self.request = request
+            token = request.deviceToken
+            topic = request.topic
+            pushType = request.pushType.flatMap(PushType.init(rawValue:))
+        }
+
+        /// A VoIP push for the lint rules: push type voip, or a `.voip` topic.
+        var isVoIP: Bool { pushType == .voip || (topic?.hasSuffix(".voip") ?? false) }
+    }
+
+    private func run(
+        _ check: Check, _ state: inout State, credentials: inout ConnectionCredentials, now: Moment
+    ) -> Rejection? {
+        let request = state.request
+        switch check {
+        case .method:
+            // [RESP]: 405 for anything but POST.
+            if request.method != "POST" {
+                return Rejection(.methodNotAllowed, check: check, detail: "method is <\(request.method ?? "none")>, APNs accepts only <POST>")
+            }
+        case .path:
+            // [SEND]: /3/device/<token>; [RESP]: BadPath, MissingDeviceToken.
+            guard let token = request.deviceToken else {
+                return Rejection(.badPath, check: check, detail: "path is <\(request.path ?? "none")>, expected </3/device/<token>>")
+            }
+            if token.isEmpty {
+                return Rejection(.missingDeviceToken, check: check, detail: "path </3/device/> names no device token")
+            }
+        case .duplicateHeaders:
+            if let name = request.duplicatedHeaders.first {
+                return Rejection(.duplicateHeaders, check: check, detail: "header <\(name)> appears more than once")
+            }
+        case .authentication:
+            return authenticate(&state, credentials: &credentials, now: now)
+        case .messageId:
+            // [SEND]: a canonical UUID.
+            if let id = request.apnsId, !UUIDSyntax.isCanonical(id) {
+                return Rejection(.badMessageId, check: check, detail: "apns-id <\(id)> is not a UUID like <123e4567-e89b-12d3-a456-4266554400a0>")
+            }
+        case .topic:
+            return checkTopic(&state, credentials: credentials)
+        case .pushType:
+            return checkPushType(state)
+        case .priority:
+            return checkPriority(&state)
+        case .expiration:
+            // [SEND]: UNIX epoch seconds; 0 = do not store.
+            if let text = request.expiration {
+                guard let value = Int64(text), value >= 0 else {
+                    return Rejection(.badExpirationDate, check: check, detail: "apns-expiration <\(text)> is not a UNIX time in seconds")
+                }
+                state.expiration = value
+            }
+        case .collapseId:
+            // [SEND]: at most 64 bytes.
+            if let id = request.collapseId, id.utf8.count > 64 {
+                return Rejection(.badCollapseId, check: check, detail: "apns-collapse-id is \(id.utf8.count) bytes, at most 64 allowed")
+            }
+        case .topicAuthorization:
+            return authorizeTopic(state, credentials: credentials)
+        case .deviceToken:
+            if let token = state.token, !token.isEmpty, !DeviceTokenSyntax.isWellFormed(token) {
+                return Rejection(.badDeviceToken, check: check, detail: "device token <\(DeviceTokenSyntax.abbreviated(token))> is not an even number of hexadecimal digits")
+            }
+        case .payload:
+            // [SEND], [PAYLOAD]: a body is required; 4096 bytes, 5120 for VoIP.
+            if request.bodyLength == 0 {
+                return Rejection(.payloadEmpty, check: check, detail: "the request has no body")
+            }
+            let limit = (state.pushType ?? .alert).payloadLimit
+            if request.bodyLength > limit {
+                return Rejection(.payloadTooLarge, check: check, detail: "payload is \(request.bodyLength) bytes, the limit for \(state.pushType?.rawValue ?? "this") push type is \(limit)")
+            }
+        case .voipLint:
+            return lint(state)
+        case .device:
+            guard let token = state.token, let topic = state.topic, !token.isEmpty,
+                DeviceTokenSyntax.isWellFormed(token)
+            else { return nil }
+            switch directory.lookup(token: token, topic: topic, environment: settings.environment, now: now.world) {
+            case .active: return nil
+            case .notForTopic:
+                return Rejection(.deviceTokenNotForTopic, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not registered for topic <\(topic)>")
+            case .unknown:
+                return Rejection(.badDeviceToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not a \(settings.environment.rawValue) token")
+            case .unregistered(let since):
+                return Rejection(.unregistered, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>", timestamp: since)
+            case .expired:
+                return Rejection(.expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
+            }
+        }
+        return nil
+    }
+
+    private func authenticate(_ state: inout State, credentials: inout ConnectionCredentials, now: Moment) -> Rejection? {
+        switch credentials {
+        case .certificate(let certificate):
+            // [CERT]; the `authorization` header is ignored on a certificate connection.
+            if certificate.topics.isEmpty {
+                return Rejection(.badCertificate, check: .authentication, detail: "the client certificate <\(certificate.commonName ?? "?")> names no APNs topic (no UID, no 1.2.840.113635.100.6.3.6)")
+            }
+            if !certificate.environments.contains(settings.environment) {
+                let has = certificate.environments.map(\.rawValue).sorted().joined(separator: ", ")
+                return Rejection(.badCertificateEnvironment, check: .authentication, detail: "the client certificate is for <\(has.isEmpty ? "no environment" : has)>, this is \(settings.environment.rawValue)")
+            }
+            return nil
+        case .token(var authentication):
+            let result = authentication.authenticate(
+                authorization: state.request.authorization, keys: keys, environment: settings.environment,
+                environmentKeyReason: settings.environmentKeyReason, at: now)
+            credentials = .token(authentication)
+            switch result {
+            case .failure(let rejection): return rejection
+            case .success(let accepted):
+                state.providerToken = accepted.token
+                state.isFirstValidToken = accepted.isFirstValidToken
+                return nil
+            }
+        }
+    }
+
+    private func checkTopic(_ state: inout State, credentials: ConnectionCredentials) -> Rejection? {
+        guard let topic = state.topic else {
+            // [RESP] MissingTopic; [LEGACY]: a single-topic certificate's subject is the default topic.
+            if case .certificate(let certificate) = credentials, certificate.topics.count == 1 {
+                state.topic = certificate.topics[0]
+                return nil
+            }
+            return Rejection(.missingTopic, check: .topic, detail: "no apns-topic header; name the topic, e.g. <com.example.app.voip>")
+        }
+        // A bundle id is letters, digits, '-' and '.'; anything else cannot be a topic.
+        let isBundleSyntax = !topic.isEmpty && topic.utf8.allSatisfy { byte in
+            (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+                || byte == 45 || byte == 46
+        }
+        if !isBundleSyntax {
+            return Rejection(.badTopic, check: .topic, detail: "apns-topic <\(topic)> is not a bundle id with an optional push-type suffix")
+        }
+        return nil
+    }
+
+    private func checkPushType(_ state: State) -> Rejection? {
+        if let text = state.request.pushType, state.pushType == nil {
+            return Rejection(.invalidPushType, check: .pushType, detail: "apns-push-type <\(text)> is not one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let type = state.pushType, let topic = state.topic else { return nil }
+        let implied = PushType.implied(byTopic: topic)
+        if let suffix = type.topicSuffix, !topic.hasSuffix(suffix) {
+            // A VoIP push to the bare bundle id: TopicDisallowed (O: PyAPNs2 #70).
+            return Rejection(
+                .topicDisallowed, check: .pushType,
+                detail: "push type <\(type.rawValue)> needs topic <\(PushType.bundleId(ofTopic: topic))\(suffix)>, got <\(topic)>",
+                lint: type == .voip && settings.profile == .voipLint ? .topicWithoutVoipSuffix : nil)
+        }
+        if let implied, implied != type, type != .mdm {
+            // A `.voip` topic with push type `alert`: InvalidPushType (O: AndrewBarba/apns2 #23).
+            return Rejection(
+                .invalidPushType, check: .pushType,
+                detail: "topic <\(topic)> is for push type <\(implied.rawValue)>, the request says <\(type.rawValue)>",
+                lint: implied == .voip && settings.profile == .voipLint ? .pushTypeNotVoip : nil)
+        }
+        return nil
+    }
+
+    private func checkPriority(_ state: inout State) -> Rejection? {
+        // [SEND]: 10, 5 or 1, default 10; a background push must be 5.
+        guard let text = state.request.priority else { return nil }
+        guard let value = Int(text), let priority = Priority(rawValue: value) else {
+            return Rejection(.badPriority, check: .priority, detail: "apns-priority <\(text)> is not 10, 5 or 1")
+        }
+        if state.pushType == .background, priority == .immediate {
+            return Rejection(.badPriority, check: .priority, detail: "a background push must have apns-priority <5>, got <10>")
+        }
+        state.priority = priority
+        return nil
+    }
+
+    private func authorizeTopic(_ state: State, credentials: ConnectionCredentials) -> Rejection? {
+        guard let topic = state.topic else { return nil }
+        switch credentials {
+        case .certificate(let certificate):
+            // pushy's TLS mock answers BadTopic for a topic the certificate does not carry.
+            if !certificate.topics.contains(topic) {
+                return Rejection(.badTopic, check: .topicAuthorization, detail: "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
+            }
+            // [SEND]: location pushes need token authentication.
+            if state.pushType == .location {
+                return Rejection(.forbidden, check: .topicAuthorization, detail: "push type <location> is allowed with token authentication only")
+            }
+        case .token(let authentication):
+            guard let team = authentication.pinnedTeamId ?? state.providerToken?.teamId else { return nil }
+            let bundle = PushType.bundleId(ofTopic: topic)
+            if !(keys.teams[team]?.contains(bundle) ?? false) {
+                return Rejection(.topicDisallowed, check: .topicAuthorization, detail: "team <\(team)> has no app <\(bundle)>")
+            }
+        }
+        return nil
+    }
+
+    private func lint(_ state: State) -> Rejection? {
+        guard settings.profile == .voipLint, state.isVoIP else { return nil }
+        let request = state.request
+        if let topic = state.topic, !topic.hasSuffix(".voip") {
+            return Rejection(.topicDisallowed, check: .voipLint, detail: "topic <\(topic)>, expected <\(topic).voip>", lint: .topicWithoutVoipSuffix)
+        }
+        if state.pushType != .voip {
+            return Rejection(.invalidPushType, check: .voipLint, detail: "apns-push-type <\(request.pushType ?? "none")>, expected <voip>", lint: .pushTypeNotVoip)
+        }
+        if state.priority != .immediate {
+            return Rejection(.badPriority, check: .voipLint, detail: "apns-priority <\(state.priority.rawValue)>, expected <10>", lint: .priorityNotImmediate)
+        }
+        if state.expiration != 0 {
+            return Rejection(.badExpirationDate, check: .voipLint, detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0>", lint: .nonZeroExpiration)
+        }
+        return nil
+    }
+}
+
+/// The canonical UUID form, 8-4-4-4-12 hexadecimal digits, either case ([SEND]).
+public enum UUIDSyntax {
+    public static func isCanonical(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !((byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)) {
+                return false
+            }
+        }
+        return true
+    }
+}

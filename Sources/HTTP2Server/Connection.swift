@@ -1,0 +1,129 @@
+import Glibc
+
+/// One client connection: optional TLS, the HTTP/2 session, and bytes waiting for the socket.
+///
+/// Owned by one worker thread; the transport feeds it bytes and writes out what it returns.
+final class Connection: ConnectionControl, HTTP2SessionDelegate {
+    let fd: Int32
+    let id: UInt64
+    let peer: String
+    private let service: any HTTP2Service
+    private let limits: HTTP2Limits
+    private let tls: TLSSession?
+    private var session: HTTP2Session?
+    private var handler: (any HTTP2ConnectionHandler)?
+    /// Ciphertext (or cleartext frames) waiting to be written to the socket.
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var lastActivity: Double
+    /// Set when the connection must close once `output` is written.
+    var closeAfterFlush = false
+    /// Why the connection ended, for the handler and the log.
+    var endReason: String?
+
+    init(fd: Int32, id: UInt64, peer: String, tls: TLSContext?, service: any HTTP2Service, limits: HTTP2Limits, now: Double) {
+        self.fd = fd
+        self.id = id
+        self.peer = peer
+        self.service = service
+        self.limits = limits
+        self.tls = tls.map(TLSSession.init(context:))
+        lastActivity = now
+        if tls == nil { startHTTP2() }
+    }
+
+    var pendingOutput: Int { output.count - outputOffset }
+
+    /// Bytes from the socket. Returns false when the connection must close after flushing.
+    func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let tls {
+            let ok = tls.receive(bytes) { plaintext in
+                if session == nil { startHTTP2() }
+                if session?.receive(plaintext) == false { endReason = "HTTP/2 error: \(session?.failure ?? "")" }
+            }
+            if tls.isHandshakeComplete, session == nil { startHTTP2() }
+            if !ok {
+                if session == nil {
+                    service.refused(peer: peer, why: tls.failure ?? "TLS handshake failed")
+                    endReason = "refused"
+                } else if endReason == nil {
+                    endReason = tls.failure
+                }
+            }
+        } else if session?.receive(bytes) == false {
+            endReason = "HTTP/2 error: \(session?.failure ?? "")"
+        }
+        flush()
+        return endReason == nil && (session?.isAlive ?? true)
+    }
+
+    /// Moves what nghttp2 and TLS have ready into `output`.
+    func flush() {
+        if let session {
+            session.drainOutput { chunk in
+                if let tls { tls.send(chunk) } else { output.append(contentsOf: chunk) }
+            }
+        }
+        tls?.drainCiphertext(into: &output)
+    }
+
+    private func startHTTP2() {
+        let info = ConnectionInfo(
+            id: id, peer: peer, isTLS: tls != nil, alpn: tls?.alpn, clientCertificateDER: tls?.peerCertificateDER)
+        let handler = service.open(info)
+        let session = HTTP2Session(limits: limits, initialMaxConcurrentStreams: handler.initialMaxConcurrentStreams)
+        session.delegate = self
+        self.handler = handler
+        self.session = session
+    }
+
+    func session(_ session: HTTP2Session, didReceive request: HTTP2Request) {
+        handler?.handle(request, connection: self)
+    }
+
+    /// The connection has been idle too long: GOAWAY with the handler's debug data, then close.
+    func idleTimeout() {
+        guard let handler else {
+            endReason = "idle before the handshake finished"
+            closeAfterFlush = true
+            return
+        }
+        goAway(lastStreamId: nil, errorCode: 0, debugData: handler.idleGoAwayDebugData(), close: true)
+        endReason = "idle timeout"
+    }
+
+    /// Server shutdown: GOAWAY with the given debug data, then close.
+    func shutdown(debugData: [UInt8]) {
+        if session != nil {
+            goAway(lastStreamId: nil, errorCode: 0, debugData: debugData, close: true)
+        } else {
+            closeAfterFlush = true
+        }
+        endReason = endReason ?? "server shutting down"
+    }
+
+    func closed() {
+        handler?.closed(why: endReason ?? "closed")
+        handler = nil
+        session?.delegate = nil
+    }
+
+    // MARK: ConnectionControl
+
+    func respond(streamId: Int32, _ response: HTTP2Response) {
+        session?.respond(streamId: streamId, response)
+    }
+
+    func reset(streamId: Int32, errorCode: UInt32) {
+        session?.reset(streamId: streamId, errorCode: errorCode)
+    }
+
+    func setMaxConcurrentStreams(_ value: UInt32) {
+        session?.setMaxConcurrentStreams(value)
+    }
+
+    func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool) {
+        session?.goAway(lastStreamId: lastStreamId, errorCode: errorCode, debugData: debugData)
+        if close { closeAfterFlush = true }
+    }
+}

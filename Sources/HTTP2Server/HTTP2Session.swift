@@ -1,0 +1,247 @@
+import CNghttp2
+
+/// What the engine reports while it reads a client's bytes.
+public protocol HTTP2SessionDelegate: AnyObject {
+    /// A request is complete (its END_STREAM arrived).
+    func session(_ session: HTTP2Session, didReceive request: HTTP2Request)
+}
+
+/// A socket-free HTTP/2 server session over nghttp2: bytes in → requests; responses in → bytes out.
+///
+/// The shape of nghttp2's `examples/libevent-server.c`, with the socket left to the transport
+/// (STYLE.md: protocol engines never touch sockets). libnghttp2 1.52 on Debian 12: the `ssize_t` APIs.
+public final class HTTP2Session {
+    private var session: OpaquePointer!
+    public weak var delegate: HTTP2SessionDelegate?
+    let limits: HTTP2Limits
+    /// Requests being received, by stream id.
+    private var incoming: [Int32: HTTP2Request] = [:]
+    private var incomingHeaderBytes: [Int32: Int] = [:]
+    /// Response bodies waiting for nghttp2 to ask for them, by stream id.
+    private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
+    public private(set) var failure: String?
+
+    public init(limits: HTTP2Limits, initialMaxConcurrentStreams: UInt32) {
+        self.limits = limits
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        var raw: OpaquePointer?
+        nghttp2_session_server_new(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        session = raw
+        submitSettings([
+            (NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, limits.headerTableSize),
+            (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, initialMaxConcurrentStreams),
+            (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, limits.initialWindowSize),
+            (NGHTTP2_SETTINGS_MAX_FRAME_SIZE, limits.maxFrameSize),
+            (NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize),
+        ])
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Feeds bytes from the client. Returns false when the connection must close (protocol error).
+    @discardableResult
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard failure == nil, !bytes.isEmpty else { return failure == nil }
+        let consumed = nghttp2_session_mem_recv(
+            session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if consumed < 0 {
+            failure = String(cString: nghttp2_strerror(Int32(consumed)))
+            return false
+        }
+        return true
+    }
+
+    /// Appends every frame nghttp2 has ready to `sink`; returns false on a fatal error.
+    @discardableResult
+    public func drainOutput(_ sink: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length < 0 {
+                failure = String(cString: nghttp2_strerror(Int32(length)))
+                return false
+            }
+            if length == 0 { return true }
+            sink(UnsafeRawBufferPointer(start: data, count: length))
+        }
+    }
+
+    /// Whether the session still expects to read or write anything (false after GOAWAY both ways).
+    public var isAlive: Bool {
+        failure == nil && (nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0)
+    }
+
+    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// The highest client stream id this session has processed (for GOAWAY's last-stream-id).
+    public var lastProcessedStreamId: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
+
+    /// Queues a response. An error status with a body becomes HEADERS then DATA with END_STREAM;
+    /// a body-less response is one HEADERS frame with END_STREAM (APNS-REFERENCE §3.1).
+    public func respond(streamId: Int32, _ response: HTTP2Response) {
+        // Names and values go into one buffer; nghttp2 copies them when the response is submitted.
+        var bytes: [UInt8] = []
+        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        func add(_ name: String, _ value: String) {
+            let nameStart = bytes.count
+            bytes.append(contentsOf: name.utf8)
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+        }
+        add(":status", String(response.status))
+        for header in response.headers { add(header.name, header.value) }
+        let result: Int32 = bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let fields = spans.map { span in
+                nghttp2_nv(
+                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
+                    namelen: span.name.count, valuelen: span.value.count,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            if let body = response.body, !body.isEmpty {
+                outgoingBodies[streamId] = (body, 0)
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
+                return nghttp2_submit_response(session, streamId, fields, fields.count, &provider)
+            }
+            return nghttp2_submit_response(session, streamId, fields, fields.count, nil)
+        }
+        if result != 0 { outgoingBodies[streamId] = nil }
+    }
+
+    /// Resets one stream (RFC 9113 §6.4).
+    public func reset(streamId: Int32, errorCode: UInt32) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, errorCode)
+    }
+
+    /// Changes MAX_CONCURRENT_STREAMS (APNs raises it after the first valid JWT, APNS-REFERENCE §6.1).
+    public func setMaxConcurrentStreams(_ value: UInt32) {
+        submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, value)])
+    }
+
+    /// Sends GOAWAY with debug data; `lastStreamId` nil means the last stream processed.
+    public func goAway(lastStreamId: Int32? = nil, errorCode: UInt32 = 0, debugData: [UInt8] = []) {
+        let last = lastStreamId ?? lastProcessedStreamId
+        _ = debugData.withUnsafeBufferPointer { buffer in
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    private func submitSettings(_ entries: [(nghttp2_settings_id, UInt32)]) {
+        let settings = entries.map { nghttp2_settings_entry(settings_id: Int32($0.0.rawValue), value: $0.1) }
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+    }
+
+    // MARK: nghttp2 callbacks (non-capturing; `self` comes back through user_data).
+
+    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    fileprivate func beginHeaders(streamId: Int32) {
+        incoming[streamId] = HTTP2Request(streamId: streamId)
+        incomingHeaderBytes[streamId] = 0
+    }
+
+    fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard incoming[streamId] != nil else { return }
+        // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
+        let size = (incomingHeaderBytes[streamId] ?? 0) + name.count + value.count + 32
+        incomingHeaderBytes[streamId] = size
+        if size > Int(limits.maxHeaderListSize) {
+            incoming[streamId]!.headerListTooLarge = true
+            return
+        }
+        incoming[streamId]!.headers.append(
+            (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    fileprivate func dataChunk(streamId: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard incoming[streamId] != nil else { return }
+        incoming[streamId]!.bodyLength += bytes.count
+        let room = limits.maximumKeptBody - incoming[streamId]!.body.count
+        if room > 0 { incoming[streamId]!.body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    fileprivate func endOfRequest(streamId: Int32) {
+        guard let request = incoming.removeValue(forKey: streamId) else { return }
+        incomingHeaderBytes[streamId] = nil
+        delegate?.session(self, didReceive: request)
+    }
+
+    fileprivate func streamClosed(streamId: Int32) {
+        incoming[streamId] = nil
+        incomingHeaderBytes[streamId] = nil
+        outgoingBodies[streamId] = nil
+    }
+
+    fileprivate func readBody(
+        streamId: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        guard let pending = outgoingBodies[streamId] else {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            return 0
+        }
+        let count = min(length, pending.bytes.count - pending.offset)
+        pending.bytes.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + pending.offset, count: count)
+        }
+        if pending.offset + count >= pending.bytes.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            outgoingBodies[streamId] = nil
+        } else {
+            outgoingBodies[streamId] = (pending.bytes, pending.offset + count)
+        }
+        return count
+    }
+}
+
+private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+        frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+    else { return 0 }
+    HTTP2Session.from(userData).beginHeaders(streamId: frame.pointee.hd.stream_id)
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    HTTP2Session.from(userData).header(
+        streamId: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamId, data, length, userData in
+    HTTP2Session.from(userData).dataChunk(streamId: streamId, UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    if endStream, type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue {
+        HTTP2Session.from(userData).endOfRequest(streamId: frame.pointee.hd.stream_id)
+    }
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamId, _, userData in
+    HTTP2Session.from(userData).streamClosed(streamId: streamId)
+    return 0
+}
+
+private let readResponseBody: nghttp2_data_source_read_callback = { _, streamId, buffer, length, flags, _, userData in
+    return HTTP2Session.from(userData).readBody(streamId: streamId, into: buffer!, length: length, flags: flags!)
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+
+/// Where and how the server listens.
+public struct ServerConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port (see `HTTP2Server.port`).
+    public var port: UInt16 = 2197
+    /// nil serves cleartext HTTP/2 with prior knowledge (h2c).
+    public var tls: TLSContext?
+    public var limits = HTTP2Limits()
+    /// Close connections idle this long (seconds) with GOAWAY; nil never.
+    public var idleTimeout: Double?
+    /// Event-loop threads; one per core by default.
+    public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
+    public init() {}
+}
+
+/// An HTTP/2 server: a listening socket and a few epoll event loops that serve many connections
+/// each (not a thread per connection). Only this file and `Worker` touch file descriptors.
+public final class HTTP2Server: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    private let service: any HTTP2Service
+    private var listener: Int32 = -1
+    private var workers: [Worker] = []
+    private var threads: [Thread] = []
+    private let finished = DispatchGroup()
+    /// The port actually bound.
+    public private(set) var port: UInt16 = 0
+
+    public init(configuration: ServerConfiguration, service: any HTTP2Service) {
+        self.configuration = configuration
+        self.service = service
+    }
+
+    /// Binds, listens and starts the event loops; returns once the port accepts connections.
+    public func start() throws(ServerError) {
+        signal(SIGPIPE, SIG_IGN)
+        listener = try Self.listen(host: configuration.host, port: configuration.port)
+        port = Self.boundPort(listener)
+        let ids = ConnectionIds()
+        for index in 0..<configuration.workers {
+            let worker = try Worker(
+                index: index, listener: listener, configuration: configuration, service: service, ids: ids)
+            workers.append(worker)
+            finished.enter()
+            let thread = Thread { [finished] in
+                worker.run()
+                finished.leave()
+            }
+            thread.name = "ringside-http2-\(index)"
+            thread.stackSize = 1 << 20
+            threads.append(thread)
+            thread.start()
+        }
+    }
+
+    /// Sends GOAWAY (NO_ERROR, with `debugData`) on every connection, waits up to `grace` seconds for
+    /// them to be written, closes everything and stops the loops.
+    public func stop(goAwayDebugData: [UInt8] = [], grace: Double = 1) {
+        for worker in workers { worker.requestStop(debugData: goAwayDebugData, grace: grace) }
+        finished.wait()
+        if listener >= 0 {
+            close(listener)
+            listener = -1
+        }
+    }
+
+    /// How many connections are open now (for tests and the log).
+    public var openConnections: Int { workers.reduce(0) { $0 + $1.connectionCount } }
+
+    private static func listen(host: String, port: UInt16) throws(ServerError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var results: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &results)
+        guard status == 0, let first = results else {
+            throw ServerError("cannot resolve <\(host)>: \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(results) }
+        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ServerError("cannot bind \(host):\(port): \(reason)")
+        }
+        guard Glibc.listen(fd, 1024) == 0 else {
+            close(fd)
+            throw ServerError("listen: \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    private static func boundPort(_ fd: Int32) -> UInt16 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        let family = Int32(storage.ss_family)
+        return withUnsafePointer(to: &storage) { pointer -> UInt16 in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+    }
+}
+
+/// Why the server could not start.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Hands out connection ids across workers.
+final class ConnectionIds: @unchecked Sendable {
+    private var next: UInt64 = 0
+    private let lock = NSLock()
+    func take() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        next += 1
+        return next
+    }
+}
+
+/// Seconds on the monotonic clock, for idle timeouts.
+func monotonicSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// A NUL-terminated C buffer as a Swift string.
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

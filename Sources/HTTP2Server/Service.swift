@@ -1,0 +1,40 @@
+/// What the transport knows of a connection when it hands it to the service.
+public struct ConnectionInfo: Sendable {
+    public var id: UInt64
+    /// "address:port" of the client.
+    public var peer: String
+    public var isTLS: Bool
+    /// "h2" when negotiated by ALPN, nil for prior knowledge (or cleartext).
+    public var alpn: String?
+    /// The verified client certificate, DER-encoded.
+    public var clientCertificateDER: [UInt8]?
+}
+
+/// The application behind the server (the mock APNs): one handler per connection.
+public protocol HTTP2Service: Sendable {
+    /// A connection finished its handshake. Called on the worker thread that owns it.
+    func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler
+    /// A client was turned away before HTTP/2 began (not TLS, a refused certificate, ALPN without h2).
+    func refused(peer: String, why: String)
+}
+
+/// Serves one connection; every call comes from the connection's worker thread.
+public protocol HTTP2ConnectionHandler: AnyObject {
+    /// MAX_CONCURRENT_STREAMS of the connection's first SETTINGS.
+    var initialMaxConcurrentStreams: UInt32 { get }
+    /// A complete request. Answer through `connection` (now or later on this thread).
+    func handle(_ request: HTTP2Request, connection: ConnectionControl)
+    /// The connection was idle for the configured time; the returned debug data goes in its GOAWAY.
+    func idleGoAwayDebugData() -> [UInt8]
+    /// The connection is gone; `why` says how it ended.
+    func closed(why: String)
+}
+
+/// What a handler may do to its connection.
+public protocol ConnectionControl: AnyObject {
+    func respond(streamId: Int32, _ response: HTTP2Response)
+    func reset(streamId: Int32, errorCode: UInt32)
+    func setMaxConcurrentStreams(_ value: UInt32)
+    /// Sends GOAWAY; with `close`, the connection closes once it is written.
+    func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool)
+}

@@ -1,0 +1,213 @@
+import COpenSSL
+
+/// Whether and how the server asks for a client certificate.
+public enum ClientCertificateMode: String, Sendable {
+    /// Never ask (token authentication only).
+    case none
+    /// Ask; a client may send none (APNs accepts both kinds of connection on one port).
+    case optional
+    /// Ask and refuse a client that sends none.
+    case required
+}
+
+/// The server's TLS configuration: one OpenSSL `SSL_CTX` shared by every connection.
+public final class TLSContext: @unchecked Sendable {
+    // SSL_CTX is safe to share once configured: connections only read it.
+    let context: OpaquePointer
+
+    /// - Parameters:
+    ///   - certificateFile/keyFile: the server's PEM certificate chain and key.
+    ///   - trustedCAFile: the CA client certificates must chain to (needed unless `clientCertificates` is `.none`).
+    public init(
+        certificateFile: String, keyFile: String, trustedCAFile: String?, clientCertificates: ClientCertificateMode
+    ) throws(TLSError) {
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError("SSL_CTX_new failed") }
+        self.context = context
+        // [SEND]: TLS 1.2 or later.
+        _ = ringside_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
+        _ = ringside_SSL_CTX_set_options(context, ringside_SSL_OP_NO_RENEGOTIATION())
+        guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
+            throw TLSError("cannot load server certificate \(certificateFile): \(TLSError.queue())")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            throw TLSError("cannot load server key \(keyFile): \(TLSError.queue())")
+        }
+        if clientCertificates != .none {
+            guard let trustedCAFile, SSL_CTX_load_verify_locations(context, trustedCAFile, nil) == 1 else {
+                throw TLSError("cannot load the CA for client certificates: \(TLSError.queue())")
+            }
+            let names = SSL_load_client_CA_file(trustedCAFile)
+            SSL_CTX_set_client_CA_list(context, names)
+            var mode = SSL_VERIFY_PEER
+            if clientCertificates == .required { mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT }
+            SSL_CTX_set_verify(context, mode, nil)
+        }
+        SSL_CTX_set_alpn_select_cb(context, selectALPN, nil)
+    }
+
+    deinit { SSL_CTX_free(context) }
+}
+
+/// ALPN: choose `h2` when offered; refuse a client that offers ALPN without `h2` (it would speak
+/// HTTP/1.1). A client offering no ALPN never reaches this callback and speaks HTTP/2 with prior
+/// knowledge, as aioapns and pushy do (APNS-REFERENCE §1.2).
+private let selectALPN:
+    @convention(c) (
+        OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,
+        UnsafePointer<UInt8>?, UInt32, UnsafeMutableRawPointer?
+    ) -> Int32 = { _, out, outLength, offered, offeredLength, _ in
+        guard let offered else { return ringside_SSL_TLSEXT_ERR_ALERT_FATAL() }
+        var index = 0
+        while index < Int(offeredLength) {
+            let length = Int(offered[index])
+            if length == 2, index + 2 < Int(offeredLength), offered[index + 1] == UInt8(ascii: "h"),
+                offered[index + 2] == UInt8(ascii: "2")
+            {
+                out?.pointee = offered + index + 1
+                outLength?.pointee = 2
+                return ringside_SSL_TLSEXT_ERR_OK()
+            }
+            index += 1 + length
+        }
+        return ringside_SSL_TLSEXT_ERR_ALERT_FATAL()
+    }
+
+/// A TLS server session over two memory BIOs: ciphertext in and out, plaintext in and out.
+/// It never sees a socket, so a test can drive it in memory.
+public final class TLSSession {
+    private let ssl: OpaquePointer
+    private let networkIn: OpaquePointer
+    private let networkOut: OpaquePointer
+    public private(set) var isHandshakeComplete = false
+    /// Why the handshake or the session failed, in words for the log.
+    public private(set) var failure: String?
+
+    public init(context: TLSContext) {
+        ssl = SSL_new(context.context)
+        networkIn = BIO_new(BIO_s_mem())
+        networkOut = BIO_new(BIO_s_mem())
+        _ = ringside_BIO_set_mem_eof_return(networkIn, -1)
+        SSL_set_bio(ssl, networkIn, networkOut)
+        SSL_set_accept_state(ssl)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Feeds ciphertext from the client and returns the plaintext it decrypts to (handshake first).
+    /// On failure returns nil and sets `failure`.
+    public func receive(_ ciphertext: UnsafeRawBufferPointer, plaintext: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        var offset = 0
+        while offset < ciphertext.count {
+            let written = BIO_write(networkIn, ciphertext.baseAddress! + offset, Int32(ciphertext.count - offset))
+            if written <= 0 { break }
+            offset += Int(written)
+        }
+        if !isHandshakeComplete {
+            let result = SSL_do_handshake(ssl)
+            if result != 1 {
+                let error = SSL_get_error(ssl, result)
+                if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return true }
+                failure = handshakeFailure()
+                return false
+            }
+            isHandshakeComplete = true
+        }
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 {
+                buffer.withUnsafeBytes { plaintext(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
+                continue
+            }
+            let error = SSL_get_error(ssl, count)
+            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return true }
+            if error == SSL_ERROR_ZERO_RETURN { failure = "the client closed TLS"; return false }
+            failure = "TLS read failed: \(TLSError.queue())"
+            return false
+        }
+    }
+
+    /// Encrypts plaintext for the client; the ciphertext is collected by `drainCiphertext`.
+    public func send(_ plaintext: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < plaintext.count {
+            let written = SSL_write(ssl, plaintext.baseAddress! + offset, Int32(plaintext.count - offset))
+            if written <= 0 {
+                failure = "TLS write failed: \(TLSError.queue())"
+                return
+            }
+            offset += Int(written)
+        }
+    }
+
+    /// Moves the ciphertext waiting for the client (handshake records, encrypted data) into `sink`.
+    public func drainCiphertext(into sink: inout [UInt8]) {
+        while ringside_BIO_pending(networkOut) > 0 {
+            let pending = Int(ringside_BIO_pending(networkOut))
+            let start = sink.count
+            sink.append(contentsOf: repeatElement(0, count: pending))
+            let read = sink.withUnsafeMutableBytes { BIO_read(networkOut, $0.baseAddress! + start, Int32(pending)) }
+            sink.removeLast(pending - Int(max(read, 0)))
+            if read <= 0 { break }
+        }
+    }
+
+    /// The negotiated ALPN protocol, or nil when the client offered none (prior knowledge).
+    public var alpn: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    /// The client's certificate, DER-encoded, when it sent one that verified.
+    public var peerCertificateDER: [UInt8]? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        let length = i2d_X509(certificate, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        der.withUnsafeMutableBufferPointer { buffer in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            _ = i2d_X509(certificate, &cursor)
+        }
+        return der
+    }
+
+    /// Says exactly why a handshake failed: the certificate verdict when there is one
+    /// ("certificate has expired", "unable to get local issuer certificate"), else OpenSSL's queue.
+    private func handshakeFailure() -> String {
+        let verify = SSL_get_verify_result(ssl)
+        let detail = TLSError.queue()
+        if verify != X509_V_OK {
+            return "client certificate refused: \(String(cString: X509_verify_cert_error_string(verify)))"
+        }
+        if detail.contains("no application protocol") {
+            return "the client offered ALPN without h2 (refused: APNs speaks HTTP/2 only)"
+        }
+        if detail.contains("wrong version number") || detail.contains("http request") || detail.contains("unknown protocol") {
+            return "the client did not speak TLS (\(detail))"
+        }
+        if detail.contains("peer did not return a certificate") {
+            return "the client sent no certificate and certificate authentication is required"
+        }
+        return "TLS handshake failed: \(detail)"
+    }
+}
+
+/// A TLS failure, with OpenSSL's words.
+public struct TLSError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+
+    static func queue() -> String {
+        var parts: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            parts.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return parts.isEmpty ? "no detail" : parts.joined(separator: "; ")
+    }
+}

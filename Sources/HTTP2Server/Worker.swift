@@ -1,0 +1,245 @@
+import CLinux
+import Foundation
+import Glibc
+
+/// One event loop: an epoll instance watching the shared listening socket (EPOLLEXCLUSIVE, so one
+/// worker wakes per new connection) and the connections this worker accepted.
+final class Worker: @unchecked Sendable {
+    private let index: Int
+    private let epoll: Int32
+    private let wakeup: Int32
+    private let listener: Int32
+    private let configuration: ServerConfiguration
+    private let service: any HTTP2Service
+    private let ids: ConnectionIds
+    private var connections: [Int32: Connection] = [:]
+    private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+    /// Connections that stopped reading because too much output is waiting (back-pressure).
+    private var paused: Set<Int32> = []
+
+    private let stopLock = NSLock()
+    private var stopRequest: (debugData: [UInt8], grace: Double)?
+    private var countLock = NSLock()
+    private var count = 0
+
+    init(index: Int, listener: Int32, configuration: ServerConfiguration, service: any HTTP2Service, ids: ConnectionIds) throws(ServerError) {
+        self.index = index
+        self.listener = listener
+        self.configuration = configuration
+        self.service = service
+        self.ids = ids
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard epoll >= 0, wakeup >= 0 else { throw ServerError("epoll/eventfd: \(String(cString: strerror(errno)))") }
+        watch(listener, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, op: EPOLL_CTL_ADD)
+        watch(wakeup, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
+    }
+
+    var connectionCount: Int {
+        countLock.lock()
+        defer { countLock.unlock() }
+        return count
+    }
+
+    func requestStop(debugData: [UInt8], grace: Double) {
+        stopLock.lock()
+        stopRequest = (debugData, grace)
+        stopLock.unlock()
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+
+    func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var lastSweep = monotonicSeconds()
+        var stopDeadline: Double?
+        while true {
+            let ready = epoll_wait(epoll, &events, Int32(events.count), stopDeadline == nil ? 1000 : 20)
+            let now = monotonicSeconds()
+            if ready > 0 {
+                for event in events[0..<Int(ready)] {
+                    let fd = event.data.fd
+                    if fd == listener {
+                        if stopDeadline == nil { acceptAll(now: now) }
+                    } else if fd == wakeup {
+                        var value: UInt64 = 0
+                        _ = read(wakeup, &value, 8)
+                        if stopDeadline == nil { stopDeadline = beginStop(now: now) }
+                    } else if let connection = connections[fd] {
+                        serve(connection, events: event.events, now: now)
+                    }
+                }
+            }
+            if let deadline = stopDeadline {
+                if connections.isEmpty || now >= deadline {
+                    for fd in Array(connections.keys) { closeConnection(fd) }
+                    break
+                }
+            } else if now - lastSweep >= 1 {
+                lastSweep = now
+                sweepIdle(now: now)
+            }
+        }
+        close(epoll)
+        close(wakeup)
+    }
+
+    private func beginStop(now: Double) -> Double {
+        stopLock.lock()
+        let request = stopRequest ?? ([], 1)
+        stopLock.unlock()
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil)
+        for connection in Array(connections.values) {
+            connection.shutdown(debugData: request.debugData)
+            connection.flush()
+            writeOut(connection)
+        }
+        return now + request.grace
+    }
+
+    private func acceptAll(now: Double) {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept(listener, $0, &length)
+                }
+            }
+            if fd < 0 { return }  // EAGAIN: another worker took it, or none left.
+            // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks: set the flags after accept.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var yes: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            let connection = Connection(
+                fd: fd, id: ids.take(), peer: Self.describe(storage), tls: configuration.tls, service: service,
+                limits: configuration.limits, now: now)
+            connections[fd] = connection
+            countLock.lock()
+            count += 1
+            countLock.unlock()
+            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_ADD)
+            // A cleartext connection sends its SETTINGS at once.
+            connection.flush()
+            writeOut(connection)
+        }
+    }
+
+    private func serve(_ connection: Connection, events: UInt32, now: Double) {
+        let fd = connection.fd
+        if events & EPOLLOUT.rawValue != 0 {
+            writeOut(connection)
+            if connections[fd] == nil { return }
+        }
+        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0,
+            !paused.contains(fd)
+        {
+            readIn(connection, now: now)
+        }
+    }
+
+    private func readIn(_ connection: Connection, now: Double) {
+        let fd = connection.fd
+        // Read until the socket is empty, or until output piles up (back-pressure).
+        while connection.pendingOutput < configuration.limits.maximumPendingOutput {
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                connection.lastActivity = now
+                let keepOpen = readBuffer.withUnsafeBytes { connection.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if !keepOpen { connection.closeAfterFlush = true }
+                writeOut(connection)
+                if connections[fd] == nil || connection.closeAfterFlush { return }
+                continue
+            }
+            if count == 0 {
+                connection.endReason = connection.endReason ?? "the client closed the connection"
+                closeConnection(fd)
+                return
+            }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return }
+            if errno == EINTR { continue }
+            connection.endReason = connection.endReason ?? "read failed: \(String(cString: strerror(errno)))"
+            closeConnection(fd)
+            return
+        }
+        // Too much output waiting: stop reading until the client takes it.
+        paused.insert(fd)
+        watch(fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+    }
+
+    /// Writes what the connection has ready; watches for EPOLLOUT when the socket is full.
+    private func writeOut(_ connection: Connection) {
+        let fd = connection.fd
+        while connection.pendingOutput > 0 {
+            let written = connection.output.withUnsafeBytes {
+                send(fd, $0.baseAddress! + connection.outputOffset, connection.pendingOutput, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                connection.outputOffset += written
+                continue
+            }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                watch(fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (paused.contains(fd) ? 0 : EPOLLIN.rawValue), op: EPOLL_CTL_MOD)
+                return
+            }
+            connection.endReason = connection.endReason ?? "write failed: \(String(cString: strerror(errno)))"
+            closeConnection(fd)
+            return
+        }
+        // Everything written: reclaim the buffer, resume reading if paused.
+        connection.output.removeAll(keepingCapacity: connection.output.capacity <= 1 << 16)
+        connection.outputOffset = 0
+        if connection.closeAfterFlush {
+            closeConnection(fd)
+            return
+        }
+        if paused.remove(fd) != nil {
+            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+            readIn(connection, now: monotonicSeconds())
+        } else {
+            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+        }
+    }
+
+    private func sweepIdle(now: Double) {
+        guard let timeout = configuration.idleTimeout else { return }
+        for connection in Array(connections.values) where now - connection.lastActivity >= timeout {
+            connection.idleTimeout()
+            connection.flush()
+            writeOut(connection)
+        }
+    }
+
+    private func closeConnection(_ fd: Int32) {
+        guard let connection = connections.removeValue(forKey: fd) else { return }
+        paused.remove(fd)
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        close(fd)
+        connection.closed()
+        countLock.lock()
+        count -= 1
+        countLock.unlock()
+    }
+
+    private func watch(_ fd: Int32, events: UInt32, op: Int32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        _ = epoll_ctl(epoll, op, fd, &event)
+    }
+
+    private static func describe(_ storage: sockaddr_storage) -> String {
+        var copy = storage
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        let status = withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+            }
+        }
+        guard status == 0 else { return "?" }
+        return "\(cText(host)):\(cText(service))"
+    }
+}

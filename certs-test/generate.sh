@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Regenerates every credential in this folder with the openssl CLI. FOR TESTS ONLY: see README.md.
+# Usage: bash certs-test/generate.sh   (writes into the folder this script is in)
+set -euo pipefail
+cd "$(dirname "$0")"
+rm -rf tmp && mkdir tmp
+trap 'rm -rf tmp' EXIT
+
+BUNDLE=com.ringside.testapp
+DAYS=9000            # about 25 years, so tests do not rot
+SUBJ_BASE="/O=Ringside Test/C=US"
+
+ec_key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1"; }
+
+cat > tmp/ext.cnf <<CNF
+[ca]
+basicConstraints=critical,CA:TRUE
+keyUsage=critical,keyCertSign,cRLSign
+subjectKeyIdentifier=hash
+
+[server]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1,DNS:api.push.apple.com,DNS:api.sandbox.push.apple.com,DNS:api.development.push.apple.com
+
+# Client certificates as Apple issues them (APNS-REFERENCE §5): 1.2.840.113635.100.6.3.1 marks the
+# sandbox (development) environment, .2 production, .6 lists topics, each followed by its type.
+[client_voip]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+1.2.840.113635.100.6.3.1=ASN1:NULL
+1.2.840.113635.100.6.3.2=ASN1:NULL
+1.2.840.113635.100.6.3.6=ASN1:SEQUENCE:topics_voip
+
+[client_novoip]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+1.2.840.113635.100.6.3.1=ASN1:NULL
+1.2.840.113635.100.6.3.2=ASN1:NULL
+1.2.840.113635.100.6.3.6=ASN1:SEQUENCE:topics_novoip
+
+[client_sandbox_only]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+1.2.840.113635.100.6.3.1=ASN1:NULL
+1.2.840.113635.100.6.3.6=ASN1:SEQUENCE:topics_voip
+
+[client_production_only]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+1.2.840.113635.100.6.3.2=ASN1:NULL
+1.2.840.113635.100.6.3.6=ASN1:SEQUENCE:topics_voip
+
+# A certificate from the test CA that is not an APNs certificate at all: no topics, no environment.
+[client_plain]
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+
+[topics_voip]
+t1=UTF8:${BUNDLE}
+t1type=SEQUENCE:type_app
+t2=UTF8:${BUNDLE}.voip
+t2type=SEQUENCE:type_voip
+t3=UTF8:${BUNDLE}.complication
+t3type=SEQUENCE:type_complication
+
+[topics_novoip]
+t1=UTF8:${BUNDLE}
+t1type=SEQUENCE:type_app
+
+[type_app]
+t=UTF8:app
+[type_voip]
+t=UTF8:voip
+[type_complication]
+t=UTF8:complication
+
+# For the expired certificate: 'openssl ca' is the CLI's way to set dates in the past.
+[ca_cmd]
+default_ca=expired_ca
+[expired_ca]
+database=tmp/index.txt
+new_certs_dir=tmp
+serial=tmp/serial
+default_md=sha256
+policy=any
+copy_extensions=none
+[any]
+UID=optional
+CN=optional
+O=optional
+C=optional
+CNF
+touch tmp/index.txt; echo 1000 > tmp/serial
+
+# Test CA, and a second CA that no test trusts.
+ec_key ca.key
+openssl req -new -x509 -key ca.key -out ca.pem -days $DAYS -subj "/CN=Ringside Test CA (tests only)$SUBJ_BASE" \
+  -extensions ca -config tmp/ext.cnf
+ec_key untrusted-ca.key
+openssl req -new -x509 -key untrusted-ca.key -out untrusted-ca.pem -days $DAYS \
+  -subj "/CN=Ringside Untrusted CA (tests only)$SUBJ_BASE" -extensions ca -config tmp/ext.cnf
+
+# Server certificate for loopback and Apple's host names.
+ec_key server.key
+openssl req -new -key server.key -out tmp/server.csr -subj "/CN=localhost$SUBJ_BASE"
+openssl x509 -req -in tmp/server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days $DAYS \
+  -extfile tmp/ext.cnf -extensions server
+
+client() { # name section ca-prefix
+  local name=$1 section=$2 ca=${3:-ca}
+  ec_key "client-$name.key"
+  openssl req -new -key "client-$name.key" -out "tmp/$name.csr" \
+    -subj "/UID=$BUNDLE/CN=Apple Push Services: $BUNDLE/OU=RINGTEAM01$SUBJ_BASE"
+  openssl x509 -req -in "tmp/$name.csr" -CA "$ca.pem" -CAkey "$ca.key" -CAcreateserial \
+    -out "client-$name.pem" -days $DAYS -extfile tmp/ext.cnf -extensions "$section"
+}
+client voip client_voip
+client novoip client_novoip
+client sandbox-only client_sandbox_only
+client production-only client_production_only
+client untrusted client_voip untrusted-ca
+ec_key client-plain.key
+openssl req -new -key client-plain.key -out tmp/plain.csr -subj "/CN=Not an APNs certificate$SUBJ_BASE"
+openssl x509 -req -in tmp/plain.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client-plain.pem -days $DAYS \
+  -extfile tmp/ext.cnf -extensions client_plain
+
+# Expired: valid 2020-01-01 to 2021-01-01, otherwise the same as client-voip.
+ec_key client-expired.key
+openssl req -new -key client-expired.key -out tmp/expired.csr \
+  -subj "/UID=$BUNDLE/CN=Apple Push Services: $BUNDLE/O=Ringside Test/C=US"
+openssl ca -batch -config tmp/ext.cnf -name expired_ca -cert ca.pem -keyfile ca.key -in tmp/expired.csr \
+  -out client-expired.pem -startdate 20200101000000Z -enddate 20210101000000Z -extfile tmp/ext.cnf \
+  -extensions client_voip -notext 2>/dev/null
+rm -f ca.srl untrusted-ca.srl
+
+# ES256 signing keys (.p8, PKCS#8) named as Apple names them: AuthKey_<KEYID>.p8.
+p8() { openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out "AuthKey_$1.p8"; }
+for k in RINGKEY001 RINGKEY002 RINGKEY003 RINGKEY004 RINGKEY005 RINGKEY999; do p8 $k; done
+echo "certs-test: regenerated in $(pwd)"
