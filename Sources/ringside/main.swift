@@ -1,1 +1,31 @@
-print("x")
+import Glibc
+
+/// ringside — tells a calling app's backend whether its VoIP pushes really make a phone ring.
+let rootHelp = """
+    ringside — a fake APNs, a model of the phone, and scenarios that say whether a VoIP push rings.
+
+    Usage: ringside <command> [options]
+
+    Commands:
+      serve     Run the fake APNs on a port (prints the provider contract, logs every request).
+      token     Print a JWT signed with a test key, for curl.
+
+    'ringside <command> --help' describes a command.
+
+    Exit codes: 0 success, 1 an expectation failed, 2 a scenario did not parse or check,
+    3 the run could not proceed (port busy, provider crashed, TLS failure), 64 bad arguments.
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "serve": status = ServeCommand.run(Array(arguments.dropFirst()))
+case "token": status = TokenCommand.run(Array(arguments.dropFirst()))
+case nil, "--help", "-h", "help":
+    Output.out(rootHelp)
+    status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
+default:
+    Output.error("error: unknown command <\(arguments[0])>; commands are serve, token (see 'ringside --help')")
+    status = ExitCode.usage
+}
+exit(status)

@@ -1,0 +1,167 @@
+import APNs
+import HTTP2Server
+
+/// One provider connection to the fake APNs: its credentials and its answers.
+final class APNsConnection: HTTP2ConnectionHandler {
+    let info: ConnectionInfo
+    unowned let mock: MockAPNs
+    private var credentials: ConnectionCredentials
+    /// Set when the client certificate could not be read; every request gets `BadCertificate`.
+    private var certificateProblem: String?
+    private var ids: MessageIdGenerator
+    private var closing = false
+
+    init(info: ConnectionInfo, mock: MockAPNs) {
+        self.info = info
+        self.mock = mock
+        ids = MessageIdGenerator(seed: mock.configuration.seed.map { $0 &+ info.id })
+        if let der = info.clientCertificateDER, mock.configuration.authentication != .token {
+            do {
+                credentials = .certificate(try ClientCertificate(der: der))
+            } catch {
+                credentials = .certificate(ClientCertificate(uid: nil, topics: [], environments: []))
+                certificateProblem = error.description
+            }
+        } else {
+            credentials = .token(TokenAuthentication())
+        }
+    }
+
+    var authenticationDescription: String {
+        switch credentials {
+        case .certificate(let certificate): return "certificate \(certificate.uid ?? certificate.commonName ?? "?")"
+        case .token: return "token"
+        }
+    }
+
+    /// [SEND]: "APNs allows only one stream until you post a request with a valid authentication
+    /// token"; a certificate connection is authenticated by its handshake.
+    var initialMaxConcurrentStreams: UInt32 {
+        if case .certificate = credentials { return mock.configuration.authenticatedMaxConcurrentStreams }
+        return 1
+    }
+
+    func handle(_ http: HTTP2Request, connection: ConnectionControl) {
+        let now = mock.configuration.clock.now()
+        var request = PushRequest()
+        for header in http.headers { request.add(name: header.name, value: header.value) }
+        request.body = http.body
+        request.bodyLength = http.bodyLength
+        let apnsId = request.apnsId.flatMap { UUIDSyntax.isCanonical($0) ? $0 : nil } ?? ids.next()
+
+        if closing {
+            // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8).
+            connection.reset(streamId: http.streamId, errorCode: 7)  // REFUSED_STREAM
+            return
+        }
+        if http.headerListTooLarge {
+            // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
+            connection.respond(streamId: http.streamId, HTTP2Response(status: 431, headers: [("apns-id", apnsId)]))
+            record(http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil, fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
+            return
+        }
+        if let fault = mock.configuration.faults.take(deviceToken: request.deviceToken) {
+            let rejection = Rejection(fault, check: .device, detail: "answered by the armed fault plan")
+            answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
+            record(http, request, apnsId: apnsId, status: fault.status, rejection: rejection, accepted: nil, fault: "fault plan", at: now)
+            return
+        }
+        var result = mock.validator.validate(request, credentials: &credentials, at: now)
+        if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
+            result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
+        }
+        switch result {
+        case .success(let accepted):
+            if accepted.isFirstValidToken {
+                connection.setMaxConcurrentStreams(mock.configuration.authenticatedMaxConcurrentStreams)
+            }
+            connection.respond(streamId: http.streamId, HTTP2Response(status: 200, headers: headers(apnsId)))
+            record(http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted, fault: nil, at: now)
+        case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
+            // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
+            // close (APNS-REFERENCE §5; sideshow/apns2 #93, #117).
+            closing = true
+            connection.goAway(lastStreamId: 0, errorCode: 0, debugData: MockAPNs.goAwayData(rejection.reason), close: true)
+            record(http, request, apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil, at: now)
+            mock.emit(.goAway(connection: info.id, lastStreamId: 0, reason: rejection.reason, at: now))
+        case .failure(let rejection):
+            answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
+            record(http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil, fault: nil, at: now)
+        }
+    }
+
+    /// An error is HEADERS (`:status`, `content-type`, `apns-id`) then DATA `{"reason":…}` ([RESP]).
+    private func answer(_ streamId: Int32, apnsId: String, rejection: Rejection, connection: ConnectionControl) {
+        var fields = headers(apnsId)
+        fields.insert(("content-type", "application/json"), at: 0)
+        connection.respond(
+            streamId: streamId,
+            HTTP2Response(status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8)))
+    }
+
+    /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]).
+    private func headers(_ apnsId: String) -> [(name: String, value: String)] {
+        if mock.configuration.validation.environment == .sandbox {
+            return [("apns-id", apnsId), ("apns-unique-id", ids.next())]
+        }
+        return [("apns-id", apnsId)]
+    }
+
+    private func record(
+        _ http: HTTP2Request, _ request: PushRequest, apnsId: String, status: Int, rejection: Rejection?,
+        accepted: AcceptedPush?, fault: String?, at now: Moment
+    ) {
+        mock.emit(
+            .push(
+                PushRecord(
+                    connection: info.id, streamId: http.streamId, at: now, request: request, apnsId: apnsId,
+                    status: status, rejection: rejection, accepted: accepted, fault: fault)))
+    }
+
+    func idleGoAwayDebugData() -> [UInt8] {
+        mock.emit(.goAway(connection: info.id, lastStreamId: nil, reason: .idleTimeout, at: mock.configuration.clock.now()))
+        return MockAPNs.goAwayData(.idleTimeout)
+    }
+
+    func closed(why: String) {
+        mock.emit(.connectionClosed(connection: info.id, why: why, at: mock.configuration.clock.now()))
+    }
+}
+
+/// Makes `apns-id`s: UUID version 4 text from a fast generator seeded once per connection
+/// (`SystemRandomNumberGenerator` is a syscall per call on Linux; a seed also makes runs replayable).
+struct MessageIdGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64?) {
+        var system = SystemRandomNumberGenerator()
+        state = seed ?? system.next()
+    }
+
+    /// SplitMix64 (Steele, Lea, Flood 2014).
+    private mutating func nextWord() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next() -> String {
+        var high = nextWord()
+        var low = nextWord()
+        high = (high & ~0xF000) | 0x4000  // version 4
+        low = (low & ~(0xC << 60)) | (0x8 << 60)  // RFC 4122 variant
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for (index, word) in [high, low].enumerated() {
+            for nibble in 0..<16 {
+                let position = index * 16 + nibble
+                if position == 8 || position == 12 || position == 16 || position == 20 { out.append(UInt8(ascii: "-")) }
+                out.append(digits[Int((word >> UInt64(60 - nibble * 4)) & 0xF)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+import APNs
+import Foundation
+import HTTP2Server
+
+/// How clients prove who they are ([SEND]: token-based or certificate-based connections).
+public enum AuthenticationMode: String, Sendable, CaseIterable {
+    /// JWTs only; no client certificate is asked for.
+    case token
+    /// Client certificates only; a client without one is refused in the handshake.
+    case certificate
+    /// A connection with a client certificate uses it; one without uses JWTs (as APNs does).
+    case either
+
+    /// What TLS asks of clients in this mode.
+    public var clientCertificates: ClientCertificateMode {
+        switch self {
+        case .token: return .none
+        case .certificate: return .required
+        case .either: return .optional
+        }
+    }
+}
+
+/// Everything the fake APNs needs to judge requests.
+public struct MockConfiguration: Sendable {
+    public var validation: ValidationSettings
+    public var keys: KeyStore
+    public var authentication: AuthenticationMode = .either
+    public var directory: any DeviceDirectory = EveryTokenRegistered()
+    public var clock: any WorldClock = SystemClock()
+    public var faults = FaultPlan()
+    /// MAX_CONCURRENT_STREAMS once a connection is authenticated (APNS-REFERENCE §6.1: 1000 observed).
+    public var authenticatedMaxConcurrentStreams: UInt32 = 1000
+    /// Seed for server-generated `apns-id`s; nil seeds from the system (DESIGN.md: replayable runs).
+    public var seed: UInt64?
+
+    public init(validation: ValidationSettings, keys: KeyStore) {
+        self.validation = validation
+        self.keys = keys
+    }
+}
+
+/// The fake APNs service: HTTP/2 requests → validation → authentication → directory → responses.
+///
+/// It plugs into `HTTP2Server` as its service; each connection gets an `APNsConnection`.
+public final class MockAPNs: HTTP2Service, @unchecked Sendable {
+    public let configuration: MockConfiguration
+    let validator: Validator
+    private let observersLock = NSLock()
+    private var observers: [any MockObserver] = []
+
+    public init(configuration: MockConfiguration) {
+        self.configuration = configuration
+        validator = Validator(
+            settings: configuration.validation, keys: configuration.keys, directory: configuration.directory)
+    }
+
+    public func addObserver(_ observer: any MockObserver) {
+        observersLock.lock()
+        observers.append(observer)
+        observersLock.unlock()
+    }
+
+    func emit(_ event: MockEvent) {
+        observersLock.lock()
+        let current = observers
+        observersLock.unlock()
+        for observer in current { observer.observe(event) }
+    }
+
+    public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler {
+        let handler = APNsConnection(info: connection, mock: self)
+        emit(
+            .connectionOpened(
+                connection: connection.id, peer: connection.peer, alpn: connection.alpn,
+                authentication: handler.authenticationDescription, at: configuration.clock.now()))
+        return handler
+    }
+
+    public func refused(peer: String, why: String) {
+        emit(.connectionRefused(peer: peer, why: why, at: configuration.clock.now()))
+    }
+
+    /// The GOAWAY debug data APNs sends with a reason ([RESP]: the same JSON as a response body).
+    static func goAwayData(_ reason: Reason) -> [UInt8] { Array(#"{"reason":"\#(reason.wire)"}"#.utf8) }
+}

@@ -1,0 +1,32 @@
+import APNs
+
+/// What happened to one request or connection: the value every observer (log, transcript, tests) reads.
+public enum MockEvent: Sendable {
+    case connectionOpened(connection: UInt64, peer: String, alpn: String?, authentication: String, at: Moment)
+    case connectionRefused(peer: String, why: String, at: Moment)
+    case push(PushRecord)
+    case goAway(connection: UInt64, lastStreamId: Int32?, reason: Reason, at: Moment)
+    case connectionClosed(connection: UInt64, why: String, at: Moment)
+}
+
+/// One request and the answer it got.
+public struct PushRecord: Sendable {
+    public var connection: UInt64
+    public var streamId: Int32
+    public var at: Moment
+    public var request: PushRequest
+    /// The `apns-id` of the response.
+    public var apnsId: String
+    public var status: Int
+    /// Nil when accepted.
+    public var rejection: Rejection?
+    /// The accepted push, with what validation established.
+    public var accepted: AcceptedPush?
+    /// Set when a fault plan, not a rule, decided the answer.
+    public var fault: String?
+}
+
+/// Watches the mock; observers never decide anything (pushy's `MockApnsServerListener`).
+public protocol MockObserver: Sendable {
+    func observe(_ event: MockEvent)
+}

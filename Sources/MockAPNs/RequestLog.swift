@@ -1,0 +1,63 @@
+import APNs
+import Foundation
+import Glibc
+
+/// One readable line per request on standard error: token abbreviated, push type, verdict, reason,
+/// and a hint of what to do. Written to fd 2 directly (`stderr` is not concurrency-safe in Swift 6).
+public final class RequestLog: MockObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private let fd: Int32
+
+    public init(fd: Int32 = 2) { self.fd = fd }
+
+    public func observe(_ event: MockEvent) {
+        emit(Self.line(for: event))
+    }
+
+    public func emit(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        lock.lock()
+        defer { lock.unlock() }
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    public static func line(for event: MockEvent) -> String {
+        switch event {
+        case .connectionOpened(let connection, let peer, let alpn, let authentication, let at):
+            return "\(clock(at)) #\(connection) connected from \(peer), ALPN \(alpn ?? "none (HTTP/2 prior knowledge)"), \(authentication) authentication"
+        case .connectionRefused(let peer, let why, let at):
+            return "\(clock(at)) refused \(peer): \(why)"
+        case .goAway(let connection, let last, let reason, let at):
+            return "\(clock(at)) #\(connection) GOAWAY last-stream-id \(last.map(String.init) ?? "last processed") {\"reason\":\"\(reason.wire)\"} — \(reason.explanation)"
+        case .connectionClosed(let connection, let why, let at):
+            return "\(clock(at)) #\(connection) closed: \(why)"
+        case .push(let record):
+            let request = record.request
+            let token = request.deviceToken.map(DeviceTokenSyntax.abbreviated) ?? (request.path ?? "-")
+            let type = request.pushType ?? "no push type"
+            var text = "\(clock(record.at)) #\(record.connection) \(request.method ?? "?") \(token) \(type) \(request.topic ?? "no topic") → "
+            if let rejection = record.rejection {
+                let status = record.status == 0 ? "GOAWAY" : String(record.status)
+                text += "\(status) \(rejection.reason.wire): \(rejection.detail). \(rejection.explanation)"
+                if let fault = record.fault { text += " [\(fault)]" }
+                text += " Hint: \(rejection.reason.whatToDo)"
+            } else if record.status == 200 {
+                text += "200 accepted, apns-id \(record.apnsId)"
+            } else {
+                text += "\(record.status) \(record.fault ?? "")"
+            }
+            return text
+        }
+    }
+
+    private static func clock(_ at: Moment) -> String {
+        let seconds = Int(at.world)
+        let millis = Int((at.world - Double(seconds)) * 1000)
+        let h = (seconds / 3600) % 24
+        let m = (seconds / 60) % 60
+        let s = seconds % 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : String(millis)
+        return "\(two(h)):\(two(m)):\(two(s)).\(ms)"
+    }
+}

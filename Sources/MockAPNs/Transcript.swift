@@ -1,0 +1,105 @@
+import APNs
+import Foundation
+import Glibc
+
+/// Writes the JSONL transcript of DESIGN.md: one object per event, flushed per line (one `write`), so
+/// a crash loses at most the line being written. JWT signatures are redacted.
+///
+/// `wallTime` fields are wall-clock and differ between runs; everything else repeats with the seed.
+public final class TranscriptWriter: MockObserver, @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+
+    public init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
+    }
+
+    deinit { close(fd) }
+
+    public func observe(_ event: MockEvent) {
+        var line = Self.render(event).utf8CString.dropLast().map { UInt8(bitPattern: $0) }
+        line.append(UInt8(ascii: "\n"))
+        lock.lock()
+        defer { lock.unlock() }
+        var offset = 0
+        while offset < line.count {
+            let written = line.withUnsafeBytes { write(fd, $0.baseAddress! + offset, line.count - offset) }
+            if written <= 0 { break }
+            offset += written
+        }
+    }
+
+    /// One event as a JSON object.
+    public static func render(_ event: MockEvent) -> String {
+        var line = JSONLine()
+        switch event {
+        case .connectionOpened(let connection, let peer, let alpn, let authentication, let at):
+            line.field("event", "connection-opened")
+            time(&line, at)
+            line.field("connection", Int64(connection))
+            line.field("peer", peer)
+            line.field("alpn", alpn ?? "none (prior knowledge)")
+            line.field("authentication", authentication)
+        case .connectionRefused(let peer, let why, let at):
+            line.field("event", "connection-refused")
+            time(&line, at)
+            line.field("peer", peer)
+            line.field("why", why)
+        case .goAway(let connection, let lastStreamId, let reason, let at):
+            line.field("event", "goaway")
+            time(&line, at)
+            line.field("connection", Int64(connection))
+            line.field("lastStreamId", lastStreamId.map(Int64.init))
+            line.field("reason", reason.wire)
+        case .connectionClosed(let connection, let why, let at):
+            line.field("event", "connection-closed")
+            time(&line, at)
+            line.field("connection", Int64(connection))
+            line.field("why", why)
+        case .push(let record):
+            line.field("event", "push")
+            time(&line, record.at)
+            line.field("connection", Int64(record.connection))
+            line.field("stream", Int64(record.streamId))
+            line.raw("request", requestJSON(record.request))
+            line.field("status", record.status)
+            line.field("apnsId", record.apnsId)
+            if let rejection = record.rejection {
+                line.field("reason", rejection.reason.wire)
+                line.field("check", rejection.check.rawValue)
+                line.field("detail", rejection.detail)
+                line.field("explanation", rejection.explanation)
+                line.field("lint", rejection.lint?.rawValue)
+                line.field("timestamp", rejection.timestamp)
+                line.field("source", rejection.reason.source)
+            }
+            line.field("fault", record.fault)
+        }
+        return line.finish()
+    }
+
+    private static func time(_ line: inout JSONLine, _ at: Moment) {
+        line.field("worldTime", at.milliseconds)
+        line.field("wallTime", Int64(at.wall * 1000))
+    }
+
+    static func requestJSON(_ request: PushRequest) -> String {
+        var line = JSONLine()
+        line.field(":method", request.method)
+        line.field(":path", request.path)
+        line.field("authorization", request.authorization.map(ProviderToken.redacted))
+        line.field("apns-id", request.apnsId)
+        line.field("apns-push-type", request.pushType)
+        line.field("apns-topic", request.topic)
+        line.field("apns-priority", request.priority)
+        line.field("apns-expiration", request.expiration)
+        line.field("apns-collapse-id", request.collapseId)
+        if !request.duplicatedHeaders.isEmpty { line.field("duplicated", request.duplicatedHeaders.joined(separator: ",")) }
+        line.field("bodyLength", request.bodyLength)
+        if request.bodyLength <= 5120 { line.field("body", String(decoding: request.body, as: UTF8.self)) }
+        return line.finish()
+    }
+}

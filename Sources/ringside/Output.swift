@@ -1,0 +1,28 @@
+import Glibc
+
+/// Writes to standard output or error through the file descriptor, unbuffered: safe from any thread
+/// in Swift 6 (`stderr` is a shared mutable global), and a script reading stdout sees lines at once.
+enum Output {
+    static func out(_ text: String) { write(1, text + "\n") }
+    static func error(_ text: String) { write(2, text + "\n") }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+
+/// Exit codes (STYLE.md, README): 0 all passed, 1 an expectation failed, 2 a scenario did not parse
+/// or check, 3 the run could not proceed, 64 bad arguments.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let expectationFailed: Int32 = 1
+    static let scenarioInvalid: Int32 = 2
+    static let cannotProceed: Int32 = 3
+    static let usage: Int32 = 64
+}

@@ -1,0 +1,193 @@
+import APNs
+import Foundation
+import Glibc
+import HTTP2Server
+import MockAPNs
+
+/// `ringside serve`: the fake APNs on a port, until Ctrl-C.
+enum ServeCommand {
+    static let help = """
+        Usage: ringside serve [options]
+
+        Runs a fake APNs that real push providers talk to unmodified: HTTP/2 over TLS (ALPN h2 or prior
+        knowledge), JWT or client-certificate authentication, every header checked as Apple documents.
+        Prints the provider contract as KEY=value lines on standard output, then one line per request
+        on standard error. Ctrl-C sends GOAWAY to every connection and exits 0.
+
+        Options:
+          --host HOST            Address to bind (default 127.0.0.1; anything else is reachable from
+                                 other machines and is warned about).
+          --port PORT            Port (default 2197, Apple's alternative port; 0 picks a free one).
+          --profile NAME         apple (faithful, default) or voip-lint (also refuses a VoIP push whose
+                                 topic lacks .voip, whose push type is not voip, whose priority is not
+                                 10 or whose expiration is not 0).
+          --auth MODE            token, certificate or either (default): how providers authenticate.
+          --environment ENV      sandbox (default) or production: which token space and host this is.
+          --plaintext            Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS.
+          --transcript FILE      Write every event as one JSON line, flushed per line; JWT signatures
+                                 are redacted.
+          --order ORDER          auth-first (default) or path-first (pushy's order): which checks run
+                                 first; see docs/validation.md.
+          --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
+                                 BadEnvironmentKeyIdInToken (Apple's spelling).
+          --idle-timeout SECS    Close connections idle this long with GOAWAY IdleTimeout (default 3600).
+          --certs DIR            Test credentials (default: ./certs-test or the checkout's).
+          --seed N               Seed for generated apns-ids, so runs repeat.
+          --workers N            Event-loop threads (default: one per core).
+          --quiet                No per-request lines on standard error.
+          --help                 This text.
+
+        Exit codes: 0 stopped by Ctrl-C or SIGTERM, 3 cannot serve (port busy, credentials missing),
+        64 bad arguments.
+        """
+
+    static func run(_ raw: [String]) -> Int32 {
+        var arguments = Arguments(raw, command: "serve")
+        if arguments.flag("--help") || arguments.flag("-h") {
+            Output.out(help)
+            return ExitCode.success
+        }
+        let options: Options
+        do {
+            options = try Options(&arguments)
+            try arguments.finish()
+        } catch {
+            Output.error("error: \(error.message)")
+            return ExitCode.usage
+        }
+        return serve(options)
+    }
+
+    struct Options {
+        var host = "127.0.0.1"
+        var port: UInt16 = 2197
+        var profile = ValidationSettings.Profile.apple
+        var auth = AuthenticationMode.either
+        var environment = APNsEnvironment.sandbox
+        var plaintext = false
+        var transcript: String?
+        var order = ValidationOrder.authFirst
+        var environmentKeyReason = Reason.badEnvironmentKeyInToken
+        var idleTimeout: Double = 3600
+        var certs: String?
+        var seed: UInt64?
+        var workers: Int?
+        var quiet = false
+
+        init(_ arguments: inout Arguments) throws(UsageError) {
+            host = try arguments.value("--host") ?? host
+            port = try arguments.number("--port", UInt16.self) ?? port
+            profile = try arguments.choice("--profile", ValidationSettings.Profile.self, choices: ValidationSettings.Profile.allCases) ?? profile
+            auth = try arguments.choice("--auth", AuthenticationMode.self, choices: AuthenticationMode.allCases) ?? auth
+            environment = try arguments.choice("--environment", APNsEnvironment.self, choices: APNsEnvironment.allCases) ?? environment
+            plaintext = arguments.flag("--plaintext")
+            transcript = try arguments.value("--transcript")
+            order = try arguments.choice("--order", ValidationOrder.self, choices: ValidationOrder.allCases) ?? order
+            if let reason = try arguments.value("--env-key-reason") {
+                guard let parsed = Reason(wire: reason), parsed == .badEnvironmentKeyInToken || parsed == .badEnvironmentKeyIdInToken else {
+                    throw UsageError("--env-key-reason <\(reason)> is not BadEnvironmentKeyInToken or BadEnvironmentKeyIdInToken")
+                }
+                environmentKeyReason = parsed
+            }
+            if let seconds = try arguments.number("--idle-timeout", Int.self) { idleTimeout = Double(seconds) }
+            certs = try arguments.value("--certs")
+            seed = try arguments.number("--seed", UInt64.self)
+            workers = try arguments.number("--workers", Int.self)
+            quiet = arguments.flag("--quiet")
+            if plaintext, auth == .certificate {
+                throw UsageError("--auth certificate needs TLS; drop --plaintext")
+            }
+        }
+    }
+
+    static func serve(_ options: Options) -> Int32 {
+        guard let certs = TestCredentials.directory(options.certs) else {
+            Output.error("error: cannot find certs-test/ (with keys.json); pass --certs DIR")
+            return ExitCode.cannotProceed
+        }
+        let keys: KeyStore
+        do {
+            keys = try KeyStore.load(directory: certs)
+        } catch {
+            Output.error("error: cannot load \(certs)/keys.json: \(error)")
+            return ExitCode.cannotProceed
+        }
+        var configuration = MockConfiguration(
+            validation: ValidationSettings(
+                profile: options.profile, order: options.order, environment: options.environment,
+                environmentKeyReason: options.environmentKeyReason),
+            keys: keys)
+        configuration.authentication = options.auth
+        configuration.seed = options.seed
+        let mock = MockAPNs(configuration: configuration)
+        if !options.quiet { mock.addObserver(RequestLog()) }
+        if let path = options.transcript {
+            do {
+                mock.addObserver(try TranscriptWriter(path: path))
+            } catch {
+                Output.error("error: cannot write the transcript \(path): \(error.localizedDescription)")
+                return ExitCode.cannotProceed
+            }
+        }
+
+        var server = ServerConfiguration()
+        server.host = options.host
+        server.port = options.port
+        server.idleTimeout = options.idleTimeout
+        if let workers = options.workers { server.workers = max(1, workers) }
+        if !options.plaintext {
+            do {
+                server.tls = try TLSContext(
+                    certificateFile: certs + "/server.pem", keyFile: certs + "/server.key",
+                    trustedCAFile: certs + "/ca.pem", clientCertificates: options.auth.clientCertificates)
+            } catch {
+                Output.error("error: \(error)")
+                return ExitCode.cannotProceed
+            }
+        }
+
+        // Block SIGINT and SIGTERM before any thread starts, so that only `sigwait` below sees them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let http2 = HTTP2Server(configuration: server, service: mock)
+        do {
+            try http2.start()
+        } catch {
+            Output.error("error: \(error)")
+            return ExitCode.cannotProceed
+        }
+        if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
+            Output.error("warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public")
+        }
+        printContract(options: options, port: http2.port, certs: certs)
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        if !options.quiet { Output.error("ringside: \(received == SIGINT ? "interrupted" : "terminated"), sending GOAWAY to \(http2.openConnections) connection(s)") }
+        http2.stop(goAwayDebugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+        return ExitCode.success
+    }
+
+    /// The provider contract (DESIGN.md) as KEY=value lines.
+    static func printContract(options: Options, port: UInt16, certs: String) {
+        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let lines = [
+            "APNS_URL=\(options.plaintext ? "http" : "https")://\(host):\(port)",
+            "APNS_HOST=\(options.host)",
+            "APNS_PORT=\(port)",
+            "APNS_ENVIRONMENT=\(options.environment.rawValue)",
+            "APNS_CA_FILE=\(certs)/ca.pem",
+            "APNS_TOPIC=\(TestCredentials.defaultTopic)",
+            "APNS_KEY_FILE=\(certs)/AuthKey_\(TestCredentials.defaultKeyId).p8",
+            "APNS_KEY_ID=\(TestCredentials.defaultKeyId)",
+            "APNS_TEAM_ID=\(TestCredentials.defaultTeamId)",
+            "APNS_CERT_FILE=\(certs)/client-voip.pem",
+            "APNS_CERT_KEY_FILE=\(certs)/client-voip.key",
+        ]
+        Output.out(lines.joined(separator: "\n"))
+    }
+}
