@@ -5,11 +5,16 @@ public enum DeviceTokenSyntax {
     public static let maximumLength = 1024
 
     public static func isWellFormed(_ token: String) -> Bool {
-        let utf8 = token.utf8
-        guard !utf8.isEmpty, utf8.count % 2 == 0, utf8.count <= maximumLength else { return false }
-        return utf8.allSatisfy { byte in
-            (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)
+        var token = token
+        return token.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count % 2 == 0, bytes.count <= maximumLength else { return false }
+            for byte in bytes where !isHexDigit(byte) { return false }
+            return true
         }
+    }
+
+    @inline(__always) static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte &- 48) < 10 || ((byte | 0x20) &- 97) < 6
     }
 
     /// A short form for logs: the first and last six digits.

@@ -29,7 +29,9 @@ public struct PushRequest: Sendable {
         }
         switch name {
         case ":method": set(&method)
-        case ":path": set(&path)
+        case ":path":
+            set(&path)
+            deviceToken = value.hasPrefix(PushRequest.devicePrefix) ? String(value.utf8.dropFirst(PushRequest.devicePrefix.utf8.count))! : nil
         case "authorization": set(&authorization)
         case "apns-id": set(&apnsId)
         case "apns-expiration": set(&expiration)
@@ -42,10 +44,7 @@ public struct PushRequest: Sendable {
     }
 
     /// The device token named by the path, if the path has the `/3/device/` shape.
-    public var deviceToken: String? {
-        guard let path, path.hasPrefix(PushRequest.devicePrefix) else { return nil }
-        return String(path.dropFirst(PushRequest.devicePrefix.count))
-    }
+    public private(set) var deviceToken: String?
 
     static let devicePrefix = "/3/device/"
 }

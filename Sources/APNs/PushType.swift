@@ -25,11 +25,22 @@ public enum PushType: String, CaseIterable, Sendable {
 
     /// The push type whose suffix a topic carries, or nil for a bare bundle id.
     public static func implied(byTopic topic: String) -> PushType? {
-        for type in PushType.allCases where type.topicSuffix.map({ topic.hasSuffix($0) }) ?? false {
-            // `.voip-ptt` must not be read as `.voip`: hasSuffix already makes them distinct.
-            return type
+        // Judge by the last dot-separated component first: one scan instead of a hasSuffix per type.
+        guard let dot = topic.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let last = topic.utf8[topic.utf8.index(after: dot)...]
+        let candidate: PushType
+        switch String(Substring(last)) {
+        case "voip": candidate = .voip
+        case "voip-ptt": candidate = .pushtotalk
+        case "complication": candidate = .complication
+        case "location-query": candidate = .location
+        case "fileprovider": candidate = .fileprovider
+        case "liveactivity": candidate = .liveactivity
+        case "widgets": candidate = .widgets
+        case "controls": candidate = .controls
+        default: return nil
         }
-        return nil
+        return topic.hasSuffix(candidate.topicSuffix!) ? candidate : nil
     }
 
     /// The bundle id a topic belongs to: the topic less its push-type suffix.

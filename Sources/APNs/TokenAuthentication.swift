@@ -13,7 +13,9 @@ public struct TokenAuthentication: Sendable {
 
     public private(set) var pinnedTeamId: String?
     public private(set) var pinnedKeyId: String?
-    private var current: (jwt: String, token: ProviderToken, firstSeen: Moment)?
+    /// The last topic the pinned team was found to own (see `Validator.authorizeTopic`).
+    var lastAuthorizedTopic: String?
+    private var current: (authorization: String, token: ProviderToken, firstSeen: Moment)?
     private var lastChange: Moment?
     /// Set after `TooManyProviderTokenUpdates`: the connection is unusable until this world time
     /// (A-DTS, forum thread 675879).
@@ -32,8 +34,14 @@ public struct TokenAuthentication: Sendable {
         authorization: String?, keys: KeyStore, environment: APNsEnvironment,
         environmentKeyReason: Reason, at now: Moment
     ) -> Result<Accepted, Rejection> {
-        guard let authorization, authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer "
+        // The common case first: the JWT this connection already proved (one memcmp, no parsing).
+        if let current, authorization == current.authorization, blockedUntil == nil {
+            return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
+                Accepted(token: current.token, isFirstValidToken: false)
+            }
+        }
+        guard let authorization, authorization.utf8.count > 7,
+            authorization.utf8.prefix(7).map({ $0 | 0x20 }) == Array("bearer ".utf8)
         else {
             return .failure(
                 Rejection(
@@ -49,7 +57,7 @@ public struct TokenAuthentication: Sendable {
                     detail: "this connection changed its JWT too often and is unusable for \(Int(blockedUntil - now.world)) s more"))
         }
         let jwt = authorization.dropFirst(7).drop { $0 == " " }
-        if let current, current.jwt == jwt {
+        if let current, current.authorization == authorization {
             return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
                 Accepted(token: current.token, isFirstValidToken: false)
             }
@@ -92,7 +100,7 @@ public struct TokenAuthentication: Sendable {
                 Rejection(.tooManyProviderTokenUpdates, check: .authentication, detail: "a new JWT \(Int(now.world - lastChange.world)) s after the previous one; APNs allows one every \(Int(Self.minimumRefreshInterval / 60)) minutes"))
         }
         let isFirst = current == nil
-        current = (String(jwt), token, now)
+        current = (authorization, token, now)
         lastChange = now
         pinnedTeamId = token.teamId
         if pinnedKeyId == nil { pinnedKeyId = token.keyId }

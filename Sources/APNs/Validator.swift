@@ -167,7 +167,7 @@ public struct Validator: Sendable {
                 return Rejection(.badCollapseId, check: check, detail: "apns-collapse-id is \(id.utf8.count) bytes, at most 64 allowed")
             }
         case .topicAuthorization:
-            return authorizeTopic(state, credentials: credentials)
+            return authorizeTopic(state, credentials: &credentials)
         case .deviceToken:
             if let token = state.token, !token.isEmpty, !DeviceTokenSyntax.isWellFormed(token) {
                 return Rejection(.badDeviceToken, check: check, detail: "device token <\(DeviceTokenSyntax.abbreviated(token))> is not an even number of hexadecimal digits")
@@ -285,7 +285,7 @@ public struct Validator: Sendable {
         return nil
     }
 
-    private func authorizeTopic(_ state: State, credentials: ConnectionCredentials) -> Rejection? {
+    private func authorizeTopic(_ state: State, credentials: inout ConnectionCredentials) -> Rejection? {
         guard let topic = state.topic else { return nil }
         switch credentials {
         case .certificate(let certificate):
@@ -297,12 +297,17 @@ public struct Validator: Sendable {
             if state.pushType == .location {
                 return Rejection(.forbidden, check: .topicAuthorization, detail: "push type <location> is allowed with token authentication only")
             }
-        case .token(let authentication):
+        case .token(var authentication):
             guard let team = authentication.pinnedTeamId ?? state.providerToken?.teamId else { return nil }
+            // A connection is bound to one team ([TOKEN]) and keys never change while serving, so a
+            // topic authorized once stays authorized on this connection.
+            if authentication.lastAuthorizedTopic == topic { return nil }
             let bundle = PushType.bundleId(ofTopic: topic)
             if !(keys.teams[team]?.contains(bundle) ?? false) {
                 return Rejection(.topicDisallowed, check: .topicAuthorization, detail: "team <\(team)> has no app <\(bundle)>")
             }
+            authentication.lastAuthorizedTopic = topic
+            credentials = .token(authentication)
         }
         return nil
     }

@@ -57,15 +57,25 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         return endReason == nil && (session?.isAlive ?? true)
     }
 
-    /// Moves what nghttp2 and TLS have ready into `output`.
+    /// Moves what nghttp2 and TLS have ready into `output`. nghttp2 hands out a frame at a time;
+    /// gathering them first makes one TLS record per flush instead of one per frame.
     func flush() {
         if let session {
-            session.drainOutput { chunk in
-                if let tls { tls.send(chunk) } else { output.append(contentsOf: chunk) }
+            if let tls {
+                session.drainOutput { chunk in plaintextOut.append(contentsOf: chunk) }
+                if !plaintextOut.isEmpty {
+                    plaintextOut.withUnsafeBytes { tls.send($0) }
+                    plaintextOut.removeAll(keepingCapacity: plaintextOut.capacity <= 1 << 16)
+                }
+            } else {
+                session.drainOutput { chunk in output.append(contentsOf: chunk) }
             }
         }
         tls?.drainCiphertext(into: &output)
     }
+
+    /// Frames waiting to be encrypted, gathered by `flush`.
+    private var plaintextOut: [UInt8] = []
 
     private func startHTTP2() {
         let info = ConnectionInfo(

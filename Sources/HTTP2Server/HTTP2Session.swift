@@ -15,8 +15,10 @@ public final class HTTP2Session {
     public weak var delegate: HTTP2SessionDelegate?
     let limits: HTTP2Limits
     /// Requests being received, by stream id.
-    private var incoming: [Int32: HTTP2Request] = [:]
-    private var incomingHeaderBytes: [Int32: Int] = [:]
+    private var incoming: [Int32: IncomingStream] = [:]
+    /// The stream whose header block is arriving: HEADERS and CONTINUATION frames of one stream
+    /// are contiguous (RFC 9113 §6.10), so most callbacks skip the dictionary.
+    private var receivingHeaders: IncomingStream?
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
     private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
@@ -89,7 +91,9 @@ public final class HTTP2Session {
     public func respond(streamId: Int32, _ response: HTTP2Response) {
         // Names and values go into one buffer; nghttp2 copies them when the response is submitted.
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        spans.reserveCapacity(response.headers.count + 1)
         func add(_ name: String, _ value: String) {
             let nameStart = bytes.count
             bytes.append(contentsOf: name.utf8)
@@ -148,39 +152,40 @@ public final class HTTP2Session {
     }
 
     fileprivate func beginHeaders(streamId: Int32) {
-        incoming[streamId] = HTTP2Request(streamId: streamId)
-        incomingHeaderBytes[streamId] = 0
+        let stream = IncomingStream(streamId: streamId)
+        incoming[streamId] = stream
+        receivingHeaders = stream
     }
 
     fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard incoming[streamId] != nil else { return }
-        // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
-        let size = (incomingHeaderBytes[streamId] ?? 0) + name.count + value.count + 32
-        incomingHeaderBytes[streamId] = size
-        if size > Int(limits.maxHeaderListSize) {
-            incoming[streamId]!.headerListTooLarge = true
+        guard let stream = receivingHeaders?.request.streamId == streamId ? receivingHeaders : incoming[streamId] else {
             return
         }
-        incoming[streamId]!.headers.append(
+        // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
+        stream.headerBytes += name.count + value.count + 32
+        if stream.headerBytes > Int(limits.maxHeaderListSize) {
+            stream.request.headerListTooLarge = true
+            return
+        }
+        stream.request.headers.append(
             (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
     fileprivate func dataChunk(streamId: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard incoming[streamId] != nil else { return }
-        incoming[streamId]!.bodyLength += bytes.count
-        let room = limits.maximumKeptBody - incoming[streamId]!.body.count
-        if room > 0 { incoming[streamId]!.body.append(contentsOf: bytes.prefix(room)) }
+        guard let stream = incoming[streamId] else { return }
+        stream.request.bodyLength += bytes.count
+        let room = limits.maximumKeptBody - stream.request.body.count
+        if room > 0 { stream.request.body.append(contentsOf: bytes.prefix(room)) }
     }
 
     fileprivate func endOfRequest(streamId: Int32) {
-        guard let request = incoming.removeValue(forKey: streamId) else { return }
-        incomingHeaderBytes[streamId] = nil
-        delegate?.session(self, didReceive: request)
+        guard let stream = incoming.removeValue(forKey: streamId) else { return }
+        if receivingHeaders === stream { receivingHeaders = nil }
+        delegate?.session(self, didReceive: stream.request)
     }
 
     fileprivate func streamClosed(streamId: Int32) {
-        incoming[streamId] = nil
-        incomingHeaderBytes[streamId] = nil
+        if let stream = incoming.removeValue(forKey: streamId), receivingHeaders === stream { receivingHeaders = nil }
         outgoingBodies[streamId] = nil
     }
 
@@ -244,4 +249,16 @@ private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamId, _, 
 
 private let readResponseBody: nghttp2_data_source_read_callback = { _, streamId, buffer, length, flags, _, userData in
     return HTTP2Session.from(userData).readBody(streamId: streamId, into: buffer!, length: length, flags: flags!)
+}
+
+/// A request while its frames arrive.
+private final class IncomingStream {
+    var request: HTTP2Request
+    /// The header list's size so far (RFC 9113 §6.5.2).
+    var headerBytes = 0
+
+    init(streamId: Int32) {
+        request = HTTP2Request(streamId: streamId)
+        request.headers.reserveCapacity(16)
+    }
 }

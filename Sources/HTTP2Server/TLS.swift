@@ -79,6 +79,8 @@ public final class TLSSession {
     private let networkIn: OpaquePointer
     private let networkOut: OpaquePointer
     public private(set) var isHandshakeComplete = false
+    /// Plaintext read buffer, reused: one TLS record at most (16 KiB).
+    private var readBuffer = [UInt8](repeating: 0, count: 16384)
     /// Why the handshake or the session failed, in words for the log.
     public private(set) var failure: String?
 
@@ -112,11 +114,10 @@ public final class TLSSession {
             }
             isHandshakeComplete = true
         }
-        var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                buffer.withUnsafeBytes { plaintext(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
+                readBuffer.withUnsafeBytes { plaintext(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
                 continue
             }
             let error = SSL_get_error(ssl, count)

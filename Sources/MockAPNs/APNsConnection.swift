@@ -4,17 +4,26 @@ import HTTP2Server
 /// One provider connection to the fake APNs: its credentials and its answers.
 final class APNsConnection: HTTP2ConnectionHandler {
     let info: ConnectionInfo
-    unowned let mock: MockAPNs
+    let mock: MockAPNs
     private var credentials: ConnectionCredentials
     /// Set when the client certificate could not be read; every request gets `BadCertificate`.
     private var certificateProblem: String?
     private var ids: MessageIdGenerator
     private var closing = false
+    // Read once: the configuration is a large value and copying it per request shows in profiles.
+    private let clock: any WorldClock
+    private let faults: FaultPlan
+    private let isSandbox: Bool
+    private let authenticatedStreams: UInt32
 
     init(info: ConnectionInfo, mock: MockAPNs) {
         self.info = info
         self.mock = mock
         ids = MessageIdGenerator(seed: mock.configuration.seed.map { $0 &+ info.id })
+        clock = mock.configuration.clock
+        faults = mock.configuration.faults
+        isSandbox = mock.configuration.validation.environment == .sandbox
+        authenticatedStreams = mock.configuration.authenticatedMaxConcurrentStreams
         if let der = info.clientCertificateDER, mock.configuration.authentication != .token {
             do {
                 credentials = .certificate(try ClientCertificate(der: der))
@@ -42,7 +51,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
-        let now = mock.configuration.clock.now()
+        let now = clock.now()
         var request = PushRequest()
         for header in http.headers { request.add(name: header.name, value: header.value) }
         request.body = http.body
@@ -60,7 +69,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
             record(http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil, fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
             return
         }
-        if let fault = mock.configuration.faults.take(deviceToken: request.deviceToken) {
+        if let fault = faults.take(deviceToken: request.deviceToken) {
             let rejection = Rejection(fault, check: .device, detail: "answered by the armed fault plan")
             answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
             record(http, request, apnsId: apnsId, status: fault.status, rejection: rejection, accepted: nil, fault: "fault plan", at: now)
@@ -73,7 +82,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         switch result {
         case .success(let accepted):
             if accepted.isFirstValidToken {
-                connection.setMaxConcurrentStreams(mock.configuration.authenticatedMaxConcurrentStreams)
+                connection.setMaxConcurrentStreams(authenticatedStreams)
             }
             connection.respond(streamId: http.streamId, HTTP2Response(status: 200, headers: headers(apnsId)))
             record(http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted, fault: nil, at: now)
@@ -101,7 +110,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
 
     /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]).
     private func headers(_ apnsId: String) -> [(name: String, value: String)] {
-        if mock.configuration.validation.environment == .sandbox {
+        if isSandbox {
             return [("apns-id", apnsId), ("apns-unique-id", ids.next())]
         }
         return [("apns-id", apnsId)]
@@ -111,6 +120,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         _ http: HTTP2Request, _ request: PushRequest, apnsId: String, status: Int, rejection: Rejection?,
         accepted: AcceptedPush?, fault: String?, at now: Moment
     ) {
+        guard mock.isObserved else { return }
         mock.emit(
             .push(
                 PushRecord(
@@ -152,16 +162,21 @@ struct MessageIdGenerator {
         var low = nextWord()
         high = (high & ~0xF000) | 0x4000  // version 4
         low = (low & ~(0xC << 60)) | (0x8 << 60)  // RFC 4122 variant
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (index, word) in [high, low].enumerated() {
-            for nibble in 0..<16 {
-                let position = index * 16 + nibble
-                if position == 8 || position == 12 || position == 16 || position == 20 { out.append(UInt8(ascii: "-")) }
-                out.append(digits[Int((word >> UInt64(60 - nibble * 4)) & 0xF)])
+        return String(unsafeUninitializedCapacity: 36) { out in
+            let digits: StaticString = "0123456789abcdef"
+            var position = 0
+            for (index, word) in [high, low].enumerated() {
+                for nibble in 0..<16 {
+                    let digit = index * 16 + nibble
+                    if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = digits.utf8Start[Int((word >> UInt64(60 - nibble * 4)) & 0xF)]
+                    position += 1
+                }
             }
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

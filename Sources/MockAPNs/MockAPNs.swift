@@ -61,6 +61,13 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
         observersLock.unlock()
     }
 
+    /// Whether anyone watches: building a record for nobody is wasted work on the hot path.
+    var isObserved: Bool {
+        observersLock.lock()
+        defer { observersLock.unlock() }
+        return !observers.isEmpty
+    }
+
     func emit(_ event: MockEvent) {
         observersLock.lock()
         let current = observers
