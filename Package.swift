@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
-        
+        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server"]),
     ],
     swiftLanguageModes: [.v6]
 )

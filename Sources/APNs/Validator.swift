@@ -289,13 +289,13 @@ public struct Validator: Sendable {
         guard let topic = state.topic else { return nil }
         switch credentials {
         case .certificate(let certificate):
+            // [SEND]: location pushes need token authentication, whatever the certificate carries.
+            if state.pushType == .location {
+                return Rejection(.forbidden, check: .topicAuthorization, detail: "push type <location> is allowed with token authentication only")
+            }
             // pushy's TLS mock answers BadTopic for a topic the certificate does not carry.
             if !certificate.topics.contains(topic) {
                 return Rejection(.badTopic, check: .topicAuthorization, detail: "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
-            }
-            // [SEND]: location pushes need token authentication.
-            if state.pushType == .location {
-                return Rejection(.forbidden, check: .topicAuthorization, detail: "push type <location> is allowed with token authentication only")
             }
         case .token(var authentication):
             guard let team = authentication.pinnedTeamId ?? state.providerToken?.teamId else { return nil }

@@ -168,7 +168,7 @@ import Testing
     @Test("A location push over a certificate is Forbidden (token authentication only)")
     func locationNeedsToken() {
         let request = Fixtures.voipPush().with("apns-push-type", "location").with("apns-topic", "com.ringside.testapp.location-query")
-        #expect(validate(request, certificate: "voip").reason == .badTopic)
+        #expect(validate(request, certificate: "voip").reason == .forbidden)
         var credentials = ConnectionCredentials.certificate(
             ClientCertificate(uid: "com.ringside.testapp", topics: ["com.ringside.testapp.location-query"], environments: [.sandbox]))
         let result = Validator(settings: ValidationSettings(), keys: Fixtures.keys).validate(request, credentials: &credentials, at: Fixtures.start)

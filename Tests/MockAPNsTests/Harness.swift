@@ -1,0 +1,232 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+
+/// Paths of the committed test credentials and client scripts.
+enum Paths {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let certs = root + "/certs-test"
+    static let clients = root + "/Tests/clients"
+    static let ca = certs + "/ca.pem"
+    static let voipToken = String(repeating: "ab", count: 32)
+    static let topic = "com.ringside.testapp.voip"
+
+    static func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false) -> String {
+        let key = try! ES256Key(pem: String(contentsOfFile: "\(certs)/AuthKey_\(keyId).p8", encoding: .utf8))
+        return try! ProviderToken.sign(
+            keyId: keyId, teamId: teamId, issuedAt: Int64(Date().timeIntervalSince1970 - age), key: key, derSignature: der)
+    }
+}
+
+/// Collects every event the mock emits, for assertions.
+final class EventLog: MockObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [MockEvent] = []
+
+    func observe(_ event: MockEvent) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+
+    var all: [MockEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+
+    var refusals: [String] {
+        all.compactMap { if case .connectionRefused(_, let why, _) = $0 { return why } else { return nil } }
+    }
+
+    var pushes: [PushRecord] {
+        all.compactMap { if case .push(let record) = $0 { return record } else { return nil } }
+    }
+}
+
+/// A fake APNs on a free loopback port, in this process, with TLS from certs-test/.
+final class MockServer {
+    let mock: MockAPNs
+    let http2: HTTP2Server
+    let events = EventLog()
+    var port: UInt16 { http2.port }
+    var url: String { "https://127.0.0.1:\(port)" }
+
+    init(
+        settings: ValidationSettings = ValidationSettings(), authentication: AuthenticationMode = .either,
+        directory: any DeviceDirectory = EveryTokenRegistered(), faults: FaultPlan = FaultPlan(),
+        plaintext: Bool = false, idleTimeout: Double? = nil, limits: HTTP2Limits = HTTP2Limits()
+    ) throws {
+        var configuration = MockConfiguration(validation: settings, keys: try KeyStore.load(directory: Paths.certs))
+        configuration.authentication = authentication
+        configuration.directory = directory
+        configuration.faults = faults
+        mock = MockAPNs(configuration: configuration)
+        mock.addObserver(events)
+        var server = ServerConfiguration()
+        server.port = 0
+        server.idleTimeout = idleTimeout
+        server.limits = limits
+        server.workers = 2
+        if !plaintext {
+            server.tls = try TLSContext(
+                certificateFile: Paths.certs + "/server.pem", keyFile: Paths.certs + "/server.key",
+                trustedCAFile: Paths.ca, clientCertificates: authentication.clientCertificates)
+        }
+        http2 = HTTP2Server(configuration: server, service: mock)
+        try http2.start()
+    }
+
+    func stop(debugData: [UInt8] = []) { http2.stop(goAwayDebugData: debugData) }
+
+    /// Waits (bounded) until no connection is open: the server let go of every client.
+    func waitUntilIdle(seconds: Double = 5) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        while http2.openConnections > 0, Date() < deadline { usleep(10_000) }
+        return http2.openConnections
+    }
+
+    deinit { http2.stop() }
+}
+
+/// The result of one external command.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a command to completion (no shell), with an optional standard input.
+func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let inPipe = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+    try process.run()
+    if let input {
+        inPipe.fileHandleForWriting.write(input)
+        try inPipe.fileHandleForWriting.close()
+    }
+    // Read both pipes before waiting, so a chatty process cannot fill a pipe and block.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// An HTTP/2 response as curl printed it.
+struct CurlResponse {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+    var stderr: String
+
+    /// The `reason` of an error body.
+    var reason: String? {
+        guard let data = body.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["reason"] as? String
+    }
+}
+
+/// curl, the real one: `curl --http2` as in Apple's example.
+enum Curl {
+    static func send(_ arguments: [String]) throws -> CurlResponse {
+        let result = try run("/usr/bin/curl", ["-sS", "-i", "--max-time", "20"] + arguments)
+        var headers: [String: String] = [:]
+        var status = 0
+        let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+        for line in (parts.first ?? "").components(separatedBy: "\r\n") {
+            if line.hasPrefix("HTTP/") {
+                status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+            } else if let colon = line.firstIndex(of: ":") {
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let body = parts.dropFirst().joined(separator: "\r\n\r\n")
+        return CurlResponse(status: status, headers: headers, body: body, stderr: result.stderr)
+    }
+
+    /// Apple's VoIP example against `server`, with `changes` applied to the header list.
+    static func applePush(
+        _ server: MockServer, token: String = Paths.voipToken, headers changes: [String: String?] = [:],
+        body: String = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#,
+        method: String? = nil, path: String? = nil, extra: [String] = []
+    ) throws -> CurlResponse {
+        var fields: [(String, String?)] = [
+            ("authorization", "bearer \(Paths.jwt())"), ("apns-topic", Paths.topic), ("apns-push-type", "voip"),
+            ("apns-expiration", "0"), ("apns-priority", "10"),
+        ]
+        for (name, value) in changes {
+            if let index = fields.firstIndex(where: { $0.0 == name }) { fields[index].1 = value } else { fields.append((name, value)) }
+        }
+        var arguments = ["--http2", "--cacert", Paths.ca]
+        for case (let name, let value?) in fields { arguments += ["-H", "\(name): \(value)"] }
+        if let method { arguments += ["-X", method] }
+        if !body.isEmpty { arguments += ["--data-binary", body] } else if method == nil { arguments += ["-X", "POST"] }
+        arguments += extra
+        arguments.append(server.url + (path ?? "/3/device/\(token)"))
+        return try send(arguments)
+    }
+}
+
+/// The python-h2 probe (Tests/clients/h2_probe.py) for frames curl does not show.
+enum Probe {
+    static func run(_ config: [String: Any]) throws -> [String: Any] {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
+        let result = try MockAPNsTests.run("/usr/bin/env", ["python3", Paths.clients + "/h2_probe.py", json])
+        guard let data = result.stdout.data(using: .utf8), let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw ProbeError(output: result.stdout + result.stderr) }
+        return object
+    }
+
+    /// Request headers for a VoIP push in the probe's format.
+    static func voip(jwt: String? = Paths.jwt(), token: String = Paths.voipToken, extra: [[String]] = []) -> [String: Any] {
+        var headers: [[String]] = [
+            [":method", "POST"], [":scheme", "https"], [":authority", "localhost"], [":path", "/3/device/\(token)"],
+            ["apns-topic", Paths.topic], ["apns-push-type", "voip"], ["apns-expiration", "0"],
+        ]
+        if let jwt { headers.append(["authorization", "bearer \(jwt)"]) }
+        headers += extra
+        return ["headers": headers, "body": #"{"aps":{}}"#]
+    }
+
+    static func reasons(_ output: [String: Any]) -> [String?] {
+        (output["responses"] as? [[String: Any]] ?? []).map { response in
+            let body = response["body"] as? String ?? ""
+            guard let data = body.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                return (response["headers"] as? [String: String])?[":status"]
+            }
+            return object["reason"] as? String
+        }
+    }
+
+    static func goAwayReason(_ output: [String: Any]) -> String? {
+        guard let goaway = output["goaway"] as? [String: Any], let debug = goaway["debug"] as? String,
+            let data = debug.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["reason"] as? String
+    }
+}
+
+struct ProbeError: Error, CustomStringConvertible {
+    let output: String
+    var description: String { "probe failed: \(output)" }
+}
