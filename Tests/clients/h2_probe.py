@@ -67,17 +67,21 @@ def main():
         print(json.dumps(out))
         return
     if mode == "silent":
-        time.sleep(cfg.get("wait", 1))
-        try:
-            sock.settimeout(cfg.get("wait", 1))
-            out["closed"] = sock.recv(1) == b""
-        except socket.timeout:
-            out["closed"] = False
-        except OSError:
-            out["closed"] = True
+        # Send nothing; read what the server sends (its SETTINGS, then perhaps GOAWAY) until it closes.
+        deadline = time.time() + cfg.get("wait", 1)
+        while time.time() < deadline:
+            try:
+                sock.settimeout(max(0.05, deadline - time.time()))
+                if sock.recv(65535) == b"":
+                    out["closed"] = True
+                    break
+            except socket.timeout:
+                break
+            except OSError:
+                out["closed"] = True
+                break
         print(json.dumps(out))
         return
-
     conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
@@ -145,6 +149,24 @@ def main():
         sock.sendall(conn.data_to_send())
         return stream_id
 
+    if cfg.get("headers_first"):
+        # Open every stream before any body: streams overlap, as under load.
+        ids = []
+        for request in cfg.get("requests", []):
+            stream_id = conn.get_next_available_stream_id()
+            conn.send_headers(stream_id, request["headers"], end_stream=False)
+            pending[stream_id] = {"stream": stream_id, "headers": {}, "body": ""}
+            ids.append((stream_id, request))
+        for stream_id, request in ids:
+            try:
+                conn.send_data(stream_id, request.get("body", "{}").encode(), end_stream=True)
+            except Exception:
+                pass
+        sock.sendall(conn.data_to_send())
+        pump(lambda: len(done) >= len(pending))
+        out["responses"] = list(pending.values())
+        print(json.dumps(out))
+        return
     for request in cfg.get("requests", []):
         stream_id = send(request)
         if not concurrent and stream_id is not None:

@@ -1,0 +1,110 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+import Testing
+
+/// Connection-level behaviour: TLS, ALPN, SETTINGS, client certificates (APNS-REFERENCE §1.2, §6).
+@Suite(.serialized) struct ConnectionTests {
+    @Test("SETTINGS as APNs sends them: one stream until a valid JWT, then 1000")
+    func settingsForTokenConnections() throws {
+        let server = try MockServer()
+        let before = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip(jwt: nil)]])
+        let settings = try #require(before["settings"] as? [String: Int])
+        #expect(settings["MAX_CONCURRENT_STREAMS"] == 1)
+        #expect(settings["HEADER_TABLE_SIZE"] == 4096)
+        #expect(settings["MAX_FRAME_SIZE"] == 16384)
+        #expect(settings["MAX_HEADER_LIST_SIZE"] == 8000)
+        #expect(settings["INITIAL_WINDOW_SIZE"] == 65535)
+        let after = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip()]])
+        #expect((after["settings"] as? [String: Int])?["MAX_CONCURRENT_STREAMS"] == 1000)
+    }
+
+    @Test("A second stream opened before the first valid JWT is refused (REFUSED_STREAM)")
+    func oneStreamBeforeAuthentication() throws {
+        let server = try MockServer()
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca, "headers_first": true, "requests": [Probe.voip(), Probe.voip()],
+        ])
+        let responses = try #require(output["responses"] as? [[String: Any]])
+        #expect((responses[0]["headers"] as? [String: String])?[":status"] == "200")
+        #expect(responses[1]["reset"] as? Int == 7)
+    }
+
+    @Test("A client-certificate connection starts with 1000 streams")
+    func settingsForCertificateConnections() throws {
+        let server = try MockServer()
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca, "cert": Paths.certs + "/client-voip.pem",
+            "key": Paths.certs + "/client-voip.key", "requests": [Probe.voip(jwt: nil)],
+        ])
+        #expect((output["settings"] as? [String: Int])?["MAX_CONCURRENT_STREAMS"] == 1000)
+        #expect(Probe.reasons(output) == ["200"])
+    }
+
+    @Test("TLS accepts ALPN h2 and no ALPN at all (prior knowledge), refuses ALPN without h2")
+    func alpn() throws {
+        let server = try MockServer()
+        let withALPN = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "alpn": ["h2", "http/1.1"], "requests": [Probe.voip()]])
+        #expect(Probe.reasons(withALPN) == ["200"])
+        let withoutALPN = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip()]])
+        #expect(Probe.reasons(withoutALPN) == ["200"])
+        let http1 = try Curl.applePush(server, extra: ["--http1.1"])
+        #expect(http1.status == 0)
+        #expect(server.events.refusals.contains { $0.contains("ALPN without h2") })
+        #expect(try Curl.applePush(server).status == 200)
+    }
+
+    @Test("Cleartext HTTP/2 with prior knowledge when TLS is off")
+    func plaintext() throws {
+        let server = try MockServer(plaintext: true)
+        var arguments = ["--http2-prior-knowledge", "-H", "authorization: bearer \(Paths.jwt())", "-H", "apns-topic: \(Paths.topic)"]
+        arguments += ["-H", "apns-push-type: voip", "--data-binary", "{}", "http://127.0.0.1:\(server.port)/3/device/\(Paths.voipToken)"]
+        #expect(try Curl.send(arguments).status == 200)
+    }
+
+    @Test("Expired and untrusted client certificates are refused in the handshake, and the log says why", arguments: [
+        ("expired", "certificate has expired"), ("untrusted", "unable to get local issuer certificate"),
+    ])
+    func refusedCertificates(name: String, why: String) throws {
+        let server = try MockServer()
+        let response = try Curl.applePush(
+            server, headers: ["authorization": nil], extra: ["--cert", "\(Paths.certs)/client-\(name).pem", "--key", "\(Paths.certs)/client-\(name).key"])
+        #expect(response.status == 0)
+        let deadline = Date().addingTimeInterval(2)
+        while server.events.refusals.isEmpty, Date() < deadline { usleep(10_000) }
+        #expect(server.events.refusals.contains { $0.contains(why) }, "\(server.events.refusals)")
+        #expect(try Curl.applePush(server).status == 200)
+    }
+
+    @Test("--auth certificate refuses a client without a certificate; --auth token never asks for one")
+    func authenticationModes() throws {
+        let certificateOnly = try MockServer(authentication: .certificate)
+        #expect(try Curl.applePush(certificateOnly).status == 0)
+        let withCertificate = try Curl.applePush(
+            certificateOnly, headers: ["authorization": nil], extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
+        #expect(withCertificate.status == 200)
+        let tokenOnly = try MockServer(authentication: .token)
+        let certificateIgnored = try Curl.applePush(
+            tokenOnly, headers: ["authorization": nil], extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
+        #expect(certificateIgnored.reason == "MissingProviderToken")
+    }
+
+    @Test("PING is answered")
+    func ping() throws {
+        let server = try MockServer(plaintext: true)
+        let result = try run("/usr/bin/env", ["python3", "-c", """
+            import socket, h2.connection, h2.config, h2.events
+            s = socket.create_connection(("127.0.0.1", \(server.port)))
+            c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+            c.initiate_connection(); c.ping(b"ringside"); s.sendall(c.data_to_send())
+            acked = False
+            while not acked:
+                for e in c.receive_data(s.recv(65535)):
+                    acked = acked or (isinstance(e, h2.events.PingAckReceived) and e.ping_data == b"ringside")
+                s.sendall(c.data_to_send())
+            print("pong")
+            """])
+        #expect(result.stdout.contains("pong"), "\(result.stderr)")
+    }
+}
