@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// `ringside serve` as a user meets it: the contract on stdout, a line per request on stderr, a
+/// transcript, Ctrl-C, exit codes.
+@Suite(.serialized) struct ServeCommandTests {
+    static let binary = Paths.root + "/.build/debug/ringside"
+
+    /// A running `ringside serve`, its contract parsed.
+    final class Serve {
+        let process = Process()
+        let stderrFile = NSTemporaryDirectory() + "ringside-serve-\(UUID().uuidString).log"
+        var contract: [String: String] = [:]
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: ServeCommandTests.binary)
+            process.arguments = ["serve", "--port", "0", "--certs", Paths.certs] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
+            try process.run()
+            var text = ""
+            while !text.contains("APNS_CERT_KEY_FILE") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { contract[String(parts[0])] = String(parts[1]) }
+            }
+        }
+
+        var log: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
+
+        func interrupt() -> Int32 {
+            process.interrupt()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
+    func contractIsUsable() throws {
+        let serve = try Serve([])
+        let contract = serve.contract
+        for key in ["APNS_URL", "APNS_HOST", "APNS_PORT", "APNS_CA_FILE", "APNS_TOPIC", "APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE"] {
+            #expect(contract[key] != nil, "\(key)")
+        }
+        let token = try run(Self.binary, ["token", "--key", contract["APNS_KEY_FILE"]!, "--key-id", contract["APNS_KEY_ID"]!, "--team-id", contract["APNS_TEAM_ID"]!])
+        let jwt = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = "\(contract["APNS_URL"]!)/3/device/\(Paths.voipToken)"
+        let accepted = try Curl.send([
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip",
+            "-H", "apns-push-type: voip", "-H", "apns-expiration: 0", "--data-binary", #"{"aps":{}}"#, url,
+        ])
+        #expect(accepted.status == 200)
+        let rejected = try Curl.send([
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip",
+            "-H", "apns-push-type: voip", "-H", "apns-priority: 3", "--data-binary", #"{"aps":{}}"#, url,
+        ])
+        #expect(rejected.reason == "BadPriority")
+        let certificate = try Curl.send([
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "--cert", contract["APNS_CERT_FILE"]!, "--key", contract["APNS_CERT_KEY_FILE"]!,
+            "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip", "-H", "apns-push-type: voip", "--data-binary", #"{"aps":{}}"#, url,
+        ])
+        #expect(certificate.status == 200)
+        #expect(serve.interrupt() == 0)
+        let log = serve.log
+        #expect(log.contains("ababab…ababab voip com.ringside.testapp.voip → 200 accepted"))
+        #expect(log.contains("400 BadPriority: apns-priority <3> is not 10, 5 or 1."))
+        #expect(log.contains("Hint:"))
+    }
+
+    @Test("Ctrl-C sends GOAWAY {\"reason\":\"Shutdown\"} to open connections and exits 0")
+    func interruptSendsGoAway() throws {
+        let serve = try Serve(["--quiet"])
+        let port = Int(serve.contract["APNS_PORT"] ?? "0") ?? 0
+        nonisolated(unsafe) var output: [String: Any] = [:]
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            output = (try? Probe.run(["port": port, "ca": Paths.ca, "requests": [Probe.voip()], "wait_for_goaway": true, "wait": 10])) ?? [:]
+            done.signal()
+        }
+        usleep(700_000)
+        #expect(serve.interrupt() == 0)
+        done.wait()
+        #expect(Probe.reasons(output) == ["200"])
+        #expect(Probe.goAwayReason(output) == "Shutdown")
+    }
+
+    @Test("--transcript writes one JSON object per line, JWT signature redacted")
+    func transcript() throws {
+        let path = NSTemporaryDirectory() + "ringside-transcript-\(UUID().uuidString).jsonl"
+        let serve = try Serve(["--quiet", "--transcript", path])
+        let jwt = Paths.jwt()
+        _ = try Curl.send([
+            "--http2", "--cacert", Paths.ca, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Paths.topic)",
+            "-H", "apns-push-type: voip", "--data-binary", #"{"aps":{}}"#, "\(serve.contract["APNS_URL"]!)/3/device/\(Paths.voipToken)",
+        ])
+        // Flushed per line: readable while the server still runs.
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(serve.interrupt() == 0)
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count)
+        let push = try #require(objects.first { $0["event"] as? String == "push" })
+        #expect(push["status"] as? Int == 200)
+        let request = try #require(push["request"] as? [String: Any])
+        #expect((request["authorization"] as? String)?.hasSuffix("<signature redacted>") == true)
+        #expect(!String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).contains(String(jwt.suffix(40))))
+    }
+
+    @Test("Exit codes: --help 0, a bad argument 64, a busy port 3; a non-loopback host is warned about")
+    func exitCodes() throws {
+        #expect(try run(Self.binary, ["serve", "--help"]).status == 0)
+        let bad = try run(Self.binary, ["serve", "--profile", "strict"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--profile <strict> is not one of apple, voip-lint"))
+        #expect(try run(Self.binary, ["serve", "--bogus"]).status == 64)
+        let first = try Serve(["--quiet"])
+        let busy = try run(Self.binary, ["serve", "--port", first.contract["APNS_PORT"]!, "--certs", Paths.certs])
+        #expect(busy.status == 3)
+        #expect(busy.stderr.contains("cannot bind"))
+        #expect(first.interrupt() == 0)
+        let open = try Serve(["--host", "0.0.0.0", "--quiet"])
+        #expect(open.interrupt() == 0)
+        #expect(open.log.contains("warning: listening on 0.0.0.0"))
+    }
+}
