@@ -16,7 +16,10 @@ public struct ClientCertificate: Sendable, Equatable {
     static let productionOID = "1.2.840.113635.100.6.3.2"
     static let topicsOID = "1.2.840.113635.100.6.3.6"
 
-    public init(uid: String?, commonName: String? = nil, topics: [String], environments: Set<APNsEnvironment>, notAfter: Double? = nil) {
+    public init(
+        uid: String?, commonName: String? = nil, topics: [String], environments: Set<APNsEnvironment>,
+        notAfter: Double? = nil
+    ) {
         self.uid = uid
         self.commonName = commonName
         self.topics = topics
@@ -53,7 +56,9 @@ public struct ClientCertificate: Sendable, Equatable {
     public init(pem: String) throws(CryptoError) {
         let bio = pem.withCString { BIO_new_mem_buf($0, Int32(strlen($0))) }
         defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else { throw CryptoError("not a PEM certificate") }
+        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
+            throw CryptoError("not a PEM certificate")
+        }
         defer { X509_free(certificate) }
         let length = i2d_X509(certificate, nil)
         var der = [UInt8](repeating: 0, count: Int(max(length, 0)))

@@ -14,7 +14,9 @@ public struct ProviderToken: Sendable, Equatable {
     /// Parses a compact JWS; says what is wrong in words when it cannot.
     public static func parse(_ jwt: Substring) -> Result<ProviderToken, TokenProblem> {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return .failure(TokenProblem("a JWT has three dot-separated parts, this has \(parts.count)")) }
+        guard parts.count == 3 else {
+            return .failure(TokenProblem("a JWT has three dot-separated parts, this has \(parts.count)"))
+        }
         guard let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2])
         else { return .failure(TokenProblem("a part is not base64url")) }
@@ -24,8 +26,12 @@ public struct ProviderToken: Sendable, Equatable {
         guard let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any] else {
             return .failure(TokenProblem("the JWT claims are not a JSON object"))
         }
-        guard let keyId = header["kid"] as? String else { return .failure(TokenProblem("the header has no string 'kid'")) }
-        guard let teamId = claims["iss"] as? String else { return .failure(TokenProblem("the claims have no string 'iss'")) }
+        guard let keyId = header["kid"] as? String else {
+            return .failure(TokenProblem("the header has no string 'kid'"))
+        }
+        guard let teamId = claims["iss"] as? String else {
+            return .failure(TokenProblem("the claims have no string 'iss'"))
+        }
         // pushy's mock requires an integer `iat` (APNS-REFERENCE §4.1); a string or fraction is refused.
         guard let iatNumber = claims["iat"] as? NSNumber, !(claims["iat"] is String),
             iatNumber.doubleValue == iatNumber.doubleValue.rounded()

@@ -31,7 +31,9 @@ public struct PushRequest: Sendable {
         case ":method": set(&method)
         case ":path":
             set(&path)
-            deviceToken = value.hasPrefix(PushRequest.devicePrefix) ? String(value.utf8.dropFirst(PushRequest.devicePrefix.utf8.count))! : nil
+            deviceToken =
+                value.hasPrefix(PushRequest.devicePrefix)
+                ? String(value.utf8.dropFirst(PushRequest.devicePrefix.utf8.count))! : nil
         case "authorization": set(&authorization)
         case "apns-id": set(&apnsId)
         case "apns-expiration": set(&expiration)

@@ -75,13 +75,15 @@ public enum Reason: String, CaseIterable, Sendable, Codable {
         switch self {
         case .badCollapseId: return "The apns-collapse-id header is longer than the 64 bytes APNs allows."
         case .badDeviceToken:
-            return "The device token is not a hexadecimal token APNs knows in this environment: malformed, or a sandbox token sent to production (or the reverse)."
+            return
+                "The device token is not a hexadecimal token APNs knows in this environment: malformed, or a sandbox token sent to production (or the reverse)."
         case .badExpirationDate: return "The apns-expiration header is not a UNIX time in seconds."
         case .badMessageId: return "The apns-id header is not a UUID in its 8-4-4-4-12 form."
         case .badPriority: return "The apns-priority header is not 10, 5 or 1, or is not allowed for this push type."
         case .badTopic: return "The apns-topic header is not a topic this connection may name."
         case .deviceTokenNotForTopic:
-            return "The device token belongs to another topic: for example the app's regular notification token used with the .voip topic."
+            return
+                "The device token belongs to another topic: for example the app's regular notification token used with the .voip topic."
         case .duplicateHeaders: return "A header appears more than once in the request."
         case .idleTimeout: return "The connection was idle too long and APNs closed it."
         case .invalidPushType:
@@ -96,7 +98,8 @@ public enum Reason: String, CaseIterable, Sendable, Codable {
         case .expiredProviderToken: return "The provider token (JWT) was issued more than an hour ago."
         case .forbidden: return "The credentials may not perform this action."
         case .invalidProviderToken:
-            return "The provider token (JWT) is invalid: unparsable, signed by an unknown key, a bad signature, or a team other than the connection's."
+            return
+                "The provider token (JWT) is invalid: unparsable, signed by an unknown key, a bad signature, or a team other than the connection's."
         case .missingProviderToken:
             return "There is no client certificate and no 'authorization: bearer <JWT>' header."
         case .unrelatedKeyIdInToken:
@@ -107,7 +110,8 @@ public enum Reason: String, CaseIterable, Sendable, Codable {
         case .methodNotAllowed: return "The :method is not POST."
         case .expiredToken: return "The device token has expired."
         case .unregistered:
-            return "The device token is no longer active for the topic (the app was removed or the token changed); the timestamp says since when."
+            return
+                "The device token is no longer active for the topic (the app was removed or the token changed); the timestamp says since when."
         case .payloadTooLarge: return "The payload is larger than 4096 bytes (5120 for VoIP pushes)."
         case .tooManyProviderTokenUpdates:
             return "A new provider token was used on this connection less than 20 minutes after the previous one."

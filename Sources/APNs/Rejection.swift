@@ -47,13 +47,17 @@ public enum LintRule: String, CaseIterable, Sendable {
     public var explanation: String {
         switch self {
         case .topicWithoutVoipSuffix:
-            return "voip-lint: a VoIP push must name the topic <bundle>.voip; with the bare bundle id APNs treats it as a regular notification and PushKit never sees it, so the phone does not ring."
+            return
+                "voip-lint: a VoIP push must name the topic <bundle>.voip; with the bare bundle id APNs treats it as a regular notification and PushKit never sees it, so the phone does not ring."
         case .pushTypeNotVoip:
-            return "voip-lint: a VoIP push must say apns-push-type: voip; without it APNs may delay or drop the push, and with another type a .voip topic is refused."
+            return
+                "voip-lint: a VoIP push must say apns-push-type: voip; without it APNs may delay or drop the push, and with another type a .voip topic is refused."
         case .priorityNotImmediate:
-            return "voip-lint: a call must ring now: send VoIP pushes with apns-priority 10; priority 5 lets APNs hold the push to save power, and the caller hangs up before it arrives."
+            return
+                "voip-lint: a call must ring now: send VoIP pushes with apns-priority 10; priority 5 lets APNs hold the push to save power, and the caller hangs up before it arrives."
         case .nonZeroExpiration:
-            return "voip-lint: send VoIP pushes with apns-expiration 0; a stored push reaches a phone that comes back online after the call is over and rings for a call that no longer exists (a ghost call)."
+            return
+                "voip-lint: send VoIP pushes with apns-expiration 0; a stored push reaches a phone that comes back online after the call is over and rings for a call that no longer exists (a ghost call)."
         }
     }
 }

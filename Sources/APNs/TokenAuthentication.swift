@@ -54,7 +54,9 @@ public struct TokenAuthentication: Sendable {
             return .failure(
                 Rejection(
                     .tooManyProviderTokenUpdates, check: .authentication,
-                    detail: "this connection changed its JWT too often and is unusable for \(Int(blockedUntil - now.world)) s more"))
+                    detail:
+                        "this connection changed its JWT too often and is unusable for \(Int(blockedUntil - now.world)) s more"
+                ))
         }
         let jwt = authorization.dropFirst(7).drop { $0 == " " }
         if let current, current.authorization == authorization {
@@ -69,35 +71,60 @@ public struct TokenAuthentication: Sendable {
         case .success(let parsed): token = parsed
         }
         if let algorithm = token.algorithm, algorithm != "ES256" {
-            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "alg is <\(algorithm)>, APNs needs <ES256>"))
+            return .failure(
+                Rejection(
+                    .invalidProviderToken, check: .authentication, detail: "alg is <\(algorithm)>, APNs needs <ES256>"))
         }
         guard let key = keys.keys[token.keyId] else {
-            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "no key <\(token.keyId)> is registered"))
+            return .failure(
+                Rejection(
+                    .invalidProviderToken, check: .authentication, detail: "no key <\(token.keyId)> is registered"))
         }
         guard key.teamId == token.teamId else {
             return .failure(
-                Rejection(.invalidProviderToken, check: .authentication, detail: "key <\(token.keyId)> belongs to team <\(key.teamId)>, the JWT says iss <\(token.teamId)>"))
+                Rejection(
+                    .invalidProviderToken, check: .authentication,
+                    detail: "key <\(token.keyId)> belongs to team <\(key.teamId)>, the JWT says iss <\(token.teamId)>"))
         }
         guard key.publicKey.verify(signature: token.signature, message: token.signingInput) else {
-            return .failure(Rejection(.invalidProviderToken, check: .authentication, detail: "the ES256 signature does not verify with key <\(token.keyId)>"))
+            return .failure(
+                Rejection(
+                    .invalidProviderToken, check: .authentication,
+                    detail: "the ES256 signature does not verify with key <\(token.keyId)>"))
         }
         if let pinnedTeamId, pinnedTeamId != token.teamId {
             return .failure(
-                Rejection(.invalidProviderToken, check: .authentication, detail: "this connection is bound to team <\(pinnedTeamId)> since its first push; the JWT is from team <\(token.teamId)>"))
+                Rejection(
+                    .invalidProviderToken, check: .authentication,
+                    detail:
+                        "this connection is bound to team <\(pinnedTeamId)> since its first push; the JWT is from team <\(token.teamId)>"
+                ))
         }
         if let pinnedKeyId, !keys.areRelated(pinnedKeyId, token.keyId) {
             return .failure(
-                Rejection(.unrelatedKeyIdInToken, check: .authentication, detail: "this connection's first push used key <\(pinnedKeyId)>; <\(token.keyId)> is not related to it"))
+                Rejection(
+                    .unrelatedKeyIdInToken, check: .authentication,
+                    detail:
+                        "this connection's first push used key <\(pinnedKeyId)>; <\(token.keyId)> is not related to it")
+            )
         }
         if let restricted = key.environment, restricted != environment {
             return .failure(
-                Rejection(environmentKeyReason, check: .authentication, detail: "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)"))
+                Rejection(
+                    environmentKeyReason, check: .authentication,
+                    detail:
+                        "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)")
+            )
         }
         if case .failure(let rejection) = checkAge(token, firstSeen: now, now: now) { return .failure(rejection) }
         if let lastChange, now.world - lastChange.world < Self.minimumRefreshInterval {
             blockedUntil = lastChange.world + Self.minimumRefreshInterval
             return .failure(
-                Rejection(.tooManyProviderTokenUpdates, check: .authentication, detail: "a new JWT \(Int(now.world - lastChange.world)) s after the previous one; APNs allows one every \(Int(Self.minimumRefreshInterval / 60)) minutes"))
+                Rejection(
+                    .tooManyProviderTokenUpdates, check: .authentication,
+                    detail:
+                        "a new JWT \(Int(now.world - lastChange.world)) s after the previous one; APNs allows one every \(Int(Self.minimumRefreshInterval / 60)) minutes"
+                ))
         }
         let isFirst = current == nil
         current = (authorization, token, now)
@@ -112,11 +139,17 @@ public struct TokenAuthentication: Sendable {
         let age = (firstSeen.wall - Double(token.issuedAt)) + (now.world - firstSeen.world)
         if age > Self.tokenLifetime {
             return .failure(
-                Rejection(.expiredProviderToken, check: .authentication, detail: "the JWT was issued \(Int(age)) s ago (iat \(token.issuedAt)); APNs accepts at most \(Int(Self.tokenLifetime)) s"))
+                Rejection(
+                    .expiredProviderToken, check: .authentication,
+                    detail:
+                        "the JWT was issued \(Int(age)) s ago (iat \(token.issuedAt)); APNs accepts at most \(Int(Self.tokenLifetime)) s"
+                ))
         }
         if age < -Self.allowedFutureSkew {
             return .failure(
-                Rejection(.invalidProviderToken, check: .authentication, detail: "the JWT's iat \(token.issuedAt) is \(Int(-age)) s in the future"))
+                Rejection(
+                    .invalidProviderToken, check: .authentication,
+                    detail: "the JWT's iat \(token.issuedAt) is \(Int(-age)) s in the future"))
         }
         return .success(())
     }

@@ -1,7 +1,10 @@
 /// Settings of the rules: which profile, which order, which environment.
 public struct ValidationSettings: Sendable {
     /// `apple` is faithful; `voipLint` also refuses what a VoIP provider must never send.
-    public enum Profile: String, Sendable, CaseIterable { case apple, voipLint = "voip-lint" }
+    public enum Profile: String, Sendable, CaseIterable {
+        case apple
+        case voipLint = "voip-lint"
+    }
 
     public var profile: Profile = .apple
     public var order: ValidationOrder = .authFirst
@@ -93,7 +96,8 @@ public struct Validator: Sendable {
             AcceptedPush(
                 deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
                 priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
-                keyId: state.providerToken?.keyId, teamId: state.providerToken?.teamId, isFirstValidToken: state.isFirstValidToken))
+                keyId: state.providerToken?.keyId, teamId: state.providerToken?.teamId,
+                isFirstValidToken: state.isFirstValidToken))
     }
 
     /// What the checks learn as they go.
@@ -126,12 +130,15 @@ public struct Validator: Sendable {
         case .method:
             // [RESP]: 405 for anything but POST.
             if request.method != "POST" {
-                return Rejection(.methodNotAllowed, check: check, detail: "method is <\(request.method ?? "none")>, APNs accepts only <POST>")
+                return Rejection(
+                    .methodNotAllowed, check: check,
+                    detail: "method is <\(request.method ?? "none")>, APNs accepts only <POST>")
             }
         case .path:
             // [SEND]: /3/device/<token>; [RESP]: BadPath, MissingDeviceToken.
             guard let token = request.deviceToken else {
-                return Rejection(.badPath, check: check, detail: "path is <\(request.path ?? "none")>, expected </3/device/<token>>")
+                return Rejection(
+                    .badPath, check: check, detail: "path is <\(request.path ?? "none")>, expected </3/device/<token>>")
             }
             if token.isEmpty {
                 return Rejection(.missingDeviceToken, check: check, detail: "path </3/device/> names no device token")
@@ -145,7 +152,9 @@ public struct Validator: Sendable {
         case .messageId:
             // [SEND]: a canonical UUID.
             if let id = request.apnsId, !UUIDSyntax.isCanonical(id) {
-                return Rejection(.badMessageId, check: check, detail: "apns-id <\(id)> is not a UUID like <123e4567-e89b-12d3-a456-4266554400a0>")
+                return Rejection(
+                    .badMessageId, check: check,
+                    detail: "apns-id <\(id)> is not a UUID like <123e4567-e89b-12d3-a456-4266554400a0>")
             }
         case .topic:
             return checkTopic(&state, credentials: credentials)
@@ -157,20 +166,28 @@ public struct Validator: Sendable {
             // [SEND]: UNIX epoch seconds; 0 = do not store.
             if let text = request.expiration {
                 guard let value = Int64(text), value >= 0 else {
-                    return Rejection(.badExpirationDate, check: check, detail: "apns-expiration <\(text)> is not a UNIX time in seconds")
+                    return Rejection(
+                        .badExpirationDate, check: check,
+                        detail: "apns-expiration <\(text)> is not a UNIX time in seconds")
                 }
                 state.expiration = value
             }
         case .collapseId:
             // [SEND]: at most 64 bytes.
             if let id = request.collapseId, id.utf8.count > 64 {
-                return Rejection(.badCollapseId, check: check, detail: "apns-collapse-id is \(id.utf8.count) bytes, at most 64 allowed")
+                return Rejection(
+                    .badCollapseId, check: check,
+                    detail: "apns-collapse-id is \(id.utf8.count) bytes, at most 64 allowed")
             }
         case .topicAuthorization:
             return authorizeTopic(state, credentials: &credentials)
         case .deviceToken:
             if let token = state.token, !token.isEmpty, !DeviceTokenSyntax.isWellFormed(token) {
-                return Rejection(.badDeviceToken, check: check, detail: "device token <\(DeviceTokenSyntax.abbreviated(token))> is not an even number of hexadecimal digits")
+                return Rejection(
+                    .badDeviceToken, check: check,
+                    detail:
+                        "device token <\(DeviceTokenSyntax.abbreviated(token))> is not an even number of hexadecimal digits"
+                )
             }
         case .payload:
             // [SEND], [PAYLOAD]: a body is required; 4096 bytes, 5120 for VoIP.
@@ -179,7 +196,11 @@ public struct Validator: Sendable {
             }
             let limit = (state.pushType ?? .alert).payloadLimit
             if request.bodyLength > limit {
-                return Rejection(.payloadTooLarge, check: check, detail: "payload is \(request.bodyLength) bytes, the limit for \(state.pushType?.rawValue ?? "this") push type is \(limit)")
+                return Rejection(
+                    .payloadTooLarge, check: check,
+                    detail:
+                        "payload is \(request.bodyLength) bytes, the limit for \(state.pushType?.rawValue ?? "this") push type is \(limit)"
+                )
             }
         case .voipLint:
             return lint(state)
@@ -190,28 +211,47 @@ public struct Validator: Sendable {
             switch directory.lookup(token: token, topic: topic, environment: settings.environment, now: now.world) {
             case .active: return nil
             case .notForTopic:
-                return Rejection(.deviceTokenNotForTopic, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not registered for topic <\(topic)>")
+                return Rejection(
+                    .deviceTokenNotForTopic, check: check,
+                    detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not registered for topic <\(topic)>")
             case .unknown:
-                return Rejection(.badDeviceToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not a \(settings.environment.rawValue) token")
+                return Rejection(
+                    .badDeviceToken, check: check,
+                    detail:
+                        "token <\(DeviceTokenSyntax.abbreviated(token))> is not a \(settings.environment.rawValue) token"
+                )
             case .unregistered(let since):
-                return Rejection(.unregistered, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>", timestamp: since)
+                return Rejection(
+                    .unregistered, check: check,
+                    detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>",
+                    timestamp: since)
             case .expired:
-                return Rejection(.expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
+                return Rejection(
+                    .expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
             }
         }
         return nil
     }
 
-    private func authenticate(_ state: inout State, credentials: inout ConnectionCredentials, now: Moment) -> Rejection? {
+    private func authenticate(_ state: inout State, credentials: inout ConnectionCredentials, now: Moment) -> Rejection?
+    {
         switch credentials {
         case .certificate(let certificate):
             // [CERT]; the `authorization` header is ignored on a certificate connection.
             if certificate.topics.isEmpty {
-                return Rejection(.badCertificate, check: .authentication, detail: "the client certificate <\(certificate.commonName ?? "?")> names no APNs topic (no UID, no 1.2.840.113635.100.6.3.6)")
+                return Rejection(
+                    .badCertificate, check: .authentication,
+                    detail:
+                        "the client certificate <\(certificate.commonName ?? "?")> names no APNs topic (no UID, no 1.2.840.113635.100.6.3.6)"
+                )
             }
             if !certificate.environments.contains(settings.environment) {
                 let has = certificate.environments.map(\.rawValue).sorted().joined(separator: ", ")
-                return Rejection(.badCertificateEnvironment, check: .authentication, detail: "the client certificate is for <\(has.isEmpty ? "no environment" : has)>, this is \(settings.environment.rawValue)")
+                return Rejection(
+                    .badCertificateEnvironment, check: .authentication,
+                    detail:
+                        "the client certificate is for <\(has.isEmpty ? "no environment" : has)>, this is \(settings.environment.rawValue)"
+                )
             }
             return nil
         case .token(var authentication):
@@ -236,22 +276,32 @@ public struct Validator: Sendable {
                 state.topic = certificate.topics[0]
                 return nil
             }
-            return Rejection(.missingTopic, check: .topic, detail: "no apns-topic header; name the topic, e.g. <com.example.app.voip>")
+            return Rejection(
+                .missingTopic, check: .topic,
+                detail: "no apns-topic header; name the topic, e.g. <com.example.app.voip>")
         }
         // A bundle id is letters, digits, '-' and '.'; anything else cannot be a topic.
-        let isBundleSyntax = !topic.isEmpty && topic.utf8.allSatisfy { byte in
-            (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
-                || byte == 45 || byte == 46
-        }
+        let isBundleSyntax =
+            !topic.isEmpty
+            && topic.utf8.allSatisfy { byte in
+                (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+                    || byte == 45 || byte == 46
+            }
         if !isBundleSyntax {
-            return Rejection(.badTopic, check: .topic, detail: "apns-topic <\(topic)> is not a bundle id with an optional push-type suffix")
+            return Rejection(
+                .badTopic, check: .topic,
+                detail: "apns-topic <\(topic)> is not a bundle id with an optional push-type suffix")
         }
         return nil
     }
 
     private func checkPushType(_ state: State) -> Rejection? {
         if let text = state.request.pushType, state.pushType == nil {
-            return Rejection(.invalidPushType, check: .pushType, detail: "apns-push-type <\(text)> is not one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
+            return Rejection(
+                .invalidPushType, check: .pushType,
+                detail:
+                    "apns-push-type <\(text)> is not one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         guard let type = state.pushType, let topic = state.topic else { return nil }
         let implied = PushType.implied(byTopic: topic)
@@ -259,7 +309,8 @@ public struct Validator: Sendable {
             // A VoIP push to the bare bundle id: TopicDisallowed (O: PyAPNs2 #70).
             return Rejection(
                 .topicDisallowed, check: .pushType,
-                detail: "push type <\(type.rawValue)> needs topic <\(PushType.bundleId(ofTopic: topic))\(suffix)>, got <\(topic)>",
+                detail:
+                    "push type <\(type.rawValue)> needs topic <\(PushType.bundleId(ofTopic: topic))\(suffix)>, got <\(topic)>",
                 lint: type == .voip && settings.profile == .voipLint ? .topicWithoutVoipSuffix : nil)
         }
         if let implied, implied != type, type != .mdm {
@@ -279,7 +330,8 @@ public struct Validator: Sendable {
             return Rejection(.badPriority, check: .priority, detail: "apns-priority <\(text)> is not 10, 5 or 1")
         }
         if state.pushType == .background, priority == .immediate {
-            return Rejection(.badPriority, check: .priority, detail: "a background push must have apns-priority <5>, got <10>")
+            return Rejection(
+                .badPriority, check: .priority, detail: "a background push must have apns-priority <5>, got <10>")
         }
         state.priority = priority
         return nil
@@ -291,11 +343,16 @@ public struct Validator: Sendable {
         case .certificate(let certificate):
             // [SEND]: location pushes need token authentication, whatever the certificate carries.
             if state.pushType == .location {
-                return Rejection(.forbidden, check: .topicAuthorization, detail: "push type <location> is allowed with token authentication only")
+                return Rejection(
+                    .forbidden, check: .topicAuthorization,
+                    detail: "push type <location> is allowed with token authentication only")
             }
             // pushy's TLS mock answers BadTopic for a topic the certificate does not carry.
             if !certificate.topics.contains(topic) {
-                return Rejection(.badTopic, check: .topicAuthorization, detail: "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
+                return Rejection(
+                    .badTopic, check: .topicAuthorization,
+                    detail:
+                        "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
             }
         case .token(var authentication):
             guard let team = authentication.pinnedTeamId ?? state.providerToken?.teamId else { return nil }
@@ -304,7 +361,8 @@ public struct Validator: Sendable {
             if authentication.lastAuthorizedTopic == topic { return nil }
             let bundle = PushType.bundleId(ofTopic: topic)
             if !(keys.teams[team]?.contains(bundle) ?? false) {
-                return Rejection(.topicDisallowed, check: .topicAuthorization, detail: "team <\(team)> has no app <\(bundle)>")
+                return Rejection(
+                    .topicDisallowed, check: .topicAuthorization, detail: "team <\(team)> has no app <\(bundle)>")
             }
             authentication.lastAuthorizedTopic = topic
             credentials = .token(authentication)
@@ -316,16 +374,24 @@ public struct Validator: Sendable {
         guard settings.profile == .voipLint, state.isVoIP else { return nil }
         let request = state.request
         if let topic = state.topic, !topic.hasSuffix(".voip") {
-            return Rejection(.topicDisallowed, check: .voipLint, detail: "topic <\(topic)>, expected <\(topic).voip>", lint: .topicWithoutVoipSuffix)
+            return Rejection(
+                .topicDisallowed, check: .voipLint, detail: "topic <\(topic)>, expected <\(topic).voip>",
+                lint: .topicWithoutVoipSuffix)
         }
         if state.pushType != .voip {
-            return Rejection(.invalidPushType, check: .voipLint, detail: "apns-push-type <\(request.pushType ?? "none")>, expected <voip>", lint: .pushTypeNotVoip)
+            return Rejection(
+                .invalidPushType, check: .voipLint,
+                detail: "apns-push-type <\(request.pushType ?? "none")>, expected <voip>", lint: .pushTypeNotVoip)
         }
         if state.priority != .immediate {
-            return Rejection(.badPriority, check: .voipLint, detail: "apns-priority <\(state.priority.rawValue)>, expected <10>", lint: .priorityNotImmediate)
+            return Rejection(
+                .badPriority, check: .voipLint, detail: "apns-priority <\(state.priority.rawValue)>, expected <10>",
+                lint: .priorityNotImmediate)
         }
         if state.expiration != 0 {
-            return Rejection(.badExpirationDate, check: .voipLint, detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0>", lint: .nonZeroExpiration)
+            return Rejection(
+                .badExpirationDate, check: .voipLint,
+                detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0>", lint: .nonZeroExpiration)
         }
         return nil
     }

@@ -21,7 +21,10 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     /// Why the connection ended, for the handler and the log.
     var endReason: String?
 
-    init(fd: Int32, id: UInt64, peer: String, tls: TLSContext?, service: any HTTP2Service, limits: HTTP2Limits, now: Double) {
+    init(
+        fd: Int32, id: UInt64, peer: String, tls: TLSContext?, service: any HTTP2Service, limits: HTTP2Limits,
+        now: Double
+    ) {
         self.fd = fd
         self.id = id
         self.peer = peer

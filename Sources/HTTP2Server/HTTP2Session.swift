@@ -113,7 +113,8 @@ public final class HTTP2Session {
             }
             if let body = response.body, !body.isEmpty {
                 outgoingBodies[streamId] = (body, 0)
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
+                var provider = nghttp2_data_provider(
+                    source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
                 return nghttp2_submit_response(session, streamId, fields, fields.count, &provider)
             }
             return nghttp2_submit_response(session, streamId, fields, fields.count, nil)

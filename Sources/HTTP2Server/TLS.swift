@@ -122,7 +122,10 @@ public final class TLSSession {
             }
             let error = SSL_get_error(ssl, count)
             if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return true }
-            if error == SSL_ERROR_ZERO_RETURN { failure = "the client closed TLS"; return false }
+            if error == SSL_ERROR_ZERO_RETURN {
+                failure = "the client closed TLS"
+                return false
+            }
             failure = "TLS read failed: \(TLSError.queue())"
             return false
         }
@@ -187,7 +190,9 @@ public final class TLSSession {
         if detail.contains("no application protocol") {
             return "the client offered ALPN without h2 (refused: APNs speaks HTTP/2 only)"
         }
-        if detail.contains("wrong version number") || detail.contains("http request") || detail.contains("unknown protocol") {
+        if detail.contains("wrong version number") || detail.contains("http request")
+            || detail.contains("unknown protocol")
+        {
             return "the client did not speak TLS (\(detail))"
         }
         if detail.contains("peer did not return a certificate") {

@@ -22,7 +22,9 @@ final class Worker: @unchecked Sendable {
     private var countLock = NSLock()
     private var count = 0
 
-    init(index: Int, listener: Int32, configuration: ServerConfiguration, service: any HTTP2Service, ids: ConnectionIds) throws(ServerError) {
+    init(index: Int, listener: Int32, configuration: ServerConfiguration, service: any HTTP2Service, ids: ConnectionIds)
+        throws(ServerError)
+    {
         self.index = index
         self.listener = listener
         self.configuration = configuration
@@ -146,7 +148,9 @@ final class Worker: @unchecked Sendable {
             let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 connection.lastActivity = now
-                let keepOpen = readBuffer.withUnsafeBytes { connection.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                let keepOpen = readBuffer.withUnsafeBytes {
+                    connection.received(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                }
                 if !keepOpen { connection.closeAfterFlush = true }
                 writeOut(connection)
                 if connections[fd] == nil || connection.closeAfterFlush { return }
@@ -181,7 +185,9 @@ final class Worker: @unchecked Sendable {
             }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                watch(fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (paused.contains(fd) ? 0 : EPOLLIN.rawValue), op: EPOLL_CTL_MOD)
+                watch(
+                    fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (paused.contains(fd) ? 0 : EPOLLIN.rawValue),
+                    op: EPOLL_CTL_MOD)
                 return
             }
             connection.endReason = connection.endReason ?? "write failed: \(String(cString: strerror(errno)))"
@@ -236,7 +242,9 @@ final class Worker: @unchecked Sendable {
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let status = withUnsafePointer(to: &copy) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+                getnameinfo(
+                    $0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), &service,
+                    socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
         guard status == 0 else { return "?" }

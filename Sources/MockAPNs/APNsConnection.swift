@@ -66,13 +66,17 @@ final class APNsConnection: HTTP2ConnectionHandler {
         if http.headerListTooLarge {
             // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
             connection.respond(streamId: http.streamId, HTTP2Response(status: 431, headers: [("apns-id", apnsId)]))
-            record(http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil, fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
+            record(
+                http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
+                fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
             return
         }
         if let fault = faults.take(deviceToken: request.deviceToken) {
             let rejection = Rejection(fault, check: .device, detail: "answered by the armed fault plan")
             answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
-            record(http, request, apnsId: apnsId, status: fault.status, rejection: rejection, accepted: nil, fault: "fault plan", at: now)
+            record(
+                http, request, apnsId: apnsId, status: fault.status, rejection: rejection, accepted: nil,
+                fault: "fault plan", at: now)
             return
         }
         var result = mock.validator.validate(request, credentials: &credentials, at: now)
@@ -90,12 +94,15 @@ final class APNsConnection: HTTP2ConnectionHandler {
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
             // close (APNS-REFERENCE §5; sideshow/apns2 #93, #117).
             closing = true
-            connection.goAway(lastStreamId: 0, errorCode: 0, debugData: MockAPNs.goAwayData(rejection.reason), close: true)
+            connection.goAway(
+                lastStreamId: 0, errorCode: 0, debugData: MockAPNs.goAwayData(rejection.reason), close: true)
             record(http, request, apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil, at: now)
             mock.emit(.goAway(connection: info.id, lastStreamId: 0, reason: rejection.reason, at: now))
         case .failure(let rejection):
             answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
-            record(http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil, fault: nil, at: now)
+            record(
+                http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
+                fault: nil, at: now)
         }
     }
 
@@ -129,7 +136,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     func idleGoAwayDebugData() -> [UInt8] {
-        mock.emit(.goAway(connection: info.id, lastStreamId: nil, reason: .idleTimeout, at: mock.configuration.clock.now()))
+        mock.emit(
+            .goAway(connection: info.id, lastStreamId: nil, reason: .idleTimeout, at: mock.configuration.clock.now()))
         return MockAPNs.goAwayData(.idleTimeout)
     }
 

@@ -6,26 +6,26 @@ struct JSONLine {
 
     mutating func field(_ key: String, _ value: String?) {
         guard let value else { return }
-        key_(key)
+        writeKey(key)
         text += JSONLine.quoted(value)
     }
 
     mutating func field(_ key: String, _ value: Int64?) {
         guard let value else { return }
-        key_(key)
+        writeKey(key)
         text += String(value)
     }
 
     mutating func field(_ key: String, _ value: Int?) { field(key, value.map(Int64.init)) }
 
     mutating func field(_ key: String, _ value: Bool) {
-        key_(key)
+        writeKey(key)
         text += value ? "true" : "false"
     }
 
     /// A nested object, already rendered.
     mutating func raw(_ key: String, _ json: String) {
-        key_(key)
+        writeKey(key)
         text += json
     }
 
@@ -33,7 +33,7 @@ struct JSONLine {
         text + "}"
     }
 
-    private mutating func key_(_ key: String) {
+    private mutating func writeKey(_ key: String) {
         if !first { text += "," }
         first = false
         text += JSONLine.quoted(key) + ":"

@@ -24,18 +24,21 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
     public static func line(for event: MockEvent) -> String {
         switch event {
         case .connectionOpened(let connection, let peer, let alpn, let authentication, let at):
-            return "\(clock(at)) #\(connection) connected from \(peer), ALPN \(alpn ?? "none (HTTP/2 prior knowledge)"), \(authentication) authentication"
+            return
+                "\(clock(at)) #\(connection) connected from \(peer), ALPN \(alpn ?? "none (HTTP/2 prior knowledge)"), \(authentication) authentication"
         case .connectionRefused(let peer, let why, let at):
             return "\(clock(at)) refused \(peer): \(why)"
         case .goAway(let connection, let last, let reason, let at):
-            return "\(clock(at)) #\(connection) GOAWAY last-stream-id \(last.map(String.init) ?? "last processed") {\"reason\":\"\(reason.wire)\"} — \(reason.explanation)"
+            return
+                "\(clock(at)) #\(connection) GOAWAY last-stream-id \(last.map(String.init) ?? "last processed") {\"reason\":\"\(reason.wire)\"} — \(reason.explanation)"
         case .connectionClosed(let connection, let why, let at):
             return "\(clock(at)) #\(connection) closed: \(why)"
         case .push(let record):
             let request = record.request
             let token = request.deviceToken.map(DeviceTokenSyntax.abbreviated) ?? (request.path ?? "-")
             let type = request.pushType ?? "no push type"
-            var text = "\(clock(record.at)) #\(record.connection) \(request.method ?? "?") \(token) \(type) \(request.topic ?? "no topic") → "
+            var text =
+                "\(clock(record.at)) #\(record.connection) \(request.method ?? "?") \(token) \(type) \(request.topic ?? "no topic") → "
             if let rejection = record.rejection {
                 let status = record.status == 0 ? "GOAWAY" : String(record.status)
                 text += "\(status) \(rejection.reason.wire): \(rejection.detail). \(rejection.explanation)"

@@ -13,7 +13,9 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
     public init(path: String) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
     }
 
@@ -97,7 +99,9 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
         line.field("apns-priority", request.priority)
         line.field("apns-expiration", request.expiration)
         line.field("apns-collapse-id", request.collapseId)
-        if !request.duplicatedHeaders.isEmpty { line.field("duplicated", request.duplicatedHeaders.joined(separator: ",")) }
+        if !request.duplicatedHeaders.isEmpty {
+            line.field("duplicated", request.duplicatedHeaders.joined(separator: ","))
+        }
         line.field("bodyLength", request.bodyLength)
         if request.bodyLength <= 5120 { line.field("body", String(decoding: request.body, as: UTF8.self)) }
         return line.finish()

@@ -22,7 +22,9 @@ struct Arguments {
             return String(item.dropFirst(name.count + 1))
         }
         guard let index = items.firstIndex(of: name) else { return nil }
-        guard index + 1 < items.count else { throw UsageError("\(name) needs a value; see 'ringside \(command) --help'") }
+        guard index + 1 < items.count else {
+            throw UsageError("\(name) needs a value; see 'ringside \(command) --help'")
+        }
         let value = items[index + 1]
         items.removeSubrange(index...index + 1)
         return value

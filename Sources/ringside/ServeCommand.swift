@@ -77,15 +77,23 @@ enum ServeCommand {
         init(_ arguments: inout Arguments) throws(UsageError) {
             host = try arguments.value("--host") ?? host
             port = try arguments.number("--port", UInt16.self) ?? port
-            profile = try arguments.choice("--profile", ValidationSettings.Profile.self, choices: ValidationSettings.Profile.allCases) ?? profile
+            profile =
+                try arguments.choice(
+                    "--profile", ValidationSettings.Profile.self, choices: ValidationSettings.Profile.allCases)
+                ?? profile
             auth = try arguments.choice("--auth", AuthenticationMode.self, choices: AuthenticationMode.allCases) ?? auth
-            environment = try arguments.choice("--environment", APNsEnvironment.self, choices: APNsEnvironment.allCases) ?? environment
+            environment =
+                try arguments.choice("--environment", APNsEnvironment.self, choices: APNsEnvironment.allCases)
+                ?? environment
             plaintext = arguments.flag("--plaintext")
             transcript = try arguments.value("--transcript")
             order = try arguments.choice("--order", ValidationOrder.self, choices: ValidationOrder.allCases) ?? order
             if let reason = try arguments.value("--env-key-reason") {
-                guard let parsed = Reason(wire: reason), parsed == .badEnvironmentKeyInToken || parsed == .badEnvironmentKeyIdInToken else {
-                    throw UsageError("--env-key-reason <\(reason)> is not BadEnvironmentKeyInToken or BadEnvironmentKeyIdInToken")
+                guard let parsed = Reason(wire: reason),
+                    parsed == .badEnvironmentKeyInToken || parsed == .badEnvironmentKeyIdInToken
+                else {
+                    throw UsageError(
+                        "--env-key-reason <\(reason)> is not BadEnvironmentKeyInToken or BadEnvironmentKeyIdInToken")
                 }
                 environmentKeyReason = parsed
             }
@@ -161,13 +169,19 @@ enum ServeCommand {
             return ExitCode.cannotProceed
         }
         if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
-            Output.error("warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public")
+            Output.error(
+                "warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public"
+            )
         }
         printContract(options: options, port: http2.port, certs: certs)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        if !options.quiet { Output.error("ringside: \(received == SIGINT ? "interrupted" : "terminated"), sending GOAWAY to \(http2.openConnections) connection(s)") }
+        if !options.quiet {
+            Output.error(
+                "ringside: \(received == SIGINT ? "interrupted" : "terminated"), sending GOAWAY to \(http2.openConnections) connection(s)"
+            )
+        }
         http2.stop(goAwayDebugData: Array(#"{"reason":"Shutdown"}"#.utf8))
         return ExitCode.success
     }

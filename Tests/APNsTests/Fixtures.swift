@@ -14,8 +14,11 @@ enum Fixtures {
         try! ES256Key(pem: String(contentsOfFile: "\(certs)/AuthKey_\(keyId).p8", encoding: .utf8))
     }
 
-    static func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", issuedAt: Double = start.wall, der: Bool = false) -> String {
-        try! ProviderToken.sign(keyId: keyId, teamId: teamId, issuedAt: Int64(issuedAt), key: signingKey(keyId), derSignature: der)
+    static func jwt(
+        keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", issuedAt: Double = start.wall, der: Bool = false
+    ) -> String {
+        try! ProviderToken.sign(
+            keyId: keyId, teamId: teamId, issuedAt: Int64(issuedAt), key: signingKey(keyId), derSignature: der)
     }
 
     static func certificate(_ name: String) -> ClientCertificate {

@@ -5,11 +5,14 @@ import Testing
 @Suite struct TokenAuthenticationTests {
     let validator = Validator(settings: ValidationSettings(), keys: Fixtures.keys)
 
-    func push(_ jwt: String, _ credentials: inout ConnectionCredentials, at moment: Moment = Fixtures.start) -> Result<AcceptedPush, Rejection> {
+    func push(_ jwt: String, _ credentials: inout ConnectionCredentials, at moment: Moment = Fixtures.start) -> Result<
+        AcceptedPush, Rejection
+    > {
         validator.validate(Fixtures.voipPush(authorization: "bearer \(jwt)"), credentials: &credentials, at: moment)
     }
 
-    @Test("The first valid JWT on a connection is flagged (APNs then raises MAX_CONCURRENT_STREAMS); later ones are not")
+    @Test(
+        "The first valid JWT on a connection is flagged (APNs then raises MAX_CONCURRENT_STREAMS); later ones are not")
     func firstValidToken() throws {
         var credentials = AuthMode.token.credentials()
         let jwt = Fixtures.jwt()
@@ -45,12 +48,16 @@ import Testing
 
     @Test("A JWT from an unknown key, a wrong team, a bad signature or garbage is InvalidProviderToken")
     func invalidTokens() {
-        let unknownKey = try! ProviderToken.sign(keyId: "RINGKEY999", teamId: "RINGTEAM01", issuedAt: Int64(Fixtures.start.wall), key: Fixtures.signingKey("RINGKEY999"))
+        let unknownKey = try! ProviderToken.sign(
+            keyId: "RINGKEY999", teamId: "RINGTEAM01", issuedAt: Int64(Fixtures.start.wall),
+            key: Fixtures.signingKey("RINGKEY999"))
         let wrongTeam = Fixtures.jwt(keyId: "RINGKEY001", teamId: "RINGTEAM02")
         var tampered = Fixtures.jwt()
         tampered.removeLast(4)
         tampered += "AAAA"
-        let signedByOtherKey = try! ProviderToken.sign(keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Fixtures.start.wall), key: Fixtures.signingKey("RINGKEY005"))
+        let signedByOtherKey = try! ProviderToken.sign(
+            keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Fixtures.start.wall),
+            key: Fixtures.signingKey("RINGKEY005"))
         for jwt in [unknownKey, wrongTeam, tampered, signedByOtherKey, "not.a.jwt", "abc"] {
             var credentials = AuthMode.token.credentials()
             #expect(push(jwt, &credentials).reason == .invalidProviderToken, "\(jwt.prefix(40))")
@@ -60,11 +67,18 @@ import Testing
     @Test("No authorization, or one without 'bearer', is MissingProviderToken")
     func missingToken() {
         var credentials = AuthMode.token.credentials()
-        #expect(validator.validate(Fixtures.voipPush(authorization: nil), credentials: &credentials, at: Fixtures.start).reason == .missingProviderToken)
-        #expect(validator.validate(Fixtures.voipPush(authorization: Fixtures.jwt()), credentials: &credentials, at: Fixtures.start).reason == .missingProviderToken)
+        #expect(
+            validator.validate(Fixtures.voipPush(authorization: nil), credentials: &credentials, at: Fixtures.start)
+                .reason == .missingProviderToken)
+        #expect(
+            validator.validate(
+                Fixtures.voipPush(authorization: Fixtures.jwt()), credentials: &credentials, at: Fixtures.start
+            ).reason == .missingProviderToken)
     }
 
-    @Test("A new JWT within 20 minutes on one connection is TooManyProviderTokenUpdates, and the connection stays unusable")
+    @Test(
+        "A new JWT within 20 minutes on one connection is TooManyProviderTokenUpdates, and the connection stays unusable"
+    )
     func tooManyUpdates() {
         var credentials = AuthMode.token.credentials()
         #expect(push(Fixtures.jwt(), &credentials).reason == nil)
@@ -84,7 +98,9 @@ import Testing
         #expect(push(Fixtures.jwt(issuedAt: later.wall), &credentials, at: later).reason == nil)
     }
 
-    @Test("After the first push, another team's key is InvalidProviderToken and an unrelated key of the team is UnrelatedKeyIdInToken")
+    @Test(
+        "After the first push, another team's key is InvalidProviderToken and an unrelated key of the team is UnrelatedKeyIdInToken"
+    )
     func connectionBinding() {
         var credentials = AuthMode.token.credentials()
         #expect(push(Fixtures.jwt(), &credentials).reason == nil)
@@ -100,9 +116,13 @@ import Testing
         let productionKey = Fixtures.jwt(keyId: "RINGKEY004")
         var credentials = AuthMode.token.credentials()
         #expect(push(productionKey, &credentials).reason == .badEnvironmentKeyInToken)
-        let apple = Validator(settings: ValidationSettings(environmentKeyReason: .badEnvironmentKeyIdInToken), keys: Fixtures.keys)
+        let apple = Validator(
+            settings: ValidationSettings(environmentKeyReason: .badEnvironmentKeyIdInToken), keys: Fixtures.keys)
         var again = AuthMode.token.credentials()
-        #expect(apple.validate(Fixtures.voipPush(authorization: "bearer \(productionKey)"), credentials: &again, at: Fixtures.start).reason == .badEnvironmentKeyIdInToken)
+        #expect(
+            apple.validate(
+                Fixtures.voipPush(authorization: "bearer \(productionKey)"), credentials: &again, at: Fixtures.start
+            ).reason == .badEnvironmentKeyIdInToken)
         let sandboxKey = Fixtures.jwt(keyId: "RINGKEY003")
         var sandbox = AuthMode.token.credentials()
         #expect(push(sandboxKey, &sandbox).reason == nil)
@@ -122,7 +142,8 @@ import Testing
     func parsesTestCertificates() {
         let voip = Fixtures.certificate("voip")
         #expect(voip.uid == "com.ringside.testapp")
-        #expect(voip.topics == ["com.ringside.testapp", "com.ringside.testapp.voip", "com.ringside.testapp.complication"])
+        #expect(
+            voip.topics == ["com.ringside.testapp", "com.ringside.testapp.voip", "com.ringside.testapp.complication"])
         #expect(voip.environments == [.sandbox, .production])
         #expect(Fixtures.certificate("novoip").topics == ["com.ringside.testapp"])
         #expect(Fixtures.certificate("sandbox-only").environments == [.sandbox])
@@ -131,7 +152,9 @@ import Testing
         #expect((Fixtures.certificate("expired").notAfter ?? .infinity) < Fixtures.start.world)
     }
 
-    func validate(_ request: PushRequest, certificate: String, environment: APNsEnvironment = .sandbox) -> Result<AcceptedPush, Rejection> {
+    func validate(_ request: PushRequest, certificate: String, environment: APNsEnvironment = .sandbox) -> Result<
+        AcceptedPush, Rejection
+    > {
         var credentials = ConnectionCredentials.certificate(Fixtures.certificate(certificate))
         return Validator(settings: ValidationSettings(environment: environment), keys: Fixtures.keys)
             .validate(request, credentials: &credentials, at: Fixtures.start)
@@ -167,11 +190,14 @@ import Testing
 
     @Test("A location push over a certificate is Forbidden (token authentication only)")
     func locationNeedsToken() {
-        let request = Fixtures.voipPush().with("apns-push-type", "location").with("apns-topic", "com.ringside.testapp.location-query")
+        let request = Fixtures.voipPush().with("apns-push-type", "location").with(
+            "apns-topic", "com.ringside.testapp.location-query")
         #expect(validate(request, certificate: "voip").reason == .forbidden)
         var credentials = ConnectionCredentials.certificate(
-            ClientCertificate(uid: "com.ringside.testapp", topics: ["com.ringside.testapp.location-query"], environments: [.sandbox]))
-        let result = Validator(settings: ValidationSettings(), keys: Fixtures.keys).validate(request, credentials: &credentials, at: Fixtures.start)
+            ClientCertificate(
+                uid: "com.ringside.testapp", topics: ["com.ringside.testapp.location-query"], environments: [.sandbox]))
+        let result = Validator(settings: ValidationSettings(), keys: Fixtures.keys).validate(
+            request, credentials: &credentials, at: Fixtures.start)
         #expect(result.reason == .forbidden)
     }
 }

@@ -25,17 +25,23 @@ import Testing
         ("alert push type with a .voip topic", { $0.with("apns-push-type", "alert") }, .invalidPushType),
         ("voip push type with the bare bundle id", { $0.with("apns-topic", "com.ringside.testapp") }, .topicDisallowed),
         ("priority 7", { $0.with("apns-priority", "7") }, .badPriority),
-        ("background push with priority 10", {
-            $0.with("apns-push-type", "background").with("apns-topic", "com.ringside.testapp")
-        }, .badPriority),
+        (
+            "background push with priority 10",
+            {
+                $0.with("apns-push-type", "background").with("apns-topic", "com.ringside.testapp")
+            }, .badPriority
+        ),
         ("expiration not a number", { $0.with("apns-expiration", "tomorrow") }, .badExpirationDate),
         ("apns-id not a UUID", { $0.with("apns-id", "1234") }, .badMessageId),
         ("collapse id of 65 bytes", { $0.with("apns-collapse-id", String(repeating: "c", count: 65)) }, .badCollapseId),
         ("empty body", { $0.withBody(0) }, .payloadEmpty),
         ("VoIP payload of 5121 bytes", { $0.withBody(5121) }, .payloadTooLarge),
-        ("alert payload of 4097 bytes", {
-            $0.with("apns-push-type", "alert").with("apns-topic", "com.ringside.testapp").withBody(4097)
-        }, .payloadTooLarge),
+        (
+            "alert payload of 4097 bytes",
+            {
+                $0.with("apns-push-type", "alert").with("apns-topic", "com.ringside.testapp").withBody(4097)
+            }, .payloadTooLarge
+        ),
     ]
 
     @Test("Each single mistake gets its reason", arguments: AuthMode.allCases, mistakes.indices)
@@ -71,14 +77,18 @@ import Testing
     func directoryVerdicts(mode: AuthMode) {
         struct Directory: DeviceDirectory {
             let answer: DeviceLookup
-            func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup { answer }
+            func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
+                answer
+            }
         }
         let request = Fixtures.voipPush()
-        let unregistered = validate(request, mode: mode, directory: Directory(answer: .unregistered(sinceMilliseconds: 1_799_000_000_123)))
+        let unregistered = validate(
+            request, mode: mode, directory: Directory(answer: .unregistered(sinceMilliseconds: 1_799_000_000_123)))
         #expect(unregistered.reason == .unregistered)
         #expect(unregistered.rejection?.responseBody == #"{"reason":"Unregistered","timestamp":1799000000123}"#)
         #expect(validate(request, mode: mode, directory: Directory(answer: .expired)).reason == .expiredToken)
-        #expect(validate(request, mode: mode, directory: Directory(answer: .notForTopic)).reason == .deviceTokenNotForTopic)
+        #expect(
+            validate(request, mode: mode, directory: Directory(answer: .notForTopic)).reason == .deviceTokenNotForTopic)
         #expect(validate(request, mode: mode, directory: Directory(answer: .unknown)).reason == .badDeviceToken)
     }
 
@@ -92,7 +102,8 @@ import Testing
     func validationOrder() {
         let request = Fixtures.voipPush(token: "nothex", authorization: nil)
         #expect(validate(request, mode: .token).reason == .missingProviderToken)
-        #expect(validate(request, mode: .token, settings: ValidationSettings(order: .pathFirst)).reason == .badDeviceToken)
+        #expect(
+            validate(request, mode: .token, settings: ValidationSettings(order: .pathFirst)).reason == .badDeviceToken)
     }
 
     @Test("Every check appears exactly once in each order")
@@ -127,7 +138,8 @@ import Testing
         #expect(linted.rejection?.lint == .nonZeroExpiration)
     }
 
-    @Test("A .voip topic without a push type is accepted by apple and refused by voip-lint", arguments: AuthMode.allCases)
+    @Test(
+        "A .voip topic without a push type is accepted by apple and refused by voip-lint", arguments: AuthMode.allCases)
     func missingPushType(mode: AuthMode) {
         let request = Fixtures.voipPush().with("apns-push-type", nil)
         #expect(validate(request, mode: mode).reason == nil)

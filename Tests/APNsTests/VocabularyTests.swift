@@ -6,11 +6,15 @@ import Testing
     @Test("Statuses follow Apple's table")
     func statuses() {
         let expected: [Int: Set<Reason>] = [
-            400: [.badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-                  .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-                  .missingTopic, .payloadEmpty, .topicDisallowed],
-            403: [.badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-                  .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken],
+            400: [
+                .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
+                .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+                .missingTopic, .payloadEmpty, .topicDisallowed,
+            ],
+            403: [
+                .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
+                .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken,
+            ],
             404: [.badPath], 405: [.methodNotAllowed], 410: [.expiredToken, .unregistered], 413: [.payloadTooLarge],
             429: [.tooManyProviderTokenUpdates, .tooManyRequests], 500: [.internalServerError],
             503: [.serviceUnavailable, .shutdown],
@@ -32,7 +36,10 @@ import Testing
     @Test("Apple's never-retry list")
     func neverRetry() {
         let permanent = Set(Reason.allCases.filter(\.isPermanentForToken))
-        #expect(permanent == [.badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered, .payloadTooLarge])
+        #expect(
+            permanent == [
+                .badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered, .payloadTooLarge,
+            ])
     }
 }
 

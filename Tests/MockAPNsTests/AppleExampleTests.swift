@@ -39,17 +39,31 @@ import Testing
     }
 
     static let mistakes: [Mistake] = [
-        Mistake(description: "topic without .voip under voip-lint", profile: .voipLint, headers: ["apns-topic": "com.ringside.testapp"], status: 400, reason: .topicDisallowed),
-        Mistake(description: "priority 5 under voip-lint", profile: .voipLint, headers: ["apns-priority": "5"], status: 400, reason: .badPriority),
+        Mistake(
+            description: "topic without .voip under voip-lint", profile: .voipLint,
+            headers: ["apns-topic": "com.ringside.testapp"], status: 400, reason: .topicDisallowed),
+        Mistake(
+            description: "priority 5 under voip-lint", profile: .voipLint, headers: ["apns-priority": "5"], status: 400,
+            reason: .badPriority),
         Mistake(description: "no topic", headers: ["apns-topic": nil], status: 400, reason: .missingTopic),
         Mistake(description: "a malformed token", token: "not-a-token", status: 400, reason: .badDeviceToken),
-        Mistake(description: "5121 bytes of VoIP payload", body: String(repeating: "x", count: 5121), status: 413, reason: .payloadTooLarge),
-        Mistake(description: "5120 bytes of VoIP payload is fine", body: String(repeating: "x", count: 5120), status: 200),
+        Mistake(
+            description: "5121 bytes of VoIP payload", body: String(repeating: "x", count: 5121), status: 413,
+            reason: .payloadTooLarge),
+        Mistake(
+            description: "5120 bytes of VoIP payload is fine", body: String(repeating: "x", count: 5120), status: 200),
         Mistake(description: "GET", method: "GET", status: 405, reason: .methodNotAllowed),
         Mistake(description: "path /3/foo", path: "/3/foo", status: 404, reason: .badPath),
-        Mistake(description: "an hour-old JWT", headers: ["authorization": "bearer \(Paths.jwt(age: 3601))"], status: 403, reason: .expiredProviderToken),
-        Mistake(description: "a JWT from an unknown key", headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY999"))"], status: 403, reason: .invalidProviderToken),
-        Mistake(description: "no authorization", headers: ["authorization": nil], status: 403, reason: .missingProviderToken),
+        Mistake(
+            description: "an hour-old JWT", headers: ["authorization": "bearer \(Paths.jwt(age: 3601))"], status: 403,
+            reason: .expiredProviderToken),
+        Mistake(
+            description: "a JWT from an unknown key",
+            headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY999"))"], status: 403,
+            reason: .invalidProviderToken),
+        Mistake(
+            description: "no authorization", headers: ["authorization": nil], status: 403, reason: .missingProviderToken
+        ),
     ]
 
     @Test("Each single mistake gets its documented status and reason", arguments: mistakes)

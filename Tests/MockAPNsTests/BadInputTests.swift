@@ -9,7 +9,8 @@ import Testing
     static let eightMegabytes: String = {
         let path = NSTemporaryDirectory() + "ringside-8mb-body.json"
         if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(ascii: "x"), count: 8 << 20))
+            _ = FileManager.default.createFile(
+                atPath: path, contents: Data(repeating: UInt8(ascii: "x"), count: 8 << 20))
         }
         return path
     }()
@@ -18,8 +19,12 @@ import Testing
     static func badClients(port: UInt16) throws -> [String: [String: Any]] {
         var seen: [String: [String: Any]] = [:]
         seen["plain bytes instead of TLS"] = try Probe.run(["port": Int(port), "mode": "plain-bytes"])
-        seen["TLS then garbage instead of the preface"] = try Probe.run(["port": Int(port), "ca": Paths.ca, "mode": "garbage-after-tls"])
-        seen["vanishes mid-stream"] = try Probe.run(["port": Int(port), "ca": Paths.ca, "mode": "vanish", "requests": [Probe.voip()]])
+        seen["TLS then garbage instead of the preface"] = try Probe.run([
+            "port": Int(port), "ca": Paths.ca, "mode": "garbage-after-tls",
+        ])
+        seen["vanishes mid-stream"] = try Probe.run([
+            "port": Int(port), "ca": Paths.ca, "mode": "vanish", "requests": [Probe.voip()],
+        ])
         let manyHeaders = (0..<3000).map { ["x-header-\($0)", "value-\($0)"] }
         seen["thousands of headers"] = try Probe.run([
             "port": Int(port), "ca": Paths.ca, "requests": [Probe.voip(extra: manyHeaders)],
@@ -100,8 +105,12 @@ import Testing
         let port = try #require(UInt16(portLine.dropFirst("APNS_PORT=".count)))
         func round() throws {
             _ = try Self.badClients(port: port)
-            _ = try Curl.send(["--http2", "--cacert", Paths.ca, "-H", "authorization: bearer \(Paths.jwt())", "-H", "apns-topic: \(Paths.topic)",
-                               "-H", "apns-push-type: voip", "--data-binary", "@" + Self.eightMegabytes, "https://127.0.0.1:\(port)/3/device/\(Paths.voipToken)"])
+            _ = try Curl.send([
+                "--http2", "--cacert", Paths.ca, "-H", "authorization: bearer \(Paths.jwt())", "-H",
+                "apns-topic: \(Paths.topic)",
+                "-H", "apns-push-type: voip", "--data-binary", "@" + Self.eightMegabytes,
+                "https://127.0.0.1:\(port)/3/device/\(Paths.voipToken)",
+            ])
         }
         try round()
         try round()

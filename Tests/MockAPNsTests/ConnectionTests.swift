@@ -45,7 +45,9 @@ import Testing
     @Test("TLS accepts ALPN h2 and no ALPN at all (prior knowledge), refuses ALPN without h2")
     func alpn() throws {
         let server = try MockServer()
-        let withALPN = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "alpn": ["h2", "http/1.1"], "requests": [Probe.voip()]])
+        let withALPN = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca, "alpn": ["h2", "http/1.1"], "requests": [Probe.voip()],
+        ])
         #expect(Probe.reasons(withALPN) == ["200"])
         let withoutALPN = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip()]])
         #expect(Probe.reasons(withoutALPN) == ["200"])
@@ -58,18 +60,26 @@ import Testing
     @Test("Cleartext HTTP/2 with prior knowledge when TLS is off")
     func plaintext() throws {
         let server = try MockServer(plaintext: true)
-        var arguments = ["--http2-prior-knowledge", "-H", "authorization: bearer \(Paths.jwt())", "-H", "apns-topic: \(Paths.topic)"]
-        arguments += ["-H", "apns-push-type: voip", "--data-binary", "{}", "http://127.0.0.1:\(server.port)/3/device/\(Paths.voipToken)"]
+        var arguments = [
+            "--http2-prior-knowledge", "-H", "authorization: bearer \(Paths.jwt())", "-H", "apns-topic: \(Paths.topic)",
+        ]
+        arguments += [
+            "-H", "apns-push-type: voip", "--data-binary", "{}",
+            "http://127.0.0.1:\(server.port)/3/device/\(Paths.voipToken)",
+        ]
         #expect(try Curl.send(arguments).status == 200)
     }
 
-    @Test("Expired and untrusted client certificates are refused in the handshake, and the log says why", arguments: [
-        ("expired", "certificate has expired"), ("untrusted", "unable to get local issuer certificate"),
-    ])
+    @Test(
+        "Expired and untrusted client certificates are refused in the handshake, and the log says why",
+        arguments: [
+            ("expired", "certificate has expired"), ("untrusted", "unable to get local issuer certificate"),
+        ])
     func refusedCertificates(name: String, why: String) throws {
         let server = try MockServer()
         let response = try Curl.applePush(
-            server, headers: ["authorization": nil], extra: ["--cert", "\(Paths.certs)/client-\(name).pem", "--key", "\(Paths.certs)/client-\(name).key"])
+            server, headers: ["authorization": nil],
+            extra: ["--cert", "\(Paths.certs)/client-\(name).pem", "--key", "\(Paths.certs)/client-\(name).key"])
         #expect(response.status == 0)
         let deadline = Date().addingTimeInterval(2)
         while server.events.refusals.isEmpty, Date() < deadline { usleep(10_000) }
@@ -82,29 +92,36 @@ import Testing
         let certificateOnly = try MockServer(authentication: .certificate)
         #expect(try Curl.applePush(certificateOnly).status == 0)
         let withCertificate = try Curl.applePush(
-            certificateOnly, headers: ["authorization": nil], extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
+            certificateOnly, headers: ["authorization": nil],
+            extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
         #expect(withCertificate.status == 200)
         let tokenOnly = try MockServer(authentication: .token)
         let certificateIgnored = try Curl.applePush(
-            tokenOnly, headers: ["authorization": nil], extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
+            tokenOnly, headers: ["authorization": nil],
+            extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
         #expect(certificateIgnored.reason == "MissingProviderToken")
     }
 
     @Test("PING is answered")
     func ping() throws {
         let server = try MockServer(plaintext: true)
-        let result = try run("/usr/bin/env", ["python3", "-c", """
-            import socket, h2.connection, h2.config, h2.events
-            s = socket.create_connection(("127.0.0.1", \(server.port)))
-            c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-            c.initiate_connection(); c.ping(b"ringside"); s.sendall(c.data_to_send())
-            acked = False
-            while not acked:
-                for e in c.receive_data(s.recv(65535)):
-                    acked = acked or (isinstance(e, h2.events.PingAckReceived) and e.ping_data == b"ringside")
-                s.sendall(c.data_to_send())
-            print("pong")
-            """])
+        let result = try run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import socket, h2.connection, h2.config, h2.events
+                s = socket.create_connection(("127.0.0.1", \(server.port)))
+                c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+                c.initiate_connection(); c.ping(b"ringside"); s.sendall(c.data_to_send())
+                acked = False
+                while not acked:
+                    for e in c.receive_data(s.recv(65535)):
+                        acked = acked or (isinstance(e, h2.events.PingAckReceived) and e.ping_data == b"ringside")
+                    s.sendall(c.data_to_send())
+                print("pong")
+                """,
+            ])
         #expect(result.stdout.contains("pong"), "\(result.stderr)")
     }
 }

@@ -13,10 +13,13 @@ enum Paths {
     static let voipToken = String(repeating: "ab", count: 32)
     static let topic = "com.ringside.testapp.voip"
 
-    static func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false) -> String {
+    static func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false)
+        -> String
+    {
         let key = try! ES256Key(pem: String(contentsOfFile: "\(certs)/AuthKey_\(keyId).p8", encoding: .utf8))
         return try! ProviderToken.sign(
-            keyId: keyId, teamId: teamId, issuedAt: Int64(Date().timeIntervalSince1970 - age), key: key, derSignature: der)
+            keyId: keyId, teamId: teamId, issuedAt: Int64(Date().timeIntervalSince1970 - age), key: key,
+            derSignature: der)
     }
 }
 
@@ -157,7 +160,8 @@ enum Curl {
             if line.hasPrefix("HTTP/") {
                 status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             } else if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         let body = parts.dropFirst().joined(separator: "\r\n\r\n")
@@ -175,12 +179,20 @@ enum Curl {
             ("apns-expiration", "0"), ("apns-priority", "10"),
         ]
         for (name, value) in changes {
-            if let index = fields.firstIndex(where: { $0.0 == name }) { fields[index].1 = value } else { fields.append((name, value)) }
+            if let index = fields.firstIndex(where: { $0.0 == name }) {
+                fields[index].1 = value
+            } else {
+                fields.append((name, value))
+            }
         }
         var arguments = ["--http2", "--cacert", Paths.ca]
         for case (let name, let value?) in fields { arguments += ["-H", "\(name): \(value)"] }
         if let method { arguments += ["-X", method] }
-        if !body.isEmpty { arguments += ["--data-binary", body] } else if method == nil { arguments += ["-X", "POST"] }
+        if !body.isEmpty {
+            arguments += ["--data-binary", body]
+        } else if method == nil {
+            arguments += ["-X", "POST"]
+        }
         arguments += extra
         arguments.append(server.url + (path ?? "/3/device/\(token)"))
         return try send(arguments)
@@ -192,13 +204,16 @@ enum Probe {
     static func run(_ config: [String: Any]) throws -> [String: Any] {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
         let result = try MockAPNsTests.run("/usr/bin/env", ["python3", Paths.clients + "/h2_probe.py", json])
-        guard let data = result.stdout.data(using: .utf8), let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        guard let data = result.stdout.data(using: .utf8),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { throw ProbeError(output: result.stdout + result.stderr) }
         return object
     }
 
     /// Request headers for a VoIP push in the probe's format.
-    static func voip(jwt: String? = Paths.jwt(), token: String = Paths.voipToken, extra: [[String]] = []) -> [String: Any] {
+    static func voip(jwt: String? = Paths.jwt(), token: String = Paths.voipToken, extra: [[String]] = []) -> [String:
+        Any]
+    {
         var headers: [[String]] = [
             [":method", "POST"], [":scheme", "https"], [":authority", "localhost"], [":path", "/3/device/\(token)"],
             ["apns-topic", Paths.topic], ["apns-push-type", "voip"], ["apns-expiration", "0"],
@@ -211,7 +226,9 @@ enum Probe {
     static func reasons(_ output: [String: Any]) -> [String?] {
         (output["responses"] as? [[String: Any]] ?? []).map { response in
             let body = response["body"] as? String ?? ""
-            guard let data = body.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            guard let data = body.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else {
                 return (response["headers"] as? [String: String])?[":status"]
             }
             return object["reason"] as? String
@@ -220,7 +237,8 @@ enum Probe {
 
     static func goAwayReason(_ output: [String: Any]) -> String? {
         guard let goaway = output["goaway"] as? [String: Any], let debug = goaway["debug"] as? String,
-            let data = debug.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let data = debug.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
         return object["reason"] as? String
     }

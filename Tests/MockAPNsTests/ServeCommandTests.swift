@@ -45,25 +45,37 @@ import Testing
     func contractIsUsable() throws {
         let serve = try Serve([])
         let contract = serve.contract
-        for key in ["APNS_URL", "APNS_HOST", "APNS_PORT", "APNS_CA_FILE", "APNS_TOPIC", "APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE"] {
+        for key in [
+            "APNS_URL", "APNS_HOST", "APNS_PORT", "APNS_CA_FILE", "APNS_TOPIC", "APNS_KEY_FILE", "APNS_KEY_ID",
+            "APNS_TEAM_ID", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE",
+        ] {
             #expect(contract[key] != nil, "\(key)")
         }
-        let token = try run(Self.binary, ["token", "--key", contract["APNS_KEY_FILE"]!, "--key-id", contract["APNS_KEY_ID"]!, "--team-id", contract["APNS_TEAM_ID"]!])
+        let token = try run(
+            Self.binary,
+            [
+                "token", "--key", contract["APNS_KEY_FILE"]!, "--key-id", contract["APNS_KEY_ID"]!, "--team-id",
+                contract["APNS_TEAM_ID"]!,
+            ])
         let jwt = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let url = "\(contract["APNS_URL"]!)/3/device/\(Paths.voipToken)"
         let accepted = try Curl.send([
-            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip",
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H",
+            "apns-topic: \(contract["APNS_TOPIC"]!).voip",
             "-H", "apns-push-type: voip", "-H", "apns-expiration: 0", "--data-binary", #"{"aps":{}}"#, url,
         ])
         #expect(accepted.status == 200)
         let rejected = try Curl.send([
-            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip",
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H",
+            "apns-topic: \(contract["APNS_TOPIC"]!).voip",
             "-H", "apns-push-type: voip", "-H", "apns-priority: 3", "--data-binary", #"{"aps":{}}"#, url,
         ])
         #expect(rejected.reason == "BadPriority")
         let certificate = try Curl.send([
-            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "--cert", contract["APNS_CERT_FILE"]!, "--key", contract["APNS_CERT_KEY_FILE"]!,
-            "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip", "-H", "apns-push-type: voip", "--data-binary", #"{"aps":{}}"#, url,
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "--cert", contract["APNS_CERT_FILE"]!, "--key",
+            contract["APNS_CERT_KEY_FILE"]!,
+            "-H", "apns-topic: \(contract["APNS_TOPIC"]!).voip", "-H", "apns-push-type: voip", "--data-binary",
+            #"{"aps":{}}"#, url,
         ])
         #expect(certificate.status == 200)
         #expect(serve.interrupt() == 0)
@@ -80,7 +92,10 @@ import Testing
         nonisolated(unsafe) var output: [String: Any] = [:]
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            output = (try? Probe.run(["port": port, "ca": Paths.ca, "requests": [Probe.voip()], "wait_for_goaway": true, "wait": 10])) ?? [:]
+            output =
+                (try? Probe.run([
+                    "port": port, "ca": Paths.ca, "requests": [Probe.voip()], "wait_for_goaway": true, "wait": 10,
+                ])) ?? [:]
             done.signal()
         }
         usleep(700_000)
@@ -97,7 +112,8 @@ import Testing
         let jwt = Paths.jwt()
         _ = try Curl.send([
             "--http2", "--cacert", Paths.ca, "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Paths.topic)",
-            "-H", "apns-push-type: voip", "--data-binary", #"{"aps":{}}"#, "\(serve.contract["APNS_URL"]!)/3/device/\(Paths.voipToken)",
+            "-H", "apns-push-type: voip", "--data-binary", #"{"aps":{}}"#,
+            "\(serve.contract["APNS_URL"]!)/3/device/\(Paths.voipToken)",
         ])
         // Flushed per line: readable while the server still runs.
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -108,7 +124,9 @@ import Testing
         #expect(push["status"] as? Int == 200)
         let request = try #require(push["request"] as? [String: Any])
         #expect((request["authorization"] as? String)?.hasSuffix("<signature redacted>") == true)
-        #expect(!String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).contains(String(jwt.suffix(40))))
+        #expect(
+            !String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).contains(
+                String(jwt.suffix(40))))
     }
 
     @Test("Exit codes: --help 0, a bad argument 64, a busy port 3; a non-loopback host is warned about")

@@ -18,8 +18,13 @@ import Testing
     func tokenAuthentication() throws {
         let server = try MockServer()
         let results = try Self.send(
-            ["\(server.port)", Paths.ca, "--key", Paths.certs + "/AuthKey_RINGKEY001.p8", "RINGKEY001", "RINGTEAM01", Paths.topic],
-            pushes: [["token": Paths.voipToken], ["token": "0123abc"], ["token": Paths.voipToken, "push_type": "alert"]])
+            [
+                "\(server.port)", Paths.ca, "--key", Paths.certs + "/AuthKey_RINGKEY001.p8", "RINGKEY001", "RINGTEAM01",
+                Paths.topic,
+            ],
+            pushes: [
+                ["token": Paths.voipToken], ["token": "0123abc"], ["token": Paths.voipToken, "push_type": "alert"],
+            ])
         #expect(results.map { $0["status"] as? String } == ["200", "400", "400"])
         #expect(results.map { $0["description"] as? String } == [nil, "BadDeviceToken", "InvalidPushType"])
         #expect(results.first?["is_successful"] as? Bool == true)
@@ -34,7 +39,8 @@ import Testing
     func certificateAuthentication() throws {
         let server = try MockServer()
         let bundle = NSTemporaryDirectory() + "ringside-client-voip-bundle.pem"
-        let pem = try String(contentsOfFile: Paths.certs + "/client-voip.pem", encoding: .utf8)
+        let pem =
+            try String(contentsOfFile: Paths.certs + "/client-voip.pem", encoding: .utf8)
             + String(contentsOfFile: Paths.certs + "/client-voip.key", encoding: .utf8)
         try pem.write(toFile: bundle, atomically: true, encoding: .utf8)
         let results = try Self.send(

@@ -11,14 +11,19 @@ import Testing
         var description: String { rawValue }
 
         /// curl arguments replacing the JWT with the client certificate where needed.
-        func push(_ server: MockServer, headers: [String: String?] = [:], body: String? = nil, method: String? = nil, path: String? = nil, token: String = Paths.voipToken) throws -> CurlResponse {
+        func push(
+            _ server: MockServer, headers: [String: String?] = [:], body: String? = nil, method: String? = nil,
+            path: String? = nil, token: String = Paths.voipToken
+        ) throws -> CurlResponse {
             var headers = headers
             var extra: [String] = []
             if self == .certificate {
                 headers["authorization"] = .some(nil)
                 extra = ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"]
             }
-            return try Curl.applePush(server, token: token, headers: headers, body: body ?? #"{"aps":{}}"#, method: method, path: path, extra: extra)
+            return try Curl.applePush(
+                server, token: token, headers: headers, body: body ?? #"{"aps":{}}"#, method: method, path: path,
+                extra: extra)
         }
     }
 
@@ -31,7 +36,8 @@ import Testing
 
     static func provokeHeaderRule(_ reason: Reason, mode: Mode, server: MockServer) throws -> CurlResponse {
         switch reason {
-        case .badCollapseId: return try mode.push(server, headers: ["apns-collapse-id": String(repeating: "c", count: 65)])
+        case .badCollapseId:
+            return try mode.push(server, headers: ["apns-collapse-id": String(repeating: "c", count: 65)])
         case .badDeviceToken: return try mode.push(server, token: "0123456789abcdefg0")
         case .badExpirationDate: return try mode.push(server, headers: ["apns-expiration": "soon"])
         case .badMessageId: return try mode.push(server, headers: ["apns-id": "not-a-uuid"])
@@ -52,7 +58,9 @@ import Testing
         }
     }
 
-    @Test("Header rules answer the same under token and certificate authentication", arguments: Mode.allCases, headerRules)
+    @Test(
+        "Header rules answer the same under token and certificate authentication", arguments: Mode.allCases, headerRules
+    )
     func headerRule(mode: Mode, reason: Reason) throws {
         let server = try MockServer()
         let response = try Self.provokeHeaderRule(reason, mode: mode, server: server)
@@ -60,14 +68,17 @@ import Testing
         #expect(response.reason == reason.wire)
     }
 
-    @Test("The device directory's answers: 410 Unregistered with a millisecond timestamp, 410 ExpiredToken, DeviceTokenNotForTopic, an unknown token")
+    @Test(
+        "The device directory's answers: 410 Unregistered with a millisecond timestamp, 410 ExpiredToken, DeviceTokenNotForTopic, an unknown token"
+    )
     func directoryReasons() throws {
         let dead = String(repeating: "de", count: 32)
         let expired = String(repeating: "ee", count: 32)
         let alertToken = String(repeating: "a1", count: 32)
         let other = String(repeating: "0f", count: 32)
         let directory = StaticDeviceDirectory([
-            dead: .unregistered(sinceMilliseconds: 1_790_000_000_123), expired: .expired, alertToken: .notForTopic, other: .unknown,
+            dead: .unregistered(sinceMilliseconds: 1_790_000_000_123), expired: .expired, alertToken: .notForTopic,
+            other: .unknown,
         ])
         let server = try MockServer(directory: directory)
         let unregistered = try Curl.applePush(server, token: dead)
@@ -80,20 +91,30 @@ import Testing
         #expect(try Curl.applePush(server, token: other).reason == "BadDeviceToken")
     }
 
-    @Test("Token authentication reasons: ExpiredProviderToken, InvalidProviderToken, MissingProviderToken, both spellings of the environment-key reason")
+    @Test(
+        "Token authentication reasons: ExpiredProviderToken, InvalidProviderToken, MissingProviderToken, both spellings of the environment-key reason"
+    )
     func tokenReasons() throws {
         let server = try MockServer()
-        #expect(try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(age: 3700))"]).reason == "ExpiredProviderToken")
-        #expect(try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY999"))"]).reason == "InvalidProviderToken")
+        #expect(
+            try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(age: 3700))"]).reason
+                == "ExpiredProviderToken")
+        #expect(
+            try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY999"))"]).reason
+                == "InvalidProviderToken")
         #expect(try Curl.applePush(server, headers: ["authorization": nil]).reason == "MissingProviderToken")
-        #expect(try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY004"))"]).reason == "BadEnvironmentKeyInToken")
+        #expect(
+            try Curl.applePush(server, headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY004"))"]).reason
+                == "BadEnvironmentKeyInToken")
         let apple = try MockServer(settings: ValidationSettings(environmentKeyReason: .badEnvironmentKeyIdInToken))
         let response = try Curl.applePush(apple, headers: ["authorization": "bearer \(Paths.jwt(keyId: "RINGKEY004"))"])
         #expect(response.status == 403)
         #expect(response.reason == "BadEnvironmentKeyIdInToken")
     }
 
-    @Test("On one connection: a second JWT within 20 minutes is 429 TooManyProviderTokenUpdates; an unrelated key is UnrelatedKeyIdInToken")
+    @Test(
+        "On one connection: a second JWT within 20 minutes is 429 TooManyProviderTokenUpdates; an unrelated key is UnrelatedKeyIdInToken"
+    )
     func connectionTokenRules() throws {
         let server = try MockServer()
         let updates = try Probe.run([
@@ -111,17 +132,23 @@ import Testing
     @Test("Certificate reasons: BadCertificate, Forbidden, and GOAWAY BadCertificateEnvironment with last-stream-id 0")
     func certificateReasons() throws {
         let server = try MockServer()
-        let plain = try Curl.applePush(server, headers: ["authorization": nil], extra: ["--cert", Paths.certs + "/client-plain.pem", "--key", Paths.certs + "/client-plain.key"])
+        let plain = try Curl.applePush(
+            server, headers: ["authorization": nil],
+            extra: ["--cert", Paths.certs + "/client-plain.pem", "--key", Paths.certs + "/client-plain.key"])
         #expect(plain.status == 403)
         #expect(plain.reason == "BadCertificate")
         let location = try Curl.applePush(
-            server, headers: ["authorization": nil, "apns-push-type": "location", "apns-topic": "com.ringside.testapp.location-query"],
+            server,
+            headers: [
+                "authorization": nil, "apns-push-type": "location", "apns-topic": "com.ringside.testapp.location-query",
+            ],
             extra: ["--cert", Paths.certs + "/client-voip.pem", "--key", Paths.certs + "/client-voip.key"])
         #expect(location.status == 403)
         #expect(location.reason == "Forbidden")
         let wrongEnvironment = try Probe.run([
             "port": Int(server.port), "ca": Paths.ca, "cert": Paths.certs + "/client-production-only.pem",
-            "key": Paths.certs + "/client-production-only.key", "requests": [Probe.voip(jwt: nil)], "wait_for_goaway": true,
+            "key": Paths.certs + "/client-production-only.key", "requests": [Probe.voip(jwt: nil)],
+            "wait_for_goaway": true,
         ])
         let goaway = try #require(wrongEnvironment["goaway"] as? [String: Any])
         #expect(goaway["last_stream_id"] as? Int == 0)
@@ -130,7 +157,9 @@ import Testing
         #expect(server.waitUntilIdle() == 0)
     }
 
-    @Test("Armed faults answer 429 TooManyRequests, 500 InternalServerError and 503 ServiceUnavailable, then the rules resume")
+    @Test(
+        "Armed faults answer 429 TooManyRequests, 500 InternalServerError and 503 ServiceUnavailable, then the rules resume"
+    )
     func faultReasons() throws {
         let faults = FaultPlan()
         faults.arm(.init(reason: .tooManyRequests, count: 1, deviceToken: Paths.voipToken))

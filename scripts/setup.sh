@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what Ringside needs on a fresh Debian 12 machine, only what is missing:
+# the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
+# tests and benchmarks drive (curl, h2load, nghttpd, and aioapns from PyPI).
+set -euo pipefail
+
+packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+# python3 and pip may come from elsewhere (pyenv): accept them when they run.
+if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+  missing=("${missing[@]/python3}")
+  missing=("${missing[@]/python3-pip}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--test" ]]; then
+  if ! python3 -c "import aioapns, h2" 2>/dev/null; then
+    echo "setup: installing aioapns (PyPI) for the third-party client tests" >&2
+    python3 -m pip install -q aioapns 2>/dev/null || python3 -m pip install -q --break-system-packages aioapns
+  fi
+fi
