@@ -9,4 +9,13 @@ swift format lint --strict -r Sources Tests Package.swift
 echo "== swift build (warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 3
 echo "== swift test" >&2
-swift test --skip-build 2>&1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build 2>&1 | tee "$log" || status=$?
+# One plain closing line for CI: Swift Testing's summary as "N passed, N failed".
+summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
+total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
+failed=$(grep -cE "^. Test .* failed" "$log" || true)
+[[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
+exit "$status"
