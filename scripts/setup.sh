@@ -15,10 +15,12 @@ for package in "${packages[@]}"; do
 done
 # python3 and pip may come from elsewhere (pyenv): accept them when they run.
 if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
-  missing=("${missing[@]/python3}")
-  missing=("${missing[@]/python3-pip}")
+  kept=()
+  for package in "${missing[@]}"; do
+    [[ "$package" == python3 || "$package" == python3-pip ]] || kept+=("$package")
+  done
+  missing=("${kept[@]}")
 fi
-missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""
