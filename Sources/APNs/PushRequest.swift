@@ -1,3 +1,5 @@
+import Glibc
+
 /// One request as APNs sees it: the headers that matter, the body, and which headers were repeated.
 ///
 /// Built from HTTP/2 header fields; nothing is validated here (that is `Validator`'s job), so that a
@@ -45,8 +47,44 @@ public struct PushRequest: Sendable {
         }
     }
 
+    /// Records one header field from raw bytes, making a string only for the headers APNs reads.
+    public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let index = PushRequest.knownNames.firstIndex(where: { Self.equal(name, $0) }) else { return }
+        let text = String(decoding: value, as: UTF8.self)
+        func set(_ slot: inout String?) {
+            if slot != nil { duplicatedHeaders.append(PushRequest.knownNames[index].description) }
+            slot = text
+        }
+        switch index {
+        case 0: set(&method)
+        case 1:
+            set(&path)
+            deviceToken = Self.token(inPath: text)
+        case 2: set(&authorization)
+        case 3: set(&apnsId)
+        case 4: set(&expiration)
+        case 5: set(&priority)
+        case 6: set(&topic)
+        case 7: set(&pushType)
+        default: set(&collapseId)
+        }
+    }
+
+    private static let knownNames: [StaticString] = [
+        ":method", ":path", "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic",
+        "apns-push-type", "apns-collapse-id",
+    ]
+
+    @inline(__always) private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+    }
+
     /// The device token named by the path, if the path has the `/3/device/` shape.
     public private(set) var deviceToken: String?
 
     static let devicePrefix = "/3/device/"
+
+    private static func token(inPath path: String) -> String? {
+        path.hasPrefix(devicePrefix) ? String(path.utf8.dropFirst(devicePrefix.utf8.count))! : nil
+    }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The values of `apns-push-type` and the topic suffix each requires (APNS-REFERENCE §2.2, from [SEND]).
 public enum PushType: String, CaseIterable, Sendable {
     case alert, background, voip, complication, fileprovider, location, liveactivity, mdm, pushtotalk, widgets,
@@ -25,27 +27,18 @@ public enum PushType: String, CaseIterable, Sendable {
 
     /// The push type whose suffix a topic carries, or nil for a bare bundle id.
     public static func implied(byTopic topic: String) -> PushType? {
-        // Judge by the last dot-separated component first: one scan instead of a hasSuffix per type.
-        guard let dot = topic.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let last = topic.utf8[topic.utf8.index(after: dot)...]
-        let candidate: PushType
-        switch String(Substring(last)) {
-        case "voip": candidate = .voip
-        case "voip-ptt": candidate = .pushtotalk
-        case "complication": candidate = .complication
-        case "location-query": candidate = .location
-        case "fileprovider": candidate = .fileprovider
-        case "liveactivity": candidate = .liveactivity
-        case "widgets": candidate = .widgets
-        case "controls": candidate = .controls
-        default: return nil
-        }
-        return topic.hasSuffix(candidate.topicSuffix!) ? candidate : nil
+        // `.voip-ptt` and `.voip` are distinct suffixes, so at most one type matches.
+        suffixed.first { topic.hasByteSuffix($0.suffix) }?.type
     }
+
+    /// VoIP first: the common case answers after one comparison.
+    private static let suffixed: [(type: PushType, suffix: String)] =
+        [(PushType.voip, ".voip")]
+        + PushType.allCases.filter { $0 != .voip }.compactMap { type in type.topicSuffix.map { (type, $0) } }
 
     /// The bundle id a topic belongs to: the topic less its push-type suffix.
     public static func bundleId(ofTopic topic: String) -> String {
-        for suffix in knownSuffixes where topic.hasSuffix(suffix) {
+        for suffix in knownSuffixes where topic.hasByteSuffix(suffix) {
             return String(topic.dropLast(suffix.count))
         }
         return topic
@@ -70,6 +63,31 @@ public enum APNsEnvironment: String, CaseIterable, Sendable, Codable {
         switch self {
         case .sandbox: return "api.sandbox.push.apple.com"
         case .production: return "api.push.apple.com"
+        }
+    }
+}
+
+extension String {
+    /// A byte-wise suffix test. Topics are ASCII; `hasSuffix` compares Unicode characters and
+    /// costs many times more on the hot path.
+    func hasByteSuffix(_ suffix: String) -> Bool {
+        var text = self
+        var tail = suffix
+        return text.withUTF8 { bytes in
+            tail.withUTF8 { end in
+                bytes.count >= end.count
+                    && (end.isEmpty
+                        || memcmp(bytes.baseAddress! + bytes.count - end.count, end.baseAddress!, end.count) == 0)
+            }
+        }
+    }
+
+    /// Whether every byte satisfies `predicate`, over contiguous UTF-8.
+    func allBytes(_ predicate: (UInt8) -> Bool) -> Bool {
+        var text = self
+        return text.withUTF8 { bytes in
+            for byte in bytes where !predicate(byte) { return false }
+            return true
         }
     }
 }

@@ -24,7 +24,8 @@ public struct TokenAuthentication: Sendable {
     public init() {}
 
     public struct Accepted: Sendable {
-        public var token: ProviderToken
+        public var keyId: String
+        public var teamId: String
         /// True when this request is the connection's first valid JWT (APNs then raises the stream limit).
         public var isFirstValidToken: Bool
     }
@@ -37,7 +38,7 @@ public struct TokenAuthentication: Sendable {
         // The common case first: the JWT this connection already proved (one memcmp, no parsing).
         if let current, authorization == current.authorization, blockedUntil == nil {
             return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
-                Accepted(token: current.token, isFirstValidToken: false)
+                Accepted(keyId: current.token.keyId, teamId: current.token.teamId, isFirstValidToken: false)
             }
         }
         guard let authorization, authorization.utf8.count > 7,
@@ -61,7 +62,7 @@ public struct TokenAuthentication: Sendable {
         let jwt = authorization.dropFirst(7).drop { $0 == " " }
         if let current, current.authorization == authorization {
             return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
-                Accepted(token: current.token, isFirstValidToken: false)
+                Accepted(keyId: current.token.keyId, teamId: current.token.teamId, isFirstValidToken: false)
             }
         }
         let token: ProviderToken
@@ -131,7 +132,7 @@ public struct TokenAuthentication: Sendable {
         lastChange = now
         pinnedTeamId = token.teamId
         if pinnedKeyId == nil { pinnedKeyId = token.keyId }
-        return .success(Accepted(token: token, isFirstValidToken: isFirst))
+        return .success(Accepted(keyId: token.keyId, teamId: token.teamId, isFirstValidToken: isFirst))
     }
 
     /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since (DESIGN.md).

@@ -72,23 +72,26 @@ public struct AcceptedPush: Sendable {
 ///
 /// Pure: no I/O, time passed in. pushy's `ValidatingPushNotificationHandler` is the model; every rule
 /// cites APNS-REFERENCE, which cites Apple.
-public struct Validator: Sendable {
-    public var settings: ValidationSettings
-    public var keys: KeyStore
-    public var directory: any DeviceDirectory
+public final class Validator: Sendable {
+    public let settings: ValidationSettings
+    public let keys: KeyStore
+    public let directory: any DeviceDirectory
 
     public init(settings: ValidationSettings, keys: KeyStore, directory: any DeviceDirectory = EveryTokenRegistered()) {
         self.settings = settings
         self.keys = keys
         self.directory = directory
+        checks = settings.order.checks
     }
+
+    private let checks: [Check]
 
     public func validate(
         _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment
     ) -> Result<AcceptedPush, Rejection> {
         var state = State(request: request)
-        for check in settings.order.checks {
-            if let rejection = run(check, &state, credentials: &credentials, now: now) {
+        for check in checks {
+            if let rejection = run(check, request, &state, credentials: &credentials, now: now) {
                 return .failure(rejection)
             }
         }
@@ -96,36 +99,35 @@ public struct Validator: Sendable {
             AcceptedPush(
                 deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
                 priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
-                keyId: state.providerToken?.keyId, teamId: state.providerToken?.teamId,
+                keyId: state.keyId, teamId: state.teamId,
                 isFirstValidToken: state.isFirstValidToken))
     }
 
     /// What the checks learn as they go.
     struct State {
-        var request: PushRequest
         var token: String?
         var topic: String?
         var pushType: PushType?
         var priority: Priority = .immediate
         var expiration: Int64?
-        var providerToken: ProviderToken?
+        var keyId: String?
+        var teamId: String?
         var isFirstValidToken = false
 
-        init(request: PushRequest) {
-            self.request = request
+        init(request: borrowing PushRequest) {
             token = request.deviceToken
             topic = request.topic
             pushType = request.pushType.flatMap(PushType.init(rawValue:))
         }
 
         /// A VoIP push for the lint rules: push type voip, or a `.voip` topic.
-        var isVoIP: Bool { pushType == .voip || (topic?.hasSuffix(".voip") ?? false) }
+        var isVoIP: Bool { pushType == .voip || (topic?.hasByteSuffix(".voip") ?? false) }
     }
 
     private func run(
-        _ check: Check, _ state: inout State, credentials: inout ConnectionCredentials, now: Moment
+        _ check: Check, _ request: borrowing PushRequest, _ state: inout State,
+        credentials: inout ConnectionCredentials, now: Moment
     ) -> Rejection? {
-        let request = state.request
         switch check {
         case .method:
             // [RESP]: 405 for anything but POST.
@@ -148,7 +150,7 @@ public struct Validator: Sendable {
                 return Rejection(.duplicateHeaders, check: check, detail: "header <\(name)> appears more than once")
             }
         case .authentication:
-            return authenticate(&state, credentials: &credentials, now: now)
+            return authenticate(request, &state, credentials: &credentials, now: now)
         case .messageId:
             // [SEND]: a canonical UUID.
             if let id = request.apnsId, !UUIDSyntax.isCanonical(id) {
@@ -157,11 +159,11 @@ public struct Validator: Sendable {
                     detail: "apns-id <\(id)> is not a UUID like <123e4567-e89b-12d3-a456-4266554400a0>")
             }
         case .topic:
-            return checkTopic(&state, credentials: credentials)
+            return checkTopic(request, &state, credentials: credentials)
         case .pushType:
-            return checkPushType(state)
+            return checkPushType(request, state)
         case .priority:
-            return checkPriority(&state)
+            return checkPriority(request, &state)
         case .expiration:
             // [SEND]: UNIX epoch seconds; 0 = do not store.
             if let text = request.expiration {
@@ -203,7 +205,7 @@ public struct Validator: Sendable {
                 )
             }
         case .voipLint:
-            return lint(state)
+            return lint(request, state)
         case .device:
             guard let token = state.token, let topic = state.topic, !token.isEmpty,
                 DeviceTokenSyntax.isWellFormed(token)
@@ -233,8 +235,9 @@ public struct Validator: Sendable {
         return nil
     }
 
-    private func authenticate(_ state: inout State, credentials: inout ConnectionCredentials, now: Moment) -> Rejection?
-    {
+    private func authenticate(
+        _ request: borrowing PushRequest, _ state: inout State, credentials: inout ConnectionCredentials, now: Moment
+    ) -> Rejection? {
         switch credentials {
         case .certificate(let certificate):
             // [CERT]; the `authorization` header is ignored on a certificate connection.
@@ -256,20 +259,23 @@ public struct Validator: Sendable {
             return nil
         case .token(var authentication):
             let result = authentication.authenticate(
-                authorization: state.request.authorization, keys: keys, environment: settings.environment,
+                authorization: request.authorization, keys: keys, environment: settings.environment,
                 environmentKeyReason: settings.environmentKeyReason, at: now)
             credentials = .token(authentication)
             switch result {
             case .failure(let rejection): return rejection
             case .success(let accepted):
-                state.providerToken = accepted.token
+                state.keyId = accepted.keyId
+                state.teamId = accepted.teamId
                 state.isFirstValidToken = accepted.isFirstValidToken
                 return nil
             }
         }
     }
 
-    private func checkTopic(_ state: inout State, credentials: ConnectionCredentials) -> Rejection? {
+    private func checkTopic(_ request: borrowing PushRequest, _ state: inout State, credentials: ConnectionCredentials)
+        -> Rejection?
+    {
         guard let topic = state.topic else {
             // [RESP] MissingTopic; [LEGACY]: a single-topic certificate's subject is the default topic.
             if case .certificate(let certificate) = credentials, certificate.topics.count == 1 {
@@ -283,7 +289,7 @@ public struct Validator: Sendable {
         // A bundle id is letters, digits, '-' and '.'; anything else cannot be a topic.
         let isBundleSyntax =
             !topic.isEmpty
-            && topic.utf8.allSatisfy { byte in
+            && topic.allBytes { byte in
                 (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
                     || byte == 45 || byte == 46
             }
@@ -295,8 +301,8 @@ public struct Validator: Sendable {
         return nil
     }
 
-    private func checkPushType(_ state: State) -> Rejection? {
-        if let text = state.request.pushType, state.pushType == nil {
+    private func checkPushType(_ request: borrowing PushRequest, _ state: State) -> Rejection? {
+        if let text = request.pushType, state.pushType == nil {
             return Rejection(
                 .invalidPushType, check: .pushType,
                 detail:
@@ -305,7 +311,7 @@ public struct Validator: Sendable {
         }
         guard let type = state.pushType, let topic = state.topic else { return nil }
         let implied = PushType.implied(byTopic: topic)
-        if let suffix = type.topicSuffix, !topic.hasSuffix(suffix) {
+        if let suffix = type.topicSuffix, !topic.hasByteSuffix(suffix) {
             // A VoIP push to the bare bundle id: TopicDisallowed (O: PyAPNs2 #70).
             return Rejection(
                 .topicDisallowed, check: .pushType,
@@ -323,9 +329,9 @@ public struct Validator: Sendable {
         return nil
     }
 
-    private func checkPriority(_ state: inout State) -> Rejection? {
+    private func checkPriority(_ request: borrowing PushRequest, _ state: inout State) -> Rejection? {
         // [SEND]: 10, 5 or 1, default 10; a background push must be 5.
-        guard let text = state.request.priority else { return nil }
+        guard let text = request.priority else { return nil }
         guard let value = Int(text), let priority = Priority(rawValue: value) else {
             return Rejection(.badPriority, check: .priority, detail: "apns-priority <\(text)> is not 10, 5 or 1")
         }
@@ -355,7 +361,7 @@ public struct Validator: Sendable {
                         "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
             }
         case .token(var authentication):
-            guard let team = authentication.pinnedTeamId ?? state.providerToken?.teamId else { return nil }
+            guard let team = authentication.pinnedTeamId ?? state.teamId else { return nil }
             // A connection is bound to one team ([TOKEN]) and keys never change while serving, so a
             // topic authorized once stays authorized on this connection.
             if authentication.lastAuthorizedTopic == topic { return nil }
@@ -370,10 +376,9 @@ public struct Validator: Sendable {
         return nil
     }
 
-    private func lint(_ state: State) -> Rejection? {
+    private func lint(_ request: borrowing PushRequest, _ state: State) -> Rejection? {
         guard settings.profile == .voipLint, state.isVoIP else { return nil }
-        let request = state.request
-        if let topic = state.topic, !topic.hasSuffix(".voip") {
+        if let topic = state.topic, !topic.hasByteSuffix(".voip") {
             return Rejection(
                 .topicDisallowed, check: .voipLint, detail: "topic <\(topic)>, expected <\(topic).voip>",
                 lint: .topicWithoutVoipSuffix)

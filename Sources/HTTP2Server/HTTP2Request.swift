@@ -1,8 +1,10 @@
 /// One HTTP/2 request as the engine delivers it: header fields in arrival order and the body.
 public struct HTTP2Request: Sendable {
     public var streamId: Int32
-    /// Header fields as received (pseudo-headers first, RFC 9113 §8.3); names are lower case.
-    public var headers: [(name: String, value: String)] = []
+    /// Header names and values back to back; `fieldSpans` says where each is. One buffer instead
+    /// of two strings per field keeps a request to a handful of allocations.
+    var fieldBytes: [UInt8] = []
+    var fieldSpans: [(name: Range<Int>, value: Range<Int>)] = []
     /// The body, kept up to `HTTP2Limits.maximumKeptBody` bytes.
     public var body: [UInt8] = []
     /// How many body bytes arrived in all, kept or not.
@@ -11,6 +13,37 @@ public struct HTTP2Request: Sendable {
     public var headerListTooLarge = false
 
     public init(streamId: Int32) { self.streamId = streamId }
+
+    mutating func receiveBody(_ bytes: UnsafeBufferPointer<UInt8>, keeping limit: Int) {
+        bodyLength += bytes.count
+        let room = limit - body.count
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    mutating func appendField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let nameStart = fieldBytes.count
+        fieldBytes.append(contentsOf: name)
+        let valueStart = fieldBytes.count
+        fieldBytes.append(contentsOf: value)
+        fieldSpans.append((nameStart..<valueStart, valueStart..<fieldBytes.count))
+    }
+
+    /// Calls `body` with each header field as received (pseudo-headers first, RFC 9113 §8.3;
+    /// names in lower case), without making strings.
+    public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        fieldBytes.withUnsafeBufferPointer { bytes in
+            for span in fieldSpans {
+                body(UnsafeBufferPointer(rebasing: bytes[span.name]), UnsafeBufferPointer(rebasing: bytes[span.value]))
+            }
+        }
+    }
+
+    /// The header fields as strings, in order.
+    public var headers: [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        forEachField { fields.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self))) }
+        return fields
+    }
 }
 
 /// A response to one stream: status, header fields, and an optional body.
@@ -18,11 +51,18 @@ public struct HTTP2Response: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// Names of headers whose value is new in every response (an id): sent as literals without
+    /// indexing (RFC 7541 §6.2.2), so they do not churn the HPACK dynamic table.
+    public var uniqueValues: [String]
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        status: Int, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        uniqueValues: [String] = []
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.uniqueValues = uniqueValues
     }
 }
 

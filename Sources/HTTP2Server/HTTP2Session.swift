@@ -12,13 +12,16 @@ public protocol HTTP2SessionDelegate: AnyObject {
 /// (STYLE.md: protocol engines never touch sockets). libnghttp2 1.52 on Debian 12: the `ssize_t` APIs.
 public final class HTTP2Session {
     private var session: OpaquePointer!
-    public weak var delegate: HTTP2SessionDelegate?
+    /// The connection that owns this session; it outlives the session and clears this before it
+    /// goes, so no reference counting is needed on every request (a weak load is an atomic operation).
+    public unowned(unsafe) var delegate: HTTP2SessionDelegate?
     let limits: HTTP2Limits
-    /// Requests being received, by stream id.
-    private var incoming: [Int32: IncomingStream] = [:]
-    /// The stream whose header block is arriving: HEADERS and CONTINUATION frames of one stream
-    /// are contiguous (RFC 9113 §6.10), so most callbacks skip the dictionary.
-    private var receivingHeaders: IncomingStream?
+    /// Requests whose headers are complete, waiting for DATA, by stream id.
+    @exclusivity(unchecked) private var incoming: [Int32: HTTP2Request] = [:]
+    /// The request whose header block is arriving: HEADERS and CONTINUATION frames of one stream
+    /// are contiguous (RFC 9113 §6.10), so header callbacks need no dictionary.
+    @exclusivity(unchecked) private var receiving: HTTP2Request?
+    @exclusivity(unchecked) private var receivingHeaderBytes = 0
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
     private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
@@ -92,24 +95,26 @@ public final class HTTP2Session {
         // Names and values go into one buffer; nghttp2 copies them when the response is submitted.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
+        var spans: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
         spans.reserveCapacity(response.headers.count + 1)
-        func add(_ name: String, _ value: String) {
+        func add(_ name: String, _ value: String, unique: Bool) {
             let nameStart = bytes.count
             bytes.append(contentsOf: name.utf8)
             let valueStart = bytes.count
             bytes.append(contentsOf: value.utf8)
-            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+            let flags = unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
+            spans.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flags)))
         }
-        add(":status", String(response.status))
-        for header in response.headers { add(header.name, header.value) }
+        add(":status", String(response.status), unique: false)
+        for header in response.headers {
+            add(header.name, header.value, unique: response.uniqueValues.contains(header.name))
+        }
         let result: Int32 = bytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             let fields = spans.map { span in
                 nghttp2_nv(
                     name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                    namelen: span.name.count, valuelen: span.value.count,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    namelen: span.name.count, valuelen: span.value.count, flags: span.flags)
             }
             if let body = response.body, !body.isEmpty {
                 outgoingBodies[streamId] = (body, 0)
@@ -148,45 +153,55 @@ public final class HTTP2Session {
 
     // MARK: nghttp2 callbacks (non-capturing; `self` comes back through user_data).
 
-    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    /// Runs `body` on the session behind `user_data` without retaining it: nghttp2 calls back only
+    /// from inside `receive`/`drainOutput`, while the session is alive.
+    @inline(__always)
+    fileprivate static func with<T>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> T) -> T {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
     fileprivate func beginHeaders(streamId: Int32) {
-        let stream = IncomingStream(streamId: streamId)
-        incoming[streamId] = stream
-        receivingHeaders = stream
+        receiving = HTTP2Request(streamId: streamId)
+        receiving!.fieldBytes.reserveCapacity(512)
+        receiving!.fieldSpans.reserveCapacity(16)
+        receivingHeaderBytes = 0
     }
 
     fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = receivingHeaders?.request.streamId == streamId ? receivingHeaders : incoming[streamId] else {
-            return
-        }
+        guard receiving?.streamId == streamId else { return }
         // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
-        stream.headerBytes += name.count + value.count + 32
-        if stream.headerBytes > Int(limits.maxHeaderListSize) {
-            stream.request.headerListTooLarge = true
+        receivingHeaderBytes += name.count + value.count + 32
+        if receivingHeaderBytes > Int(limits.maxHeaderListSize) {
+            receiving!.headerListTooLarge = true
             return
         }
-        stream.request.headers.append(
-            (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        receiving!.appendField(name: name, value: value)
+    }
+
+    /// The header block is complete: the request is done (END_STREAM) or waits for its DATA.
+    fileprivate func endOfHeaders(streamId: Int32, endStream: Bool) {
+        guard let request = receiving, request.streamId == streamId else { return }
+        receiving = nil
+        if endStream {
+            delegate?.session(self, didReceive: request)
+        } else {
+            incoming[streamId] = request
+        }
     }
 
     fileprivate func dataChunk(streamId: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let stream = incoming[streamId] else { return }
-        stream.request.bodyLength += bytes.count
-        let room = limits.maximumKeptBody - stream.request.body.count
-        if room > 0 { stream.request.body.append(contentsOf: bytes.prefix(room)) }
+        let keep = limits.maximumKeptBody
+        incoming[streamId]?.receiveBody(bytes, keeping: keep)
     }
 
     fileprivate func endOfRequest(streamId: Int32) {
-        guard let stream = incoming.removeValue(forKey: streamId) else { return }
-        if receivingHeaders === stream { receivingHeaders = nil }
-        delegate?.session(self, didReceive: stream.request)
+        guard let request = incoming.removeValue(forKey: streamId) else { return }
+        delegate?.session(self, didReceive: request)
     }
 
     fileprivate func streamClosed(streamId: Int32) {
-        if let stream = incoming.removeValue(forKey: streamId), receivingHeaders === stream { receivingHeaders = nil }
+        if receiving?.streamId == streamId { receiving = nil }
+        incoming[streamId] = nil
         outgoingBodies[streamId] = nil
     }
 
@@ -216,20 +231,22 @@ private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, user
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
         frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
     else { return 0 }
-    HTTP2Session.from(userData).beginHeaders(streamId: frame.pointee.hd.stream_id)
+    HTTP2Session.with(userData) { $0.beginHeaders(streamId: frame.pointee.hd.stream_id) }
     return 0
 }
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    HTTP2Session.from(userData).header(
-        streamId: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-        value: UnsafeBufferPointer(start: value, count: valueLength))
+    HTTP2Session.with(userData) {
+        $0.header(
+            streamId: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+            value: UnsafeBufferPointer(start: value, count: valueLength))
+    }
     return 0
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamId, data, length, userData in
-    HTTP2Session.from(userData).dataChunk(streamId: streamId, UnsafeBufferPointer(start: data, count: length))
+    HTTP2Session.with(userData) { $0.dataChunk(streamId: streamId, UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 
@@ -237,29 +254,20 @@ private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
     let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
-    if endStream, type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue {
-        HTTP2Session.from(userData).endOfRequest(streamId: frame.pointee.hd.stream_id)
+    if type == NGHTTP2_HEADERS.rawValue, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+        HTTP2Session.with(userData) { $0.endOfHeaders(streamId: frame.pointee.hd.stream_id, endStream: endStream) }
+    } else if endStream, type == NGHTTP2_DATA.rawValue || type == NGHTTP2_HEADERS.rawValue {
+        // DATA with END_STREAM, or trailers.
+        HTTP2Session.with(userData) { $0.endOfRequest(streamId: frame.pointee.hd.stream_id) }
     }
     return 0
 }
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamId, _, userData in
-    HTTP2Session.from(userData).streamClosed(streamId: streamId)
+    HTTP2Session.with(userData) { $0.streamClosed(streamId: streamId) }
     return 0
 }
 
 private let readResponseBody: nghttp2_data_source_read_callback = { _, streamId, buffer, length, flags, _, userData in
-    return HTTP2Session.from(userData).readBody(streamId: streamId, into: buffer!, length: length, flags: flags!)
-}
-
-/// A request while its frames arrive.
-private final class IncomingStream {
-    var request: HTTP2Request
-    /// The header list's size so far (RFC 9113 §6.5.2).
-    var headerBytes = 0
-
-    init(streamId: Int32) {
-        request = HTTP2Request(streamId: streamId)
-        request.headers.reserveCapacity(16)
-    }
+    return HTTP2Session.with(userData) { $0.readBody(streamId: streamId, into: buffer!, length: length, flags: flags!) }
 }

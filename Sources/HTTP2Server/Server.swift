@@ -44,6 +44,9 @@ public final class HTTP2Server: @unchecked Sendable {
             let worker = try Worker(
                 index: index, listener: listener, configuration: configuration, service: service, ids: ids)
             workers.append(worker)
+        }
+        for worker in workers { worker.team = workers }
+        for (index, worker) in workers.enumerated() {
             finished.enter()
             let thread = Thread { [finished] in
                 worker.run()
@@ -61,6 +64,7 @@ public final class HTTP2Server: @unchecked Sendable {
     public func stop(goAwayDebugData: [UInt8] = [], grace: Double = 1) {
         for worker in workers { worker.requestStop(debugData: goAwayDebugData, grace: grace) }
         finished.wait()
+        for worker in workers { worker.team = [] }  // the workers referred to each other
         if listener >= 0 {
             close(listener)
             listener = -1

@@ -2,8 +2,9 @@ import CLinux
 import Foundation
 import Glibc
 
-/// One event loop: an epoll instance watching the shared listening socket (EPOLLEXCLUSIVE, so one
-/// worker wakes per new connection) and the connections this worker accepted.
+/// One event loop: an epoll instance watching its connections. The first worker also watches the
+/// listening socket and hands new connections to the workers in turn, so a burst of connections
+/// spreads across cores (with a shared EPOLLEXCLUSIVE listener the first awake worker took most).
 final class Worker: @unchecked Sendable {
     private let index: Int
     private let epoll: Int32
@@ -19,6 +20,11 @@ final class Worker: @unchecked Sendable {
 
     private let stopLock = NSLock()
     private var stopRequest: (debugData: [UInt8], grace: Double)?
+    /// Accepted sockets handed over by the accepting worker, with their peer's address.
+    private var adopted: [(fd: Int32, peer: String)] = []
+    /// All workers, for the accepting one to hand connections to; set once before `run`.
+    var team: [Worker] = []
+    private var nextWorker = 0
     private var countLock = NSLock()
     private var count = 0
 
@@ -33,7 +39,7 @@ final class Worker: @unchecked Sendable {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
         guard epoll >= 0, wakeup >= 0 else { throw ServerError("epoll/eventfd: \(String(cString: strerror(errno)))") }
-        watch(listener, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, op: EPOLL_CTL_ADD)
+        if index == 0 { watch(listener, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD) }
         watch(wakeup, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
     }
 
@@ -66,7 +72,8 @@ final class Worker: @unchecked Sendable {
                     } else if fd == wakeup {
                         var value: UInt64 = 0
                         _ = read(wakeup, &value, 8)
-                        if stopDeadline == nil { stopDeadline = beginStop(now: now) }
+                        adoptHandedOver(now: now)
+                        if stopDeadline == nil, isStopRequested { stopDeadline = beginStop(now: now) }
                     } else if let connection = connections[fd] {
                         serve(connection, events: event.events, now: now)
                     }
@@ -82,15 +89,43 @@ final class Worker: @unchecked Sendable {
                 sweepIdle(now: now)
             }
         }
+        // Connections handed over after the stop began: close them unserved.
+        stopLock.lock()
+        for socket in adopted { close(socket.fd) }
+        adopted.removeAll()
+        stopLock.unlock()
         close(epoll)
         close(wakeup)
+    }
+
+    private var isStopRequested: Bool {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        return stopRequest != nil
+    }
+
+    /// Takes a connection accepted by the first worker (called from that worker's thread).
+    func handOver(fd: Int32, peer: String) {
+        stopLock.lock()
+        adopted.append((fd, peer))
+        stopLock.unlock()
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+
+    private func adoptHandedOver(now: Double) {
+        stopLock.lock()
+        let sockets = adopted
+        adopted.removeAll()
+        stopLock.unlock()
+        for socket in sockets { adopt(fd: socket.fd, peer: socket.peer, now: now) }
     }
 
     private func beginStop(now: Double) -> Double {
         stopLock.lock()
         let request = stopRequest ?? ([], 1)
         stopLock.unlock()
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil)
+        if index == 0 { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil) }
         for connection in Array(connections.values) {
             connection.shutdown(debugData: request.debugData)
             connection.flush()
@@ -99,6 +134,7 @@ final class Worker: @unchecked Sendable {
         return now + request.grace
     }
 
+    /// Accepts every waiting connection and deals them to the workers in turn.
     private func acceptAll(now: Double) {
         while true {
             var storage = sockaddr_storage()
@@ -108,24 +144,31 @@ final class Worker: @unchecked Sendable {
                     accept(listener, $0, &length)
                 }
             }
-            if fd < 0 { return }  // EAGAIN: another worker took it, or none left.
+            if fd < 0 { return }  // EAGAIN: none left.
             // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks: set the flags after accept.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(
-                fd: fd, id: ids.take(), peer: Self.describe(storage), tls: configuration.tls, service: service,
-                limits: configuration.limits, now: now)
-            connections[fd] = connection
-            countLock.lock()
-            count += 1
-            countLock.unlock()
-            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_ADD)
-            // A cleartext connection sends its SETTINGS at once.
-            connection.flush()
-            writeOut(connection)
+            let peer = Self.describe(storage)
+            let target = team.isEmpty ? self : team[nextWorker % team.count]
+            nextWorker += 1
+            if target === self { adopt(fd: fd, peer: peer, now: now) } else { target.handOver(fd: fd, peer: peer) }
         }
+    }
+
+    private func adopt(fd: Int32, peer: String, now: Double) {
+        let connection = Connection(
+            fd: fd, id: ids.take(), peer: peer, tls: configuration.tls, service: service,
+            limits: configuration.limits, now: now)
+        connections[fd] = connection
+        countLock.lock()
+        count += 1
+        countLock.unlock()
+        watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_ADD)
+        // A cleartext connection sends its SETTINGS at once.
+        connection.flush()
+        writeOut(connection)
     }
 
     private func serve(_ connection: Connection, events: UInt32, now: Double) {

@@ -53,7 +53,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
         let now = clock.now()
         var request = PushRequest()
-        for header in http.headers { request.add(name: header.name, value: header.value) }
+        http.forEachField { request.add(name: $0, value: $1) }
         request.body = http.body
         request.bodyLength = http.bodyLength
         let apnsId = request.apnsId.flatMap { UUIDSyntax.isCanonical($0) ? $0 : nil } ?? ids.next()
@@ -88,7 +88,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
             if accepted.isFirstValidToken {
                 connection.setMaxConcurrentStreams(authenticatedStreams)
             }
-            connection.respond(streamId: http.streamId, HTTP2Response(status: 200, headers: headers(apnsId)))
+            connection.respond(
+                streamId: http.streamId,
+                HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues))
             record(http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted, fault: nil, at: now)
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
@@ -112,8 +114,13 @@ final class APNsConnection: HTTP2ConnectionHandler {
         fields.insert(("content-type", "application/json"), at: 0)
         connection.respond(
             streamId: streamId,
-            HTTP2Response(status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8)))
+            HTTP2Response(
+                status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8),
+                uniqueValues: Self.uniqueValues))
     }
+
+    /// Ids change with every response: never worth a place in the HPACK table.
+    static let uniqueValues = ["apns-id", "apns-unique-id"]
 
     /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]).
     private func headers(_ apnsId: String) -> [(name: String, value: String)] {
@@ -173,9 +180,9 @@ struct MessageIdGenerator {
         return String(unsafeUninitializedCapacity: 36) { out in
             let digits: StaticString = "0123456789abcdef"
             var position = 0
-            for (index, word) in [high, low].enumerated() {
+            for (half, word) in [(0, high), (16, low)] {
                 for nibble in 0..<16 {
-                    let digit = index * 16 + nibble
+                    let digit = half + nibble
                     if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
                         out[position] = UInt8(ascii: "-")
                         position += 1
