@@ -47,9 +47,20 @@ public enum ValidationOrder: String, Sendable, CaseIterable {
 }
 
 /// How a connection authenticates: a JWT per request, or the client certificate of the handshake.
-public enum ConnectionCredentials: Sendable {
-    case token(TokenAuthentication)
-    case certificate(ClientCertificate)
+///
+/// A struct with one of two parts rather than an enum, so that the token state mutates in place on
+/// every request instead of being copied out of an enum payload and back.
+public struct ConnectionCredentials: Sendable {
+    public var tokenState: TokenAuthentication?
+    public var certificate: ClientCertificate?
+
+    public static func token(_ state: TokenAuthentication) -> ConnectionCredentials {
+        ConnectionCredentials(tokenState: state, certificate: nil)
+    }
+
+    public static func certificate(_ certificate: ClientCertificate) -> ConnectionCredentials {
+        ConnectionCredentials(tokenState: nil, certificate: certificate)
+    }
 }
 
 /// A push APNs accepted, with what the checks established about it.
@@ -207,9 +218,8 @@ public final class Validator: Sendable {
         case .voipLint:
             return lint(request, state)
         case .device:
-            guard let token = state.token, let topic = state.topic, !token.isEmpty,
-                DeviceTokenSyntax.isWellFormed(token)
-            else { return nil }
+            // The deviceToken check runs before this one in both orders: the syntax is settled.
+            guard let token = state.token, let topic = state.topic, !token.isEmpty else { return nil }
             switch directory.lookup(token: token, topic: topic, environment: settings.environment, now: now.world) {
             case .active: return nil
             case .notForTopic:
@@ -238,8 +248,7 @@ public final class Validator: Sendable {
     private func authenticate(
         _ request: borrowing PushRequest, _ state: inout State, credentials: inout ConnectionCredentials, now: Moment
     ) -> Rejection? {
-        switch credentials {
-        case .certificate(let certificate):
+        if let certificate = credentials.certificate {
             // [CERT]; the `authorization` header is ignored on a certificate connection.
             if certificate.topics.isEmpty {
                 return Rejection(
@@ -257,19 +266,17 @@ public final class Validator: Sendable {
                 )
             }
             return nil
-        case .token(var authentication):
-            let result = authentication.authenticate(
-                authorization: request.authorization, keys: keys, environment: settings.environment,
-                environmentKeyReason: settings.environmentKeyReason, at: now)
-            credentials = .token(authentication)
-            switch result {
-            case .failure(let rejection): return rejection
-            case .success(let accepted):
-                state.keyId = accepted.keyId
-                state.teamId = accepted.teamId
-                state.isFirstValidToken = accepted.isFirstValidToken
-                return nil
-            }
+        }
+        let result = credentials.tokenState!.authenticate(
+            authorization: request.authorization, keys: keys, environment: settings.environment,
+            environmentKeyReason: settings.environmentKeyReason, at: now)
+        switch result {
+        case .failure(let rejection): return rejection
+        case .success(let accepted):
+            state.keyId = accepted.keyId
+            state.teamId = accepted.teamId
+            state.isFirstValidToken = accepted.isFirstValidToken
+            return nil
         }
     }
 
@@ -278,7 +285,7 @@ public final class Validator: Sendable {
     {
         guard let topic = state.topic else {
             // [RESP] MissingTopic; [LEGACY]: a single-topic certificate's subject is the default topic.
-            if case .certificate(let certificate) = credentials, certificate.topics.count == 1 {
+            if let certificate = credentials.certificate, certificate.topics.count == 1 {
                 state.topic = certificate.topics[0]
                 return nil
             }
@@ -345,8 +352,7 @@ public final class Validator: Sendable {
 
     private func authorizeTopic(_ state: State, credentials: inout ConnectionCredentials) -> Rejection? {
         guard let topic = state.topic else { return nil }
-        switch credentials {
-        case .certificate(let certificate):
+        if let certificate = credentials.certificate {
             // [SEND]: location pushes need token authentication, whatever the certificate carries.
             if state.pushType == .location {
                 return Rejection(
@@ -360,7 +366,7 @@ public final class Validator: Sendable {
                     detail:
                         "the client certificate allows <\(certificate.topics.joined(separator: ", "))>, not <\(topic)>")
             }
-        case .token(var authentication):
+        } else if let authentication = credentials.tokenState {
             guard let team = authentication.pinnedTeamId ?? state.teamId else { return nil }
             // A connection is bound to one team ([TOKEN]) and keys never change while serving, so a
             // topic authorized once stays authorized on this connection.
@@ -370,8 +376,7 @@ public final class Validator: Sendable {
                 return Rejection(
                     .topicDisallowed, check: .topicAuthorization, detail: "team <\(team)> has no app <\(bundle)>")
             }
-            authentication.lastAuthorizedTopic = topic
-            credentials = .token(authentication)
+            credentials.tokenState!.lastAuthorizedTopic = topic
         }
         return nil
     }

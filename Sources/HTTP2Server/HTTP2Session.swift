@@ -37,8 +37,13 @@ public final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // Closed streams are kept only for RFC 7540 priorities, which APNs ignores ([SEND]).
+        nghttp2_option_set_no_closed_streams(option, 1)
         var raw: OpaquePointer?
-        nghttp2_session_server_new(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        nghttp2_session_server_new2(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         session = raw
         submitSettings([
             (NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, limits.headerTableSize),

@@ -37,16 +37,16 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     var authenticationDescription: String {
-        switch credentials {
-        case .certificate(let certificate): return "certificate \(certificate.uid ?? certificate.commonName ?? "?")"
-        case .token: return "token"
+        if let certificate = credentials.certificate {
+            return "certificate \(certificate.uid ?? certificate.commonName ?? "?")"
         }
+        return "token"
     }
 
     /// [SEND]: "APNs allows only one stream until you post a request with a valid authentication
     /// token"; a certificate connection is authenticated by its handshake.
     var initialMaxConcurrentStreams: UInt32 {
-        if case .certificate = credentials { return mock.configuration.authenticatedMaxConcurrentStreams }
+        if credentials.certificate != nil { return mock.configuration.authenticatedMaxConcurrentStreams }
         return 1
     }
 
