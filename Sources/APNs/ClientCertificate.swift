@@ -60,13 +60,12 @@ public struct ClientCertificate: Sendable, Equatable {
             throw CryptoError("not a PEM certificate")
         }
         defer { X509_free(certificate) }
-        let length = i2d_X509(certificate, nil)
-        var der = [UInt8](repeating: 0, count: Int(max(length, 0)))
-        der.withUnsafeMutableBufferPointer { buffer in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            _ = i2d_X509(certificate, &cursor)
+        var length: Int32 = 0
+        guard let der = ringside_X509_to_DER(certificate, &length), length > 0 else {
+            throw CryptoError("cannot encode the certificate")
         }
-        try self.init(der: der)
+        defer { ringside_OPENSSL_free(der) }
+        try self.init(der: Array(UnsafeBufferPointer(start: der, count: Int(length))))
     }
 
     /// The extension's layout as pushy's test certificates reconstruct it (undocumented by Apple):

@@ -104,12 +104,9 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable {
 
     /// Drains OpenSSL's error queue into one line.
     public static func openSSLQueue() -> String {
-        var parts: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            parts.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return parts.isEmpty ? "no detail from OpenSSL" : parts.joined(separator: "; ")
+        var buffer = [CChar](repeating: 0, count: 1024)
+        ringside_drain_errors(&buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? "no detail from OpenSSL" : text
     }
 }

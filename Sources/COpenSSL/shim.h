@@ -9,6 +9,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/bio.h>
+#include <stdio.h>
 
 // OpenSSL's function-like macros do not import into Swift; these typed wrappers stand in for them.
 
@@ -30,5 +31,25 @@ static inline uint64_t ringside_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO
 static inline const ASN1_STRING *ringside_X509_EXTENSION_data(X509_EXTENSION *ext) {
     return X509_EXTENSION_get_data(ext);
 }
+/// Drains OpenSSL's error queue into `out` as "error; error; …" (one implementation for APNs and TLS).
+static inline void ringside_drain_errors(char *out, size_t capacity) {
+    size_t used = 0;
+    out[0] = 0;
+    unsigned long code;
+    while ((code = ERR_get_error()) != 0) {
+        char line[256];
+        ERR_error_string_n(code, line, sizeof line);
+        int written = snprintf(out + used, capacity - used, "%s%s", used ? "; " : "", line);
+        if (written < 0 || (size_t)written >= capacity - used) { ERR_clear_error(); break; }
+        used += (size_t)written;
+    }
+}
+/// DER encoding of a certificate in a buffer OpenSSL allocates; free it with OPENSSL_free.
+static inline unsigned char *ringside_X509_to_DER(X509 *certificate, int *length) {
+    unsigned char *der = NULL;
+    *length = i2d_X509(certificate, &der);
+    return der;
+}
+static inline void ringside_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 static inline void ringside_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 #endif

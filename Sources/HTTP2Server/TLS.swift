@@ -169,14 +169,10 @@ public final class TLSSession {
     public var peerCertificateDER: [UInt8]? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
         defer { X509_free(certificate) }
-        let length = i2d_X509(certificate, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        der.withUnsafeMutableBufferPointer { buffer in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            _ = i2d_X509(certificate, &cursor)
-        }
-        return der
+        var length: Int32 = 0
+        guard let der = ringside_X509_to_DER(certificate, &length), length > 0 else { return nil }
+        defer { ringside_OPENSSL_free(der) }
+        return Array(UnsafeBufferPointer(start: der, count: Int(length)))
     }
 
     /// Says exactly why a handshake failed: the certificate verdict when there is one
@@ -208,12 +204,9 @@ public struct TLSError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 
     static func queue() -> String {
-        var parts: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            parts.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return parts.isEmpty ? "no detail" : parts.joined(separator: "; ")
+        var buffer = [CChar](repeating: 0, count: 1024)
+        ringside_drain_errors(&buffer, buffer.count)
+        let text = cText(buffer)
+        return text.isEmpty ? "no detail" : text
     }
 }
