@@ -26,14 +26,17 @@ let package = Package(
 
         // The protocol as values and pure rules.
         .target(name: "APNs", dependencies: ["COpenSSL"]),
+        // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
+        .target(name: "World", dependencies: ["APNs"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
         // The fake APNs service.
-        .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs"]),
+        .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
         // The command line.
         .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server"]),
     ],
     swiftLanguageModes: [.v6]

@@ -35,6 +35,11 @@ public enum DeviceLookup: Sendable, Equatable {
     case unregistered(sinceMilliseconds: Int64)
     /// The token expired ([RESP] `ExpiredToken`).
     case expired
+    /// The token belongs to the topic's app but not to this push type: the PushKit token with the bare
+    /// bundle id (O: node-apn #658).
+    case topicDisallowed
+    /// Too many requests to this token lately ([RESP] `TooManyRequests`).
+    case throttled
 }
 
 /// Answers whether a device token is live; the world model implements it, the mock asks it.

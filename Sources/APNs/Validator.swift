@@ -77,6 +77,21 @@ public struct AcceptedPush: Sendable {
     public var teamId: String?
     /// True when this was the connection's first valid JWT: APNs then raises MAX_CONCURRENT_STREAMS.
     public var isFirstValidToken: Bool
+
+    public init(
+        deviceToken: String, topic: String, pushType: PushType?, priority: Priority, expiration: Int64?,
+        collapseId: String?, keyId: String?, teamId: String?, isFirstValidToken: Bool
+    ) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseId = collapseId
+        self.keyId = keyId
+        self.teamId = teamId
+        self.isFirstValidToken = isFirstValidToken
+    }
 }
 
 /// The ordered validation pipeline: a request and the connection's credentials in, a verdict out.
@@ -237,6 +252,16 @@ public final class Validator: Sendable {
                     .unregistered, check: check,
                     detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>",
                     timestamp: since)
+            case .topicDisallowed:
+                return Rejection(
+                    .topicDisallowed, check: check,
+                    detail:
+                        "token <\(DeviceTokenSyntax.abbreviated(token))> is a PushKit VoIP token; its topic is <\(PushType.bundleId(ofTopic: topic)).voip>, not <\(topic)>"
+                )
+            case .throttled:
+                return Rejection(
+                    .tooManyRequests, check: check,
+                    detail: "too many requests to token <\(DeviceTokenSyntax.abbreviated(token))> in a short time")
             case .expired:
                 return Rejection(
                     .expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")

@@ -1,0 +1,129 @@
+import APNs
+
+/// What an app does when PushKit hands it a VoIP push ([PK-VOIP], APNS-REFERENCE §8.3): the named
+/// profiles of the issue, each a habit seen in real apps.
+public enum AppBehaviour: Sendable, Equatable, Codable {
+    /// Reports the call to CallKit before the delegate returns: correct.
+    case reportsAtOnce
+    /// Waits for a network round trip of `seconds` before reporting. With `blocking`, the delegate
+    /// waits too (killed by the ~7 s system check if too slow); without, it returns first (killed at once).
+    case reportsAfterRoundTrip(seconds: Double, blocking: Bool)
+    /// Never reports (used VoIP pushes for "call cancelled" or "missed call" events).
+    case neverReports
+    /// Calls the PushKit completion handler first, then reports: the handler plays no role (A-DTS 817976).
+    case completesBeforeReporting
+    /// Reports only payloads carrying a call id and a caller; ignores the others.
+    case reportsOnlyWellFormed
+
+    /// The profile names used by the control API and scenario files.
+    public static func named(_ name: String, seconds: Double = 2, blocking: Bool = false) -> AppBehaviour? {
+        switch name {
+        case "reports-at-once": return .reportsAtOnce
+        case "reports-after-round-trip": return .reportsAfterRoundTrip(seconds: seconds, blocking: blocking)
+        case "never-reports": return .neverReports
+        case "completes-before-reporting": return .completesBeforeReporting
+        case "reports-only-well-formed": return .reportsOnlyWellFormed
+        default: return nil
+        }
+    }
+
+    public static let names = [
+        "reports-at-once", "reports-after-round-trip", "never-reports", "completes-before-reporting",
+        "reports-only-well-formed",
+    ]
+
+    public var name: String {
+        switch self {
+        case .reportsAtOnce: return "reports-at-once"
+        case .reportsAfterRoundTrip: return "reports-after-round-trip"
+        case .neverReports: return "never-reports"
+        case .completesBeforeReporting: return "completes-before-reporting"
+        case .reportsOnlyWellFormed: return "reports-only-well-formed"
+        }
+    }
+}
+
+/// An iOS version, compared as (major, minor).
+public struct OSVersion: Sendable, Equatable, Comparable, Codable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+
+    public init(_ major: Int, _ minor: Int = 0) {
+        self.major = major
+        self.minor = minor
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".").compactMap { Int($0) }
+        guard let major = parts.first else { return nil }
+        self.init(major, parts.count > 1 ? parts[1] : 0)
+    }
+
+    public static func < (a: OSVersion, b: OSVersion) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
+    public var description: String { "\(major).\(minor)" }
+
+    /// iOS 13: an unreported VoIP push terminates the app ([PK-TYPE]).
+    public static let reportingRule = OSVersion(13)
+    /// iOS 26.4: the delegate with `PKVoIPPushMetadata.mustReport` ([PK-264]).
+    public static let mustReportDelegate = OSVersion(26, 4)
+}
+
+/// An app installed on a virtual phone.
+public struct VirtualApp: Sendable {
+    public var bundleId: String
+    public var ios: OSVersion
+    public var behaviour: AppBehaviour
+    public var environment: APNsEnvironment
+    public var voipToken: TokenValue
+    public var alertToken: TokenValue
+    public var isForeground = false
+    public var isForceQuit = false
+    public var isLoggedIn = true
+    /// CallKit entitlement; without it `reportNewIncomingCall` fails with `unentitled`.
+    public var isEntitled = true
+    /// Unreported VoIP pushes that got the app killed, since install.
+    public var unreportedKills = 0
+    /// Set when the system stopped delivering VoIP pushes to the app (until reinstall).
+    public var isVoIPBlocked = false
+    /// (day number, VoIP pushes delivered that day), for the folklore daily budget.
+    var budget: (day: Int, count: Int) = (0, 0)
+}
+
+/// A virtual iPhone: online or not, its user's settings, its apps, the push APNs stores for it.
+public struct VirtualPhone: Sendable {
+    public var id: Int
+    public var name: String
+    public var isOnline: Bool
+    public var doNotDisturb = false
+    /// Callers that get through Do Not Disturb.
+    public var vipCallers: Set<String> = []
+    public var blockedCallers: Set<String> = []
+    /// The call the user is on, if any.
+    public var activeCall: String?
+    public var apps: [VirtualApp]
+    /// Call ids already reported to CallKit on this phone.
+    var reportedCalls: Set<String> = []
+    /// One stored push per app while offline ([SEND], [METRICS]), by bundle id → push number.
+    var stored: [String: Int] = [:]
+
+    public func app(_ bundleId: String) -> VirtualApp? { apps.first { $0.bundleId == bundleId } }
+    func appIndex(_ bundleId: String) -> Int? { apps.firstIndex { $0.bundleId == bundleId } }
+}
+
+/// What a new app on a phone is made of (control API, scenario files).
+public struct AppSpec: Sendable {
+    public var bundleId: String
+    public var ios: OSVersion
+    public var behaviour: AppBehaviour
+    public var environment: APNsEnvironment
+
+    public init(
+        bundleId: String, ios: OSVersion = OSVersion(18), behaviour: AppBehaviour = .reportsAtOnce,
+        environment: APNsEnvironment = .sandbox
+    ) {
+        self.bundleId = bundleId
+        self.ios = ios
+        self.behaviour = behaviour
+        self.environment = environment
+    }
+}

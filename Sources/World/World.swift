@@ -1,0 +1,621 @@
+import APNs
+import Foundation
+
+/// The simulation behind the mock: phones, tokens, delivery, the phone's rules, ring outcomes.
+///
+/// Pure: no I/O and no clock of its own; every call says what time it is (world time, seconds since
+/// 1970), and `run(until:)` plays scheduled events in order. Not thread-safe: the mock guards it.
+public final class World {
+    public private(set) var settings: WorldSettings
+    private var random: SeededGenerator
+    public private(set) var phones: [VirtualPhone] = []
+    private var registry: [RegistryKey: TokenRecord] = [:]
+    public private(set) var pushes: [PushFate] = []
+    private var schedule = EventQueue()
+    /// Request times per token, for the 429 throttle.
+    private var recentRequests: [RegistryKey: [Double]] = [:]
+    /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
+    private var deadTokenPushes: [String: Int] = [:]
+    private var penaltyUntil: [String: Double] = [:]
+
+    public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
+        self.settings = settings
+        random = SeededGenerator(seed: seed)
+    }
+
+    // MARK: Phones and apps
+
+    /// Adds a phone with its apps; tokens are issued from the seed.
+    @discardableResult
+    public func addPhone(name: String, online: Bool = true, apps: [AppSpec], at now: Double) -> Int {
+        let id = phones.count
+        var phone = VirtualPhone(id: id, name: name, isOnline: online, apps: [])
+        for spec in apps {
+            let app = VirtualApp(
+                bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
+                voipToken: issueToken(), alertToken: issueToken())
+            register(app, phone: id, at: now)
+            phone.apps.append(app)
+        }
+        phones.append(phone)
+        return id
+    }
+
+    private func issueToken() -> TokenValue {
+        TokenValue(bytes: (0..<settings.tokenBytes).map { _ in UInt8.random(in: 0...255, using: &random) })
+    }
+
+    private func register(_ app: VirtualApp, phone: Int, at now: Double) {
+        for (token, kind) in [(app.voipToken, TokenKind.voip), (app.alertToken, .alert)] {
+            registry[RegistryKey(environment: app.environment, token: token)] = TokenRecord(
+                phone: phone, bundleId: app.bundleId, kind: kind, registeredAt: now)
+        }
+    }
+
+    /// Retires an app's tokens: they answer 200 for `unregisterDelay`, delivering nothing, then 410
+    /// with this moment as the timestamp ([RESP]; A-DTS thread 795542).
+    private func retireTokens(of app: VirtualApp, at now: Double) {
+        for token in [app.voipToken, app.alertToken] {
+            let key = RegistryKey(environment: app.environment, token: token)
+            registry[key]?.retiredAt = now
+        }
+    }
+
+    public enum PhoneChange: Sendable {
+        case online(Bool)
+        case doNotDisturb(Bool)
+        case blockedCallers(Set<String>)
+        case vipCallers(Set<String>)
+        case activeCall(String?)
+    }
+
+    public func change(phone id: Int, _ change: PhoneChange, at now: Double) {
+        guard phones.indices.contains(id) else { return }
+        switch change {
+        case .online(let online):
+            let wasOnline = phones[id].isOnline
+            phones[id].isOnline = online
+            if online, !wasOnline { deliverStored(phone: id, at: now) }
+        case .doNotDisturb(let on): phones[id].doNotDisturb = on
+        case .blockedCallers(let callers): phones[id].blockedCallers = callers
+        case .vipCallers(let callers): phones[id].vipCallers = callers
+        case .activeCall(let call): phones[id].activeCall = call
+        }
+    }
+
+    public enum AppEvent: String, Sendable, CaseIterable {
+        /// Delete and install again: new tokens, the old ones die; delivery restored ([REG]; O forum 764376).
+        case reinstall
+        /// The system issues new tokens ([PK-INVAL]); the old ones die.
+        case rotateToken = "rotate-token"
+        /// Delete: the tokens die.
+        case uninstall
+        /// The user logs out: APNs knows nothing of it; the token stays valid (incident 12).
+        case logout
+        case login
+        case relaunch
+        case forceQuit = "force-quit"
+        case foreground
+        case background
+    }
+
+    public func apply(_ event: AppEvent, phone id: Int, bundleId: String, at now: Double) {
+        guard phones.indices.contains(id), let index = phones[id].appIndex(bundleId) else { return }
+        var app = phones[id].apps[index]
+        switch event {
+        case .reinstall, .rotateToken:
+            retireTokens(of: app, at: now)
+            app.voipToken = issueToken()
+            app.alertToken = issueToken()
+            if event == .reinstall {
+                app.unreportedKills = 0
+                app.isVoIPBlocked = false
+                app.isForceQuit = false
+            }
+            register(app, phone: id, at: now)
+        case .uninstall:
+            retireTokens(of: app, at: now)
+            phones[id].apps.remove(at: index)
+            return
+        case .logout: app.isLoggedIn = false
+        case .login: app.isLoggedIn = true
+        case .relaunch: app.isForceQuit = false
+        case .forceQuit: app.isForceQuit = true
+        case .foreground: app.isForeground = true
+        case .background: app.isForeground = false
+        }
+        phones[id].apps[index] = app
+    }
+
+    // MARK: What APNs asks
+
+    /// Whether a token is live for a topic in an environment, as APNs judges it at `now`. Counts the
+    /// request for the per-token throttle.
+    public func lookup(token hex: String, topic: String, environment: APNsEnvironment, at now: Double) -> DeviceLookup {
+        guard let token = TokenValue(hex: hex) else { return .unknown }
+        let key = RegistryKey(environment: environment, token: token)
+        guard let record = registry[key] else { return .unknown }  // unknown, or the other environment's
+        let bundle = PushType.bundleId(ofTopic: topic)
+        if let until = penaltyUntil[bundle], now < until { return .throttled }
+        if let retired = record.retiredAt, now >= retired + settings.unregisterDelay {
+            noteDeadTokenPush(bundle: bundle, at: now)
+            return .unregistered(sinceMilliseconds: Int64((retired * 1000).rounded(.down)))
+        }
+        if bundle != record.bundleId { return .notForTopic }
+        let voipTopic = topic.hasSuffix(".voip")
+        // The regular token with the .voip topic: DeviceTokenNotForTopic (O: PyAPNs2 #134).
+        if record.kind == .alert, voipTopic { return .notForTopic }
+        // The PushKit token with the bare bundle id: TopicDisallowed (O: node-apn #658).
+        if record.kind == .voip, !voipTopic { return .topicDisallowed }
+        if let throttle = settings.throttle {
+            var times = recentRequests[key, default: []].filter { $0 > now - throttle.window }
+            times.append(now)
+            recentRequests[key] = times
+            if times.count > throttle.count { return .throttled }
+        }
+        return .active
+    }
+
+    private func noteDeadTokenPush(bundle: String, at now: Double) {
+        guard let limit = settings.folklore.deadTokenPenalty else { return }
+        deadTokenPushes[bundle, default: 0] += 1
+        if deadTokenPushes[bundle]! >= limit {
+            penaltyUntil[bundle] = now + settings.folklore.deadTokenPenaltySeconds
+            deadTokenPushes[bundle] = 0
+        }
+    }
+
+    /// Whether a bundle's pushes are throttled by the folklore dead-token penalty (for the log).
+    public func isPenalized(bundleId: String, at now: Double) -> Bool {
+        (penaltyUntil[bundleId] ?? 0) > now
+    }
+
+    /// An accepted push enters the world; returns its number in `pushes`.
+    @discardableResult
+    public func accept(
+        _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
+    ) -> Int {
+        let number = pushes.count
+        let call = CallInfo(body: body)
+        var fate = PushFate(
+            number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
+            priority: push.priority, expiration: push.expiration, callUUID: call.uuid, caller: call.caller)
+        fate.note(now, "APNs accepted the push (200, apns-id \(apnsId)) for topic \(push.topic)")
+        pushes.append(fate)
+        guard let token = TokenValue(hex: push.deviceToken),
+            let record = registry[RegistryKey(environment: environment, token: token)]
+        else {
+            finish(number, .notDelivered(.tokenDead), now, "no phone has this token")
+            return number
+        }
+        pushes[number].phone = record.phone
+        pushes[number].bundleId = record.bundleId
+        pushes[number].kind = record.kind
+        if record.retiredAt != nil {
+            finish(
+                number, .notDelivered(.tokenDead), now,
+                "the token was retired (app reinstalled, token rotated or app deleted); APNs still answers 200 for a while, but no phone has this token any more"
+            )
+            return number
+        }
+        let phone = phones[record.phone]
+        if phone.isOnline {
+            scheduleArrival(number, at: now + latency(for: push.priority))
+        } else {
+            store(number, phone: record.phone, at: now)
+        }
+        return number
+    }
+
+    private func latency(for priority: Priority) -> Double {
+        settings.deliveryLatency + (priority == .immediate ? 0 : settings.lowPriorityDelay)
+    }
+
+    // MARK: Time
+
+    /// Plays every scheduled event up to `now`, in time order.
+    public func run(until now: Double) {
+        while let next = schedule.peek, next.at <= now {
+            schedule.pop()
+            switch next.kind {
+            case .arrive(let number): arrive(number, at: next.at)
+            case .report(let number): report(number, at: next.at)
+            case .systemCheck(let number): systemCheck(number, at: next.at)
+            case .expire(let number): expire(number, at: next.at)
+            }
+        }
+    }
+
+    /// The earliest scheduled event, for a driver that sleeps until then.
+    public var nextEventTime: Double? { schedule.peek?.at }
+
+    private func scheduleArrival(_ number: Int, at time: Double) {
+        schedule.push(ScheduledEvent(at: time, kind: .arrive(number)))
+    }
+
+    // MARK: Store and forward ([SEND], [METRICS], APNS-REFERENCE §7)
+
+    private func store(_ number: Int, phone id: Int, at now: Double) {
+        let push = pushes[number]
+        if push.expiration == 0 {
+            finish(
+                number, .notDelivered(.offlineNotStored), now,
+                "the phone is offline and apns-expiration is 0: APNs makes one attempt and does not store the push")
+            return
+        }
+        let expiresAt = push.expiration.map(Double.init) ?? (now + settings.defaultStorage)
+        let bundle = push.bundleId ?? ""
+        if let previous = phones[id].stored[bundle] {
+            if settings.keepStored == .oldest {
+                finish(
+                    number, .notDelivered(.replacedWhileStored), now,
+                    "the phone is offline and APNs already stores a push for this app; it keeps one per app, here the oldest"
+                )
+                return
+            }
+            finish(
+                previous, .notDelivered(.replacedWhileStored), now,
+                "a newer push for the same app replaced this one while the phone was offline (APNs stores one per app)")
+        }
+        phones[id].stored[bundle] = number
+        pushes[number].note(
+            now,
+            "the phone is offline: APNs stores the push until \(Self.describe(expiresAt)) (one per app, the latest wins)"
+        )
+        schedule.push(ScheduledEvent(at: expiresAt, kind: .expire(number)))
+    }
+
+    private func expire(_ number: Int, at now: Double) {
+        guard pushes[number].outcome == .pending, let phone = pushes[number].phone,
+            phones[phone].stored[pushes[number].bundleId ?? ""] == number
+        else { return }
+        phones[phone].stored[pushes[number].bundleId ?? ""] = nil
+        finish(number, .notDelivered(.expired), now, "the stored push expired before the phone came back online")
+    }
+
+    private func deliverStored(phone id: Int, at now: Double) {
+        for (bundle, number) in phones[id].stored {
+            phones[id].stored[bundle] = nil
+            pushes[number].note(now, "the phone came back online: APNs delivers the stored push")
+            scheduleArrival(number, at: now + settings.deliveryLatency)
+        }
+    }
+
+    // MARK: The phone ([PK-VOIP], [PK-264], APNS-REFERENCE §8.3)
+
+    private func arrive(_ number: Int, at now: Double) {
+        guard pushes[number].outcome == .pending, let id = pushes[number].phone else { return }
+        if !phones[id].isOnline {
+            store(number, phone: id, at: now)
+            return
+        }
+        guard let index = phones[id].appIndex(pushes[number].bundleId ?? "") else {
+            finish(number, .notDelivered(.appNotInstalled), now, "the app is no longer installed")
+            return
+        }
+        let app = phones[id].apps[index]
+        guard pushes[number].kind == .voip else {
+            finish(
+                number, .notDelivered(.notAVoIPPush), now,
+                "a regular notification reached the phone: it may show a banner, but only a PushKit VoIP push can ring")
+            return
+        }
+        if app.isVoIPBlocked {
+            finish(
+                number, .notDelivered(.appBlocked), now,
+                "the system stopped delivering VoIP pushes to this app after \(app.unreportedKills) unreported pushes; only a reinstall restores it"
+            )
+            return
+        }
+        if app.isForceQuit, settings.folklore.forceQuitBlocksVoIP {
+            finish(
+                number, .notDelivered(.forceQuit), now,
+                "the user force-quit the app, and the folklore rule force-quit-blocks-voip drops VoIP pushes until relaunch",
+                folklore: "force-quit-blocks-voip")
+            return
+        }
+        if let budget = settings.folklore.dailyVoIPBudget {
+            let day = Int(now / 86_400)
+            var used = phones[id].apps[index].budget
+            if used.day != day { used = (day, 0) }
+            used.count += 1
+            phones[id].apps[index].budget = used
+            if used.count > budget {
+                finish(
+                    number, .notDelivered(.dailyBudget), now,
+                    "the folklore rule daily-voip-budget (\(budget) a day) drops this push",
+                    folklore: "daily-voip-budget")
+                return
+            }
+        }
+        pushes[number].deliveredAt = now
+        let delay = now - pushes[number].sentAt
+        pushes[number].note(
+            now,
+            "PushKit hands the push to \(app.bundleId) on \(phones[id].name) (iOS \(app.ios)), \(Self.seconds(delay)) after it was sent"
+        )
+        let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
+        let call = (uuid: pushes[number].callUUID, caller: pushes[number].caller)
+        switch app.behaviour {
+        case .reportsAtOnce:
+            report(number, at: now)
+        case .completesBeforeReporting:
+            pushes[number].note(
+                now,
+                "the app calls the PushKit completion handler first; it plays no role in the reporting rule (DTS, forum thread 817976)"
+            )
+            report(number, at: now)
+        case .reportsOnlyWellFormed:
+            if call.uuid != nil, call.caller != nil {
+                report(number, at: now)
+            } else {
+                pushes[number].note(now, "the payload lacks a call id or a caller, so the app does not report it")
+                didNotReport(number, mustReport: mustReport, at: now)
+            }
+        case .neverReports:
+            pushes[number].note(now, "the app does not report the push to CallKit")
+            didNotReport(number, mustReport: mustReport, at: now)
+        case .reportsAfterRoundTrip(let seconds, let blocking):
+            if blocking {
+                pushes[number].note(
+                    now,
+                    "the app blocks its delegate for a \(Self.seconds(seconds)) network round trip before reporting")
+                if seconds < settings.callServicesCheck || !mustReport {
+                    schedule.push(ScheduledEvent(at: now + seconds, kind: .report(number)))
+                } else {
+                    schedule.push(ScheduledEvent(at: now + settings.callServicesCheck, kind: .systemCheck(number)))
+                }
+            } else {
+                pushes[number].note(
+                    now,
+                    "the app starts a \(Self.seconds(seconds)) network round trip and returns from the delegate without reporting"
+                )
+                didNotReport(number, mustReport: mustReport, at: now)
+            }
+        }
+    }
+
+    /// [PK-264], [PK-META]: on iOS 26.4 `mustReport` is false in the foreground, during a call, or after
+    /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
+    private func mustReport(app: VirtualApp, phone: VirtualPhone, delay: Double, number: Int, at now: Double) -> Bool {
+        guard app.ios >= OSVersion.reportingRule else {
+            pushes[number].note(now, "iOS \(app.ios) predates the iOS 13 reporting rule: no report is required")
+            return false
+        }
+        let newDelegate = app.ios >= OSVersion.mustReportDelegate
+        var why: String?
+        if app.isForeground {
+            why = "the app is in the foreground"
+        } else if phone.activeCall != nil {
+            why = "the phone is already on a call"
+        } else if newDelegate, delay > settings.longNetworkDelay {
+            why = "the push was delayed \(Self.seconds(delay)) by the network"
+        }
+        if let why {
+            pushes[number].note(
+                now, newDelegate ? "metadata.mustReport is false: \(why)" : "no report required: \(why)")
+            return false
+        }
+        pushes[number].note(
+            now,
+            newDelegate
+                ? "metadata.mustReport is true: the app must report the call before the delegate returns"
+                : "the iOS 13 rule: the app must report the call before the delegate returns")
+        return true
+    }
+
+    private func didNotReport(_ number: Int, mustReport: Bool, at now: Double) {
+        if mustReport {
+            kill(number, .delegateReturnedWithoutReport, at: now)
+        } else {
+            finish(
+                number, .notDelivered(.notReportedAllowed), now,
+                "the app did not report the call, which it was allowed not to: nothing rang")
+        }
+    }
+
+    private func systemCheck(_ number: Int, at now: Double) {
+        guard pushes[number].outcome == .pending else { return }
+        kill(number, .callServicesCheck, at: now)
+    }
+
+    private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
+        guard let id = pushes[number].phone, let index = phones[id].appIndex(pushes[number].bundleId ?? "") else {
+            return
+        }
+        phones[id].apps[index].unreportedKills += 1
+        let kills = phones[id].apps[index].unreportedKills
+        let text: String
+        switch rule {
+        case .delegateReturnedWithoutReport:
+            text =
+                "PKPushRegistry kills the app: \"Killing app because it never posted an incoming call to the system after receiving a PushKit VoIP push.\" (unreported push \(kills) of \(settings.unreportedLimit))"
+        case .callServicesCheck:
+            text =
+                "callservicesd checks \(Self.seconds(settings.callServicesCheck)) after delivery, finds no reported call and kills the app with exception code 0xbaadca11 (unreported push \(kills) of \(settings.unreportedLimit))"
+        }
+        finish(number, .appKilled(rule), now, text)
+        if kills >= settings.unreportedLimit, !phones[id].apps[index].isVoIPBlocked {
+            phones[id].apps[index].isVoIPBlocked = true
+            pushes[number].note(
+                now,
+                "after \(kills) unreported pushes the system stops delivering VoIP pushes to this app until it is reinstalled"
+            )
+        }
+    }
+
+    /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
+    private func report(_ number: Int, at now: Double) {
+        guard pushes[number].outcome == .pending, let id = pushes[number].phone,
+            let app = phones[id].app(pushes[number].bundleId ?? "")
+        else { return }
+        let uuid = pushes[number].callUUID
+        let caller = pushes[number].caller
+        pushes[number].note(
+            now, "the app reports the call to CallKit (call \(uuid ?? "without id"), caller \(caller ?? "unknown"))")
+        if !app.isEntitled {
+            finish(number, .callRefused(.unentitled), now, "CallKit refuses: the app is not entitled to report calls")
+        } else if let uuid, phones[id].reportedCalls.contains(uuid) {
+            finish(
+                number, .duplicate(callUUID: uuid), now,
+                "CallKit refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)")
+        } else if phones[id].doNotDisturb, !(caller.map { phones[id].vipCallers.contains($0) } ?? false) {
+            finish(
+                number, .callRefused(.filteredByDoNotDisturb), now,
+                "CallKit refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through")
+        } else if let caller, phones[id].blockedCallers.contains(caller) {
+            finish(
+                number, .callRefused(.filteredByBlockList), now,
+                "CallKit refuses with filteredByBlockList: the user blocked \(caller)")
+        } else {
+            if let uuid { phones[id].reportedCalls.insert(uuid) }
+            let late = now - pushes[number].sentAt
+            if late > settings.ringTimeout {
+                finish(
+                    number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now,
+                    "the phone rings \(Self.seconds(late)) after the call was placed: the caller gave up long ago (a ghost call)"
+                )
+            } else {
+                finish(number, .rang(callUUID: uuid, caller: caller), now, "the phone rings")
+            }
+        }
+    }
+
+    private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ text: String, folklore: String? = nil) {
+        guard pushes[number].outcome == .pending else { return }
+        pushes[number].outcome = outcome
+        pushes[number].finishedAt = now
+        pushes[number].chain.append(ChainEvent(at: now, text: text, folklore: folklore))
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value < 1
+            ? "\(Int((value * 1000).rounded())) ms"
+            : value < 120
+                ? "\(Int(value.rounded())) s"
+                : value < 7200 ? "\(Int((value / 60).rounded())) min" : "\(Int((value / 3600).rounded())) h"
+    }
+
+    static func describe(_ time: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date(timeIntervalSince1970: time))
+    }
+
+    /// A token of a phone's app, as the provider would receive it from the app.
+    public func token(phone: Int, bundleId: String, kind: TokenKind) -> String? {
+        guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
+        return (kind == .voip ? app.voipToken : app.alertToken).description
+    }
+}
+
+/// A registry key: tokens live in per-environment spaces ([RESP], BadDeviceToken).
+struct RegistryKey: Hashable {
+    var environment: APNsEnvironment
+    var token: TokenValue
+}
+
+struct TokenRecord {
+    var phone: Int
+    var bundleId: String
+    var kind: TokenKind
+    var registeredAt: Double
+    var retiredAt: Double?
+}
+
+/// The call a VoIP payload announces: Apple's example carries `callUUID` and `handle` ([PK-VOIP]).
+struct CallInfo {
+    var uuid: String?
+    var caller: String?
+
+    init(body: [UInt8]) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return }
+        uuid = ["callUUID", "uuid", "callId", "call_id", "callID"].lazy.compactMap { object[$0] as? String }.first
+        caller =
+            ["handle", "caller", "callerName", "from", "caller_id"].lazy.compactMap { object[$0] as? String }.first
+    }
+}
+
+/// What became of one accepted push.
+public struct PushFate: Sendable {
+    public var number: Int
+    public var apnsId: String
+    public var token: String
+    public var topic: String
+    public var sentAt: Double
+    public var priority: Priority
+    public var expiration: Int64?
+    public var callUUID: String?
+    public var caller: String?
+    public var phone: Int?
+    public var bundleId: String?
+    public var kind: TokenKind?
+    public var deliveredAt: Double?
+    public var finishedAt: Double?
+    public var outcome: RingOutcome = .pending
+    public var chain: [ChainEvent] = []
+
+    mutating func note(_ at: Double, _ text: String) { chain.append(ChainEvent(at: at, text: text, folklore: nil)) }
+
+    /// The story in one paragraph.
+    public var explanation: String { chain.map(\.text).joined(separator: "; ") }
+
+    /// The folklore rules that decided anything here.
+    public var folkloreUsed: [String] { chain.compactMap(\.folklore) }
+}
+
+/// Scheduled world events, earliest first (a binary heap; ties keep their order).
+struct EventQueue {
+    private var heap: [ScheduledEvent] = []
+    private var sequence = 0
+
+    var peek: ScheduledEvent? { heap.first }
+
+    mutating func push(_ event: ScheduledEvent) {
+        var event = event
+        event.sequence = sequence
+        sequence += 1
+        heap.append(event)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            if heap[parent] <= heap[child] { break }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    @discardableResult
+    mutating func pop() -> ScheduledEvent? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
+
+struct ScheduledEvent: Comparable {
+    var at: Double
+    var kind: Kind
+    var sequence = 0
+
+    enum Kind {
+        case arrive(Int)
+        case report(Int)
+        case systemCheck(Int)
+        case expire(Int)
+    }
+
+    static func < (a: ScheduledEvent, b: ScheduledEvent) -> Bool { (a.at, a.sequence) < (b.at, b.sequence) }
+    static func == (a: ScheduledEvent, b: ScheduledEvent) -> Bool { a.at == b.at && a.sequence == b.sequence }
+}

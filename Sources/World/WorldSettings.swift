@@ -1,0 +1,58 @@
+import APNs
+
+/// The numbers of the world. Apple documents few of them; each says where it comes from, and the
+/// folklore rules are off unless a scenario turns them on (DESIGN.md, "Faithful by default").
+public struct WorldSettings: Sendable, Codable, Equatable {
+    /// Bytes per issued device token (hex digits are twice this); 32 historically ([SEND]: don't assume).
+    public var tokenBytes = 32
+    /// Seconds from an accepted push to an online phone.
+    public var deliveryLatency: Double = 0.05
+    /// Extra delay for priority 5 and 1 pushes ([SEND]: may be grouped and delayed).
+    public var lowPriorityDelay: Double = 0
+    /// How long APNs stores a push for an offline phone without `apns-expiration` ([METRICS]: 30 days).
+    public var defaultStorage: Double = 30 * 24 * 3600
+    /// Which stored push survives when several arrive for one app ([SEND]: usually the latest).
+    public var keepStored: StoragePolicy = .latest
+    /// After a reinstall or rotation the old token answers 200 this long (delivering nothing), then 410
+    /// (A-DTS thread 795542: "after some undefined delay").
+    public var unregisterDelay: Double = 0
+    /// The system's second check after delivery ([PK-VOIP], A-DTS thread 817976: about 7 s).
+    public var callServicesCheck: Double = 7
+    /// Unreported VoIP pushes after which the system stops delivering them to the app until reinstall.
+    /// Apple documents no number (APNS-REFERENCE §8.3).
+    public var unreportedLimit = 3
+    /// A push that reaches the phone more than this after it was sent rings for a call that is over.
+    public var ringTimeout: Double = 30
+    /// On iOS 26.4, a push delayed this long by the network gets `mustReport = false` ([PK-META]).
+    public var longNetworkDelay: Double = 30
+    /// 429 TooManyRequests per device token: at most `count` requests in `window` seconds.
+    /// Apple publishes no numbers ([RESP], APNS-REFERENCE §6.4).
+    public var throttle: Throttle? = Throttle(count: 50, window: 60)
+    /// Opt-in rules practitioners report and Apple does not document (tag F).
+    public var folklore = Folklore()
+
+    public init() {}
+
+    public enum StoragePolicy: String, Sendable, Codable { case latest, oldest }
+
+    public struct Throttle: Sendable, Codable, Equatable {
+        public var count: Int
+        public var window: Double
+        public init(count: Int, window: Double) {
+            self.count = count
+            self.window = window
+        }
+    }
+
+    /// Folklore (F): every outcome that used one says so.
+    public struct Folklore: Sendable, Codable, Equatable {
+        /// After this many pushes to dead tokens, a team's pushes get 429 for `deadTokenPenaltySeconds`.
+        public var deadTokenPenalty: Int?
+        public var deadTokenPenaltySeconds: Double = 3600
+        /// VoIP pushes delivered per app per day; later ones are dropped on the phone.
+        public var dailyVoIPBudget: Int?
+        /// A force-quit app gets no VoIP push until relaunched (evidence says it does: F).
+        public var forceQuitBlocksVoIP = false
+        public init() {}
+    }
+}

@@ -1,0 +1,289 @@
+import APNs
+import Foundation
+import Testing
+import World
+
+/// The world driven by hand: a manual clock (plain seconds), each rule and each outcome with its chain.
+@Suite struct WorldTests {
+    static let bundle = "com.ringside.testapp"
+    let t0 = 1_800_000_000.0
+
+    /// A world with one phone and one app; returns the world, the phone and its VoIP token.
+    func world(
+        _ behaviour: AppBehaviour = .reportsAtOnce, ios: OSVersion = OSVersion(18), online: Bool = true,
+        settings: WorldSettings = WorldSettings(), seed: UInt64 = 7
+    ) -> (World, Int, String) {
+        let world = World(settings: settings, seed: seed)
+        let phone = world.addPhone(
+            name: "alice's iPhone", online: online,
+            apps: [AppSpec(bundleId: Self.bundle, ios: ios, behaviour: behaviour)],
+            at: t0)
+        return (world, phone, world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!)
+    }
+
+    func push(
+        _ world: World, token: String, at time: Double, expiration: Int64? = 0, priority: Priority = .immediate,
+        call: String = "5f6c5d5e-0000-4000-8000-000000000001", caller: String? = "alice",
+        topic: String = "\(bundle).voip"
+    ) -> Int {
+        let accepted = AcceptedPush(
+            deviceToken: token, topic: topic, pushType: .voip, priority: priority, expiration: expiration,
+            collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
+        var body = #"{"aps":{},"callUUID":"\#(call)""#
+        if let caller { body += #","handle":"\#(caller)""# }
+        body += "}"
+        return world.accept(accepted, environment: .sandbox, body: Array(body.utf8), apnsId: "id-\(time)", at: time)
+    }
+
+    @Test("A push to an online phone's VoIP token rings after the delivery latency")
+    func rings() {
+        let (world, _, token) = world()
+        #expect(world.lookup(token: token, topic: "\(Self.bundle).voip", environment: .sandbox, at: t0) == .active)
+        let number = push(world, token: token, at: t0)
+        #expect(world.pushes[number].outcome == .pending)
+        world.run(until: t0 + 1)
+        #expect(
+            world.pushes[number].outcome == .rang(callUUID: "5f6c5d5e-0000-4000-8000-000000000001", caller: "alice"))
+        #expect(world.pushes[number].explanation.contains("the phone rings"))
+        #expect(world.pushes[number].chain.first?.text.contains("APNs accepted") == true)
+    }
+
+    @Test("The wrong token kind or environment gets APNs' answers")
+    func tokenKinds() {
+        let (world, phone, voip) = world()
+        let alert = world.token(phone: phone, bundleId: Self.bundle, kind: .alert)!
+        #expect(world.lookup(token: alert, topic: "\(Self.bundle).voip", environment: .sandbox, at: t0) == .notForTopic)
+        #expect(world.lookup(token: voip, topic: Self.bundle, environment: .sandbox, at: t0) == .topicDisallowed)
+        #expect(world.lookup(token: voip, topic: "\(Self.bundle).voip", environment: .production, at: t0) == .unknown)
+        #expect(world.lookup(token: voip, topic: "com.other.app.voip", environment: .sandbox, at: t0) == .notForTopic)
+        #expect(
+            world.lookup(
+                token: String(repeating: "0", count: 64), topic: "\(Self.bundle).voip", environment: .sandbox, at: t0)
+                == .unknown)
+    }
+
+    @Test(
+        "After a reinstall the old token answers 200 for the configured time, rings nothing, then 410 with the uninstall time"
+    )
+    func reinstall() {
+        var settings = WorldSettings()
+        settings.unregisterDelay = 600
+        let (world, phone, old) = world(settings: settings)
+        world.apply(.reinstall, phone: phone, bundleId: Self.bundle, at: t0 + 10)
+        let new = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+        #expect(new != old)
+        #expect(world.lookup(token: old, topic: "\(Self.bundle).voip", environment: .sandbox, at: t0 + 20) == .active)
+        let ghost = push(world, token: old, at: t0 + 20)
+        world.run(until: t0 + 30)
+        #expect(world.pushes[ghost].outcome == .notDelivered(.tokenDead))
+        #expect(
+            world.lookup(token: old, topic: "\(Self.bundle).voip", environment: .sandbox, at: t0 + 611)
+                == .unregistered(sinceMilliseconds: Int64((t0 + 10) * 1000)))
+        let good = push(world, token: new, at: t0 + 611)
+        world.run(until: t0 + 612)
+        #expect(world.pushes[good].outcome.kind == "rang")
+    }
+
+    @Test("Offline with apns-expiration 0: not stored, not delivered")
+    func offlineExpirationZero() {
+        let (world, phone, token) = world(online: false)
+        let number = push(world, token: token, at: t0, expiration: 0)
+        world.change(phone: phone, .online(true), at: t0 + 5)
+        world.run(until: t0 + 10)
+        #expect(world.pushes[number].outcome == .notDelivered(.offlineNotStored))
+        #expect(world.pushes[number].explanation.contains("does not store"))
+    }
+
+    @Test("Offline with an expiration an hour ahead, back online after the call is over: rang late (a ghost call)")
+    func ghostCall() {
+        let (world, phone, token) = world(online: false)
+        let number = push(world, token: token, at: t0, expiration: Int64(t0) + 3600)
+        world.run(until: t0 + 120)
+        #expect(world.pushes[number].outcome == .pending)
+        world.change(phone: phone, .online(true), at: t0 + 120)
+        world.run(until: t0 + 121)
+        guard case .rangLate(_, _, let lateBy) = world.pushes[number].outcome else {
+            Issue.record("expected rang late, got \(world.pushes[number].outcome)")
+            return
+        }
+        #expect(lateBy > 100)
+        #expect(world.pushes[number].explanation.contains("ghost call"))
+    }
+
+    @Test("APNs stores one push per app while offline: the latest wins, the stored one can expire")
+    func storeAndForward() {
+        let (world, phone, token) = world(online: false)
+        let first = push(world, token: token, at: t0, expiration: nil, call: "call-1")
+        let second = push(world, token: token, at: t0 + 1, expiration: Int64(t0) + 100, call: "call-2")
+        #expect(world.pushes[first].outcome == .notDelivered(.replacedWhileStored))
+        world.run(until: t0 + 200)
+        #expect(world.pushes[second].outcome == .notDelivered(.expired))
+        world.change(phone: phone, .online(true), at: t0 + 300)
+        world.run(until: t0 + 301)
+        #expect(world.pushes[second].outcome == .notDelivered(.expired))
+    }
+
+    @Test("An app that never reports is killed; after the configured count VoIP delivery stops until reinstall")
+    func neverReports() {
+        var settings = WorldSettings()
+        settings.unreportedLimit = 2
+        let (world, phone, token) = world(.neverReports, settings: settings)
+        let first = push(world, token: token, at: t0, call: "a")
+        let second = push(world, token: token, at: t0 + 10, call: "b")
+        world.run(until: t0 + 20)
+        #expect(world.pushes[first].outcome == .appKilled(.delegateReturnedWithoutReport))
+        #expect(world.pushes[first].explanation.contains("Killing app because it never posted an incoming call"))
+        #expect(world.pushes[second].outcome == .appKilled(.delegateReturnedWithoutReport))
+        #expect(world.pushes[second].explanation.contains("stops delivering VoIP pushes"))
+        let third = push(world, token: token, at: t0 + 30, call: "c")
+        world.run(until: t0 + 31)
+        #expect(world.pushes[third].outcome == .notDelivered(.appBlocked))
+        world.apply(.reinstall, phone: phone, bundleId: Self.bundle, at: t0 + 40)
+        #expect(world.phones[phone].app(Self.bundle)?.isVoIPBlocked == false)
+    }
+
+    @Test(
+        "A blocking network round trip rings when shorter than the ~7 s check, is killed with 0xbaadca11 when longer; an async one is killed at once"
+    )
+    func roundTrips() {
+        let (short, _, shortToken) = world(.reportsAfterRoundTrip(seconds: 2, blocking: true))
+        let a = push(short, token: shortToken, at: t0)
+        short.run(until: t0 + 1)
+        #expect(short.pushes[a].outcome == .pending)
+        short.run(until: t0 + 3)
+        #expect(short.pushes[a].outcome.kind == "rang")
+        let (long, _, longToken) = world(.reportsAfterRoundTrip(seconds: 10, blocking: true))
+        let b = push(long, token: longToken, at: t0)
+        long.run(until: t0 + 20)
+        #expect(long.pushes[b].outcome == .appKilled(.callServicesCheck))
+        #expect(long.pushes[b].finishedAt == t0 + 0.05 + 7)
+        #expect(long.pushes[b].explanation.contains("0xbaadca11"))
+        let (async, _, asyncToken) = world(.reportsAfterRoundTrip(seconds: 1, blocking: false))
+        let c = push(async, token: asyncToken, at: t0)
+        async.run(until: t0 + 5)
+        #expect(async.pushes[c].outcome == .appKilled(.delegateReturnedWithoutReport))
+    }
+
+    @Test("CallKit refusals: Do Not Disturb (VIPs pass), a blocked caller, a duplicate call id, no entitlement")
+    func callKit() {
+        let (world, phone, token) = world()
+        world.change(phone: phone, .doNotDisturb(true), at: t0)
+        let dnd = push(world, token: token, at: t0, call: "c1", caller: "bob")
+        world.run(until: t0 + 1)
+        #expect(world.pushes[dnd].outcome == .callRefused(.filteredByDoNotDisturb))
+        world.change(phone: phone, .vipCallers(["carol"]), at: t0 + 1)
+        let vip = push(world, token: token, at: t0 + 2, call: "c2", caller: "carol")
+        world.run(until: t0 + 3)
+        #expect(world.pushes[vip].outcome.kind == "rang")
+        world.change(phone: phone, .doNotDisturb(false), at: t0 + 3)
+        world.change(phone: phone, .blockedCallers(["mallory"]), at: t0 + 3)
+        let blocked = push(world, token: token, at: t0 + 4, call: "c3", caller: "mallory")
+        let again = push(world, token: token, at: t0 + 4, call: "c2", caller: "carol")
+        world.run(until: t0 + 5)
+        #expect(world.pushes[blocked].outcome == .callRefused(.filteredByBlockList))
+        #expect(world.pushes[again].outcome == .duplicate(callUUID: "c2"))
+    }
+
+    @Test("No report is required in the foreground, during a call, on iOS 12, or (iOS 26.4) after a long network delay")
+    func mustReportFalse() {
+        let (foreground, phone, token) = world(.neverReports)
+        foreground.apply(.foreground, phone: phone, bundleId: Self.bundle, at: t0)
+        let a = push(foreground, token: token, at: t0)
+        foreground.run(until: t0 + 1)
+        #expect(foreground.pushes[a].outcome == .notDelivered(.notReportedAllowed))
+        let (onCall, callPhone, callToken) = world(.neverReports)
+        onCall.change(phone: callPhone, .activeCall("other"), at: t0)
+        let b = push(onCall, token: callToken, at: t0)
+        onCall.run(until: t0 + 1)
+        #expect(onCall.pushes[b].outcome == .notDelivered(.notReportedAllowed))
+        let (old, _, oldToken) = world(.neverReports, ios: OSVersion(12))
+        let c = push(old, token: oldToken, at: t0)
+        old.run(until: t0 + 1)
+        #expect(old.pushes[c].outcome == .notDelivered(.notReportedAllowed))
+        let (delayed, delayedPhone, delayedToken) = world(.neverReports, ios: OSVersion(26, 4), online: false)
+        let d = push(delayed, token: delayedToken, at: t0, expiration: nil)
+        delayed.change(phone: delayedPhone, .online(true), at: t0 + 60)
+        delayed.run(until: t0 + 61)
+        #expect(delayed.pushes[d].outcome == .notDelivered(.notReportedAllowed))
+        #expect(delayed.pushes[d].explanation.contains("metadata.mustReport is false"))
+    }
+
+    @Test("Payload-picky and completion-first apps")
+    func otherProfiles() {
+        let (picky, _, pickyToken) = world(.reportsOnlyWellFormed)
+        let bad = push(picky, token: pickyToken, at: t0, caller: nil)
+        picky.run(until: t0 + 1)
+        #expect(picky.pushes[bad].outcome == .appKilled(.delegateReturnedWithoutReport))
+        let (completes, _, completesToken) = world(.completesBeforeReporting)
+        let ok = push(completes, token: completesToken, at: t0)
+        completes.run(until: t0 + 1)
+        #expect(completes.pushes[ok].outcome.kind == "rang")
+        #expect(completes.pushes[ok].explanation.contains("completion handler"))
+    }
+
+    @Test("429 per token once the throttle's count is passed within its window")
+    func throttle() {
+        var settings = WorldSettings()
+        settings.throttle = .init(count: 3, window: 10)
+        let (world, _, token) = world(settings: settings)
+        let topic = "\(Self.bundle).voip"
+        let answers = (0..<4).map {
+            world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + Double($0))
+        }
+        #expect(answers == [.active, .active, .active, .throttled])
+        #expect(world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 20) == .active)
+    }
+
+    @Test("Folklore rules are off by default and say so in the chain when on")
+    func folklore() {
+        let (plain, plainPhone, plainToken) = world()
+        plain.apply(.forceQuit, phone: plainPhone, bundleId: Self.bundle, at: t0)
+        let a = push(plain, token: plainToken, at: t0)
+        plain.run(until: t0 + 1)
+        #expect(plain.pushes[a].outcome.kind == "rang")
+        var settings = WorldSettings()
+        settings.folklore.forceQuitBlocksVoIP = true
+        settings.folklore.dailyVoIPBudget = 1
+        settings.folklore.deadTokenPenalty = 2
+        let (strict, phone, token) = world(settings: settings)
+        let first = push(strict, token: token, at: t0, call: "x1")
+        strict.run(until: t0 + 1)
+        let second = push(strict, token: token, at: t0 + 2, call: "x2")
+        strict.run(until: t0 + 3)
+        #expect(strict.pushes[first].outcome.kind == "rang")
+        #expect(strict.pushes[second].outcome == .notDelivered(.dailyBudget))
+        #expect(strict.pushes[second].folkloreUsed == ["daily-voip-budget"])
+        strict.apply(.forceQuit, phone: phone, bundleId: Self.bundle, at: t0 + 86_400)
+        let third = push(strict, token: token, at: t0 + 86_400, call: "x3")
+        strict.run(until: t0 + 86_401)
+        #expect(strict.pushes[third].folkloreUsed == ["force-quit-blocks-voip"])
+        strict.apply(.uninstall, phone: phone, bundleId: Self.bundle, at: t0 + 86_402)
+        let topic = "\(Self.bundle).voip"
+        _ = strict.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 86_403)
+        _ = strict.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 86_404)
+        #expect(strict.isPenalized(bundleId: Self.bundle, at: t0 + 86_405))
+    }
+
+    @Test("Same seed, same tokens and outcomes; another seed, other tokens")
+    func deterministic() {
+        func story(seed: UInt64) -> ([String], [String]) {
+            let (world, phone, token) = world(.neverReports, seed: seed)
+            _ = push(world, token: token, at: t0)
+            world.run(until: t0 + 10)
+            world.apply(.reinstall, phone: phone, bundleId: Self.bundle, at: t0 + 20)
+            let fresh = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+            return ([token, fresh], world.pushes.map { "\($0.outcome.kind) \($0.explanation)" })
+        }
+        #expect(story(seed: 42) == story(seed: 42))
+        #expect(story(seed: 42).0 != story(seed: 43).0)
+    }
+
+    @Test("Tokens are issued with the configured length")
+    func tokenLength() {
+        var settings = WorldSettings()
+        settings.tokenBytes = 80
+        let (_, _, token) = world(settings: settings)
+        #expect(token.count == 160)
+        #expect(TokenValue(hex: token)?.description == token)
+    }
+}
