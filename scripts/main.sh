@@ -12,7 +12,7 @@ contract=$(mktemp)
 "$ringside" serve --port 0 --profile voip-lint >"$contract" 2>"$log" &
 server=$!
 trap 'kill -INT $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log" "$contract"' EXIT
-for _ in $(seq 50); do grep -q APNS_CERT_KEY_FILE "$contract" && break; sleep 0.1; done
+for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$contract" && break; sleep 0.1; done
 set -a; source "$contract"; set +a
 echo "== the provider contract (ringside serve prints it)"
 cat "$contract"

@@ -11,6 +11,10 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     private let limits: HTTP2Limits
     private let tls: TLSSession?
     private var session: HTTP2Session?
+    /// Set when a cleartext client spoke HTTP/1.1 instead of the HTTP/2 preface.
+    private var http1: HTTP1Session?
+    /// Cleartext connections that may speak HTTP/1.1 wait for their first bytes to choose.
+    private let acceptsHTTP1: Bool
     private var handler: (any HTTP2ConnectionHandler)?
     /// Ciphertext (or cleartext frames) waiting to be written to the socket.
     var output: [UInt8] = []
@@ -23,8 +27,9 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
 
     init(
         fd: Int32, id: UInt64, peer: String, tls: TLSContext?, service: any HTTP2Service, limits: HTTP2Limits,
-        now: Double
+        now: Double, acceptsHTTP1: Bool = false
     ) {
+        self.acceptsHTTP1 = acceptsHTTP1 && tls == nil
         self.fd = fd
         self.id = id
         self.peer = peer
@@ -32,8 +37,11 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         self.limits = limits
         self.tls = tls.map(TLSSession.init(context:))
         lastActivity = now
-        if tls == nil { startHTTP2() }
+        if tls == nil, !self.acceptsHTTP1 { startHTTP2() }
     }
+
+    /// RFC 9113 §3.4: the client connection preface starts with these bytes.
+    private static let prefacePrefix = Array("PRI * HTTP/2.0".utf8)
 
     var pendingOutput: Int { output.count - outputOffset }
 
@@ -53,6 +61,23 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
                     endReason = tls.failure
                 }
             }
+        } else if acceptsHTTP1, session == nil, http1 == nil {
+            // The first bytes choose: the HTTP/2 preface, or an HTTP/1.1 request line.
+            if bytes.starts(with: Self.prefacePrefix.prefix(bytes.count)) {
+                if bytes.count < Self.prefacePrefix.count {
+                    pendingChoice.append(contentsOf: bytes)
+                    if pendingChoice.count < Self.prefacePrefix.count { return true }
+                }
+                startHTTP2()
+                let all = pendingChoice + Array(bytes)
+                pendingChoice = []
+                return all.withUnsafeBytes { received($0) }
+            }
+            http1 = HTTP1Session(limits: limits)
+            startHandler()
+            return receiveHTTP1(pendingChoice + Array(bytes))
+        } else if http1 != nil {
+            return receiveHTTP1(Array(bytes))
         } else if session?.receive(bytes) == false {
             endReason = "HTTP/2 error: \(session?.failure ?? "")"
         }
@@ -80,14 +105,33 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     /// Frames waiting to be encrypted, gathered by `flush`.
     private var plaintextOut: [UInt8] = []
 
-    private func startHTTP2() {
+    private var pendingChoice: [UInt8] = []
+
+    private func startHandler() {
         let info = ConnectionInfo(
             id: id, peer: peer, isTLS: tls != nil, alpn: tls?.alpn, clientCertificateDER: tls?.peerCertificateDER)
-        let handler = service.open(info)
-        let session = HTTP2Session(limits: limits, initialMaxConcurrentStreams: handler.initialMaxConcurrentStreams)
+        handler = service.open(info)
+    }
+
+    private func startHTTP2() {
+        if handler == nil { startHandler() }
+        let session = HTTP2Session(limits: limits, initialMaxConcurrentStreams: handler!.initialMaxConcurrentStreams)
         session.delegate = self
-        self.handler = handler
         self.session = session
+    }
+
+    private func receiveHTTP1(_ bytes: [UInt8]) -> Bool {
+        guard let http1 else { return false }
+        let requests = bytes.withUnsafeBytes { http1.receive($0) }
+        for request in requests { handler?.handle(request, connection: self) }
+        if let failure = http1.failure {
+            output += HTTP1Session.serialize(
+                HTTP2Response(
+                    status: 400, headers: [("content-type", "text/plain")], body: Array((failure + "\n").utf8)))
+            endReason = "HTTP/1.1: \(failure)"
+            return false
+        }
+        return true
     }
 
     func session(_ session: HTTP2Session, didReceive request: HTTP2Request) {
@@ -124,7 +168,11 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     // MARK: ConnectionControl
 
     func respond(streamId: Int32, _ response: HTTP2Response) {
-        session?.respond(streamId: streamId, response)
+        if http1 != nil {
+            output += HTTP1Session.serialize(response)
+        } else {
+            session?.respond(streamId: streamId, response)
+        }
     }
 
     func reset(streamId: Int32, errorCode: UInt32) {

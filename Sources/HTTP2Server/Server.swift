@@ -11,6 +11,9 @@ public struct ServerConfiguration: Sendable {
     public var limits = HTTP2Limits()
     /// Close connections idle this long (seconds) with GOAWAY; nil never.
     public var idleTimeout: Double?
+    /// Cleartext only: a client that does not open with the HTTP/2 preface is served as HTTP/1.1
+    /// (for a JSON control API that plain `curl` can reach).
+    public var acceptsHTTP1 = false
     /// Event-loop threads; one per core by default.
     public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 

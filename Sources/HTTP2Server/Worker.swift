@@ -160,7 +160,7 @@ final class Worker: @unchecked Sendable {
     private func adopt(fd: Int32, peer: String, now: Double) {
         let connection = Connection(
             fd: fd, id: ids.take(), peer: peer, tls: configuration.tls, service: service,
-            limits: configuration.limits, now: now)
+            limits: configuration.limits, now: now, acceptsHTTP1: configuration.acceptsHTTP1)
         connections[fd] = connection
         countLock.lock()
         count += 1

@@ -15,6 +15,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private let faults: FaultPlan
     private let isSandbox: Bool
     private let authenticatedStreams: UInt32
+    private let world: SharedWorld?
+    private let environment: APNsEnvironment
 
     init(info: ConnectionInfo, mock: MockAPNs) {
         self.info = info
@@ -24,6 +26,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
         faults = mock.configuration.faults
         isSandbox = mock.configuration.validation.environment == .sandbox
         authenticatedStreams = mock.configuration.authenticatedMaxConcurrentStreams
+        world = mock.configuration.world
+        environment = mock.configuration.validation.environment
         if let der = info.clientCertificateDER, mock.configuration.authentication != .token {
             do {
                 credentials = .certificate(try ClientCertificate(der: der))
@@ -92,6 +96,10 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 streamId: http.streamId,
                 HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues))
             record(http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted, fault: nil, at: now)
+            // The world learns of the push after the transcript line of its request.
+            world?.withWorld {
+                $0.accept(accepted, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
+            }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
             // close (APNS-REFERENCE §5; sideshow/apns2 #93, #117).

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HTTP2Server
+import World
 
 /// How clients prove who they are ([SEND]: token-based or certificate-based connections).
 public enum AuthenticationMode: String, Sendable, CaseIterable {
@@ -33,6 +34,9 @@ public struct MockConfiguration: Sendable {
     public var authenticatedMaxConcurrentStreams: UInt32 = 1000
     /// Seed for server-generated `apns-id`s; nil seeds from the system (DESIGN.md: replayable runs).
     public var seed: UInt64?
+    /// The world behind the mock: its phones answer for tokens and receive accepted pushes. Without
+    /// one, `directory` answers and accepted pushes go nowhere.
+    public var world: SharedWorld?
 
     public init(validation: ValidationSettings, keys: KeyStore) {
         self.validation = validation
@@ -52,7 +56,13 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     public init(configuration: MockConfiguration) {
         self.configuration = configuration
         validator = Validator(
-            settings: configuration.validation, keys: configuration.keys, directory: configuration.directory)
+            settings: configuration.validation, keys: configuration.keys,
+            directory: configuration.world ?? configuration.directory)
+        if let world = configuration.world {
+            world.onFinished = { [weak self] fates in
+                for fate in fates { self?.emit(.outcome(fate)) }
+            }
+        }
     }
 
     public func addObserver(_ observer: any MockObserver) {

@@ -1,4 +1,5 @@
 import APNs
+import World
 
 /// What happened to one request or connection: the value every observer (log, transcript, tests) reads.
 public enum MockEvent: Sendable {
@@ -7,6 +8,8 @@ public enum MockEvent: Sendable {
     case push(PushRecord)
     case goAway(connection: UInt64, lastStreamId: Int32?, reason: Reason, at: Moment)
     case connectionClosed(connection: UInt64, why: String, at: Moment)
+    /// A push's ring outcome became final in the world.
+    case outcome(PushFate)
 }
 
 /// One request and the answer it got.

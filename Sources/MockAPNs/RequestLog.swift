@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Glibc
+import World
 
 /// One readable line per request on standard error: token abbreviated, push type, verdict, reason,
 /// and a hint of what to do. Written to fd 2 directly (`stderr` is not concurrency-safe in Swift 6).
@@ -33,6 +34,11 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
                 "\(clock(at)) #\(connection) GOAWAY last-stream-id \(last.map(String.init) ?? "last processed") {\"reason\":\"\(reason.wire)\"} — \(reason.explanation)"
         case .connectionClosed(let connection, let why, let at):
             return "\(clock(at)) #\(connection) closed: \(why)"
+        case .outcome(let fate):
+            let token = DeviceTokenSyntax.abbreviated(fate.token)
+            let folklore = fate.folkloreUsed.isEmpty ? "" : " [folklore: \(fate.folkloreUsed.joined(separator: ", "))]"
+            return
+                "\(clock(Moment(fate.finishedAt ?? fate.sentAt))) push \(fate.apnsId) to \(token): \(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "") — \(fate.chain.last?.text ?? "")\(folklore)"
         case .push(let record):
             let request = record.request
             let token = request.deviceToken.map(DeviceTokenSyntax.abbreviated) ?? (request.path ?? "-")

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Glibc
+import World
 
 /// Writes the JSONL transcript of DESIGN.md: one object per event, flushed per line (one `write`), so
 /// a crash loses at most the line being written. JWT signatures are redacted.
@@ -61,6 +62,10 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
             time(&line, at)
             line.field("connection", Int64(connection))
             line.field("why", why)
+        case .outcome(let fate):
+            line.field("event", "outcome")
+            time(&line, Moment(fate.finishedAt ?? fate.sentAt))
+            outcomeFields(&line, fate)
         case .push(let record):
             line.field("event", "push")
             time(&line, record.at)
@@ -81,6 +86,36 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
             line.field("fault", record.fault)
         }
         return line.finish()
+    }
+
+    /// A push's fate as JSON fields (the transcript and the control API share them).
+    static func outcomeFields(_ line: inout JSONLine, _ fate: PushFate) {
+        line.field("number", fate.number)
+        line.field("apnsId", fate.apnsId)
+        line.field("token", fate.token)
+        line.field("topic", fate.topic)
+        line.field("phone", fate.phone)
+        line.field("bundleId", fate.bundleId)
+        line.field("outcome", fate.outcome.kind)
+        line.field("reason", fate.outcome.reason)
+        line.field("callUUID", fate.callUUID)
+        line.field("caller", fate.caller)
+        line.field("sentAt", Int64(fate.sentAt * 1000))
+        line.field("finishedAt", fate.finishedAt.map { Int64($0 * 1000) })
+        if case .rangLate(_, _, let lateBy) = fate.outcome { line.field("lateBySeconds", Int64(lateBy)) }
+        var chain = "["
+        for (index, step) in fate.chain.enumerated() {
+            var item = JSONLine()
+            item.field("at", Int64(step.at * 1000))
+            item.field("text", step.text)
+            item.field("folklore", step.folklore)
+            chain += (index > 0 ? "," : "") + item.finish()
+        }
+        line.raw("chain", chain + "]")
+        line.field("explanation", fate.explanation)
+        if !fate.folkloreUsed.isEmpty {
+            line.raw("folklore", "[" + fate.folkloreUsed.map(JSONLine.quoted).joined(separator: ",") + "]")
+        }
     }
 
     private static func time(_ line: inout JSONLine, _ at: Moment) {

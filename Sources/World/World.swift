@@ -17,6 +17,8 @@ public final class World {
     /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
     private var deadTokenPushes: [String: Int] = [:]
     private var penaltyUntil: [String: Double] = [:]
+    /// Pushes whose outcome became final since the last `takeFinished()`.
+    private var finishedSinceLastTake: [Int] = []
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
         self.settings = settings
@@ -486,6 +488,13 @@ public final class World {
         pushes[number].outcome = outcome
         pushes[number].finishedAt = now
         pushes[number].chain.append(ChainEvent(at: now, text: text, folklore: folklore))
+        finishedSinceLastTake.append(number)
+    }
+
+    /// The pushes whose outcome became final since the last call, for observers (transcript, log).
+    public func takeFinished() -> [Int] {
+        defer { finishedSinceLastTake.removeAll() }
+        return finishedSinceLastTake
     }
 
     static func seconds(_ value: Double) -> String {

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import HTTP2Server
 import MockAPNs
+import World
 
 /// `ringside serve`: the fake APNs on a port, until Ctrl-C.
 enum ServeCommand {
@@ -26,6 +27,11 @@ enum ServeCommand {
           --plaintext            Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS.
           --transcript FILE      Write every event as one JSON line, flushed per line; JWT signatures
                                  are redacted.
+          --world FILE           Load phones, apps and world settings (JSON; docs/control-api.md). With a
+                                 world, only tokens its phones hold are valid; without one, any
+                                 well-formed token is accepted and reaches no phone.
+          --control-port PORT    The control API's port (JSON over HTTP; default: the mock's port + 1,
+                                 or a free one with --port 0). RINGSIDE_CONTROL_URL says where.
           --order ORDER          auth-first (default) or path-first (pushy's order): which checks run
                                  first; see docs/validation.md.
           --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
@@ -73,6 +79,8 @@ enum ServeCommand {
         var seed: UInt64?
         var workers: Int?
         var quiet = false
+        var worldFile: String?
+        var controlPort: UInt16?
 
         init(_ arguments: inout Arguments) throws(UsageError) {
             host = try arguments.value("--host") ?? host
@@ -102,6 +110,8 @@ enum ServeCommand {
             seed = try arguments.number("--seed", UInt64.self)
             workers = try arguments.number("--workers", Int.self)
             quiet = arguments.flag("--quiet")
+            worldFile = try arguments.value("--world")
+            controlPort = try arguments.number("--control-port", UInt16.self)
             if plaintext, auth == .certificate {
                 throw UsageError("--auth certificate needs TLS; drop --plaintext")
             }
@@ -127,7 +137,25 @@ enum ServeCommand {
             keys: keys)
         configuration.authentication = options.auth
         configuration.seed = options.seed
+        let clock = SystemClock()
+        configuration.clock = clock
+        let world = SharedWorld(seed: options.seed ?? 1)
+        world.acceptsUnknownTokens = options.worldFile == nil
+        configuration.world = world
         let mock = MockAPNs(configuration: configuration)
+        let transcript = TranscriptBuffer()
+        mock.addObserver(transcript)
+        let control = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
+        if let file = options.worldFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                Output.error("error: cannot read the world file \(file)")
+                return ExitCode.cannotProceed
+            }
+            if let problem = control.load(worldFile: data) {
+                Output.error("error: \(file): \(problem)")
+                return ExitCode.cannotProceed
+            }
+        }
         if !options.quiet { mock.addObserver(RequestLog()) }
         if let path = options.transcript {
             do {
@@ -162,18 +190,26 @@ enum ServeCommand {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let http2 = HTTP2Server(configuration: server, service: mock)
+        var controlServer = ServerConfiguration()
+        controlServer.host = options.host
+        controlServer.port = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
+        controlServer.acceptsHTTP1 = true
+        controlServer.workers = 1
+        let controlHTTP = HTTP2Server(configuration: controlServer, service: control)
         do {
             try http2.start()
+            try controlHTTP.start()
         } catch {
             Output.error("error: \(error)")
             return ExitCode.cannotProceed
         }
+        world.startTicking(clock: clock)
         if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
             Output.error(
                 "warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public"
             )
         }
-        printContract(options: options, port: http2.port, certs: certs)
+        printContract(options: options, port: http2.port, controlPort: controlHTTP.port, certs: certs)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
@@ -183,11 +219,13 @@ enum ServeCommand {
             )
         }
         http2.stop(goAwayDebugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+        controlHTTP.stop()
+        world.stopTicking()
         return ExitCode.success
     }
 
     /// The provider contract (DESIGN.md) as KEY=value lines.
-    static func printContract(options: Options, port: UInt16, certs: String) {
+    static func printContract(options: Options, port: UInt16, controlPort: UInt16, certs: String) {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
         let lines = [
             "APNS_URL=\(options.plaintext ? "http" : "https")://\(host):\(port)",
@@ -201,6 +239,7 @@ enum ServeCommand {
             "APNS_TEAM_ID=\(TestCredentials.defaultTeamId)",
             "APNS_CERT_FILE=\(certs)/client-voip.pem",
             "APNS_CERT_KEY_FILE=\(certs)/client-voip.key",
+            "RINGSIDE_CONTROL_URL=http://\(host):\(controlPort)",
         ]
         Output.out(lines.joined(separator: "\n"))
     }

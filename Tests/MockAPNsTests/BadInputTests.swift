@@ -96,7 +96,7 @@ import Testing
             process.waitUntilExit()
         }
         var contract = ""
-        while !contract.contains("APNS_CERT_KEY_FILE") {
+        while !contract.contains("RINGSIDE_CONTROL_URL") {
             let chunk = out.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             contract += String(decoding: chunk, as: UTF8.self)

@@ -60,9 +60,13 @@ final class MockServer {
     init(
         settings: ValidationSettings = ValidationSettings(), authentication: AuthenticationMode = .either,
         directory: any DeviceDirectory = EveryTokenRegistered(), faults: FaultPlan = FaultPlan(),
-        plaintext: Bool = false, idleTimeout: Double? = nil, limits: HTTP2Limits = HTTP2Limits()
+        plaintext: Bool = false, idleTimeout: Double? = nil, limits: HTTP2Limits = HTTP2Limits(),
+        world: SharedWorld? = nil, clock: (any WorldClock)? = nil, seed: UInt64? = nil
     ) throws {
         var configuration = MockConfiguration(validation: settings, keys: try KeyStore.load(directory: Paths.certs))
+        configuration.world = world
+        configuration.seed = seed
+        if let clock { configuration.clock = clock }
         configuration.authentication = authentication
         configuration.directory = directory
         configuration.faults = faults

@@ -21,7 +21,7 @@ import Testing
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
             try process.run()
             var text = ""
-            while !text.contains("APNS_CERT_KEY_FILE") {
+            while !text.contains("RINGSIDE_CONTROL_URL") {
                 let chunk = out.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)

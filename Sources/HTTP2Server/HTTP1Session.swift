@@ -1,0 +1,103 @@
+/// A minimal HTTP/1.1 server session for cleartext connections that do not open with the HTTP/2
+/// preface: so that `curl` without flags can talk to a control API (RFC 9112, the subset a JSON API
+/// needs: request line, header fields, Content-Length bodies, keep-alive).
+final class HTTP1Session {
+    private var buffer: [UInt8] = []
+    private var nextStreamId: Int32 = 1
+    /// Why the session cannot go on (a malformed request); answered with 400 and closed.
+    private(set) var failure: String?
+    let limits: HTTP2Limits
+
+    init(limits: HTTP2Limits) { self.limits = limits }
+
+    /// Feeds bytes; returns the requests they complete.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> [HTTP2Request] {
+        buffer.append(contentsOf: bytes)
+        var requests: [HTTP2Request] = []
+        while failure == nil, let request = parseOne() { requests.append(request) }
+        return requests
+    }
+
+    private func parseOne() -> HTTP2Request? {
+        guard let end = headerEnd() else {
+            if buffer.count > Int(limits.maxHeaderListSize) * 2 { failure = "request header section too large" }
+            return nil
+        }
+        let head = String(decoding: buffer[0..<end], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
+            failure = "not an HTTP/1.1 request line"
+            return nil
+        }
+        var request = HTTP2Request(streamId: nextStreamId)
+        var length = 0
+        for (name, value) in [(":method", String(requestLine[0])), (":path", String(requestLine[1]))] {
+            request.appendField(name: name, value: value)
+        }
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else {
+                failure = "a header line without a colon"
+                return nil
+            }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"])
+            if name == "content-length" { length = Int(value) ?? -1 }
+            if name == "transfer-encoding" {
+                failure = "chunked bodies are not supported; send Content-Length"
+                return nil
+            }
+            request.appendField(name: name, value: value)
+        }
+        guard length >= 0, length <= limits.maximumKeptBody * 128 else {
+            failure = "bad Content-Length"
+            return nil
+        }
+        guard buffer.count >= end + 4 + length else { return nil }
+        request.body = Array(buffer[(end + 4)..<(end + 4 + length)])
+        request.bodyLength = length
+        buffer.removeFirst(end + 4 + length)
+        nextStreamId += 2
+        return request
+    }
+
+    private func headerEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 0...(buffer.count - 4)
+        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    /// The response as HTTP/1.1 bytes.
+    static func serialize(_ response: HTTP2Response) -> [UInt8] {
+        let body = response.body ?? []
+        var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
+        head += "content-length: \(body.count)\r\n\r\n"
+        return Array(head.utf8) + body
+    }
+
+    private static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 201: return "Created"
+        case 204: return "No Content"
+        case 400: return "Bad Request"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 409: return "Conflict"
+        case 500: return "Internal Server Error"
+        default: return "Status"
+        }
+    }
+}
+
+extension HTTP2Request {
+    mutating func appendField(name: String, value: String) {
+        var name = name
+        var value = value
+        name.withUTF8 { n in value.withUTF8 { v in appendField(name: n, value: v) } }
+    }
+}

@@ -1,0 +1,265 @@
+import APNs
+import Foundation
+import HTTP2Server
+import World
+
+/// The control API: JSON over HTTP on loopback, beside the mock, for test suites in any language
+/// (WireMock's admin API is the model). Documented with tested curl examples in docs/control-api.md.
+public final class ControlAPI: HTTP2Service, @unchecked Sendable {
+    let mock: MockAPNs
+    let world: SharedWorld
+    let clock: SystemClock
+    let transcript: TranscriptBuffer
+
+    public init(mock: MockAPNs, world: SharedWorld, clock: SystemClock, transcript: TranscriptBuffer) {
+        self.mock = mock
+        self.world = world
+        self.clock = clock
+        self.transcript = transcript
+    }
+
+    public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler { ControlConnection(api: self) }
+    public func refused(peer: String, why: String) {}
+
+    /// A route's answer: status and a JSON value.
+    struct Answer {
+        var status: Int
+        var json: Any
+
+        static func error(_ status: Int, _ message: String) -> Answer {
+            Answer(status: status, json: ["error": message])
+        }
+    }
+
+    /// Loads a world file: `{"settings": {…}, "phones": [{"name", "online", "apps": [...]}, …]}`, the
+    /// same shapes as `POST /settings` and `POST /phones`. Returns an error message or nil.
+    public func load(worldFile data: Data) -> String? {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            return "the world file is not a JSON object"
+        }
+        if let settings = object["settings"] {
+            guard let body = try? JSONSerialization.data(withJSONObject: settings) else { return "bad settings" }
+            let answer = route(method: "POST", path: "/settings", body: Array(body))
+            if answer.status >= 400 { return "settings: \(answer.json)" }
+        }
+        for (index, phone) in (object["phones"] as? [Any] ?? []).enumerated() {
+            guard let body = try? JSONSerialization.data(withJSONObject: phone) else {
+                return "phone \(index) is not an object"
+            }
+            let answer = route(method: "POST", path: "/phones", body: Array(body))
+            if answer.status >= 400 { return "phone \(index): \(answer.json)" }
+        }
+        return nil
+    }
+
+    func route(method: String, path: String, body: [UInt8]) -> Answer {
+        let parts = path.split(separator: "?")[0].split(separator: "/").map(String.init)
+        let input: [String: Any]
+        if body.isEmpty {
+            input = [:]
+        } else if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+            input = object
+        } else {
+            return .error(400, "the body is not a JSON object")
+        }
+        let now = clock.now().world
+        world.withWorld { $0.run(until: now) }
+        switch (method, parts) {
+        case ("GET", ["health"]): return Answer(status: 200, json: ["status": "ok"])
+        case ("GET", ["clock"]): return Answer(status: 200, json: clockJSON())
+        case ("POST", ["clock", "advance"]):
+            guard let seconds = number(input["seconds"]), seconds >= 0 else {
+                return .error(400, "give {\"seconds\": N} with N ≥ 0")
+            }
+            clock.advance(by: seconds)
+            world.withWorld { $0.run(until: clock.now().world) }
+            return Answer(status: 200, json: clockJSON())
+        case ("GET", ["phones"]):
+            return Answer(status: 200, json: world.withWorld { w in w.phones.map { Self.phoneJSON($0) } })
+        case ("POST", ["phones"]): return addPhone(input, at: now)
+        case ("GET", _) where parts.count == 2 && parts[0] == "phones":
+            return withPhone(parts[1]) { w, index in Answer(status: 200, json: Self.phoneJSON(w.phones[index])) }
+        case ("POST", _) where parts.count == 3 && parts[0] == "phones" && parts[2] == "state":
+            return changeState(parts[1], input, at: now)
+        case ("POST", _) where parts.count == 5 && parts[0] == "phones" && parts[2] == "apps":
+            let (id, bundle, event) = (parts[1], parts[3], parts[4])
+            guard let appEvent = World.AppEvent(rawValue: event) else {
+                return .error(
+                    404,
+                    "unknown app event <\(event)>; events are \(World.AppEvent.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            return withPhone(id) { w, index in
+                guard w.phones[index].app(bundle) != nil else {
+                    return .error(404, "phone \(index) has no app <\(bundle)>")
+                }
+                w.apply(appEvent, phone: index, bundleId: bundle, at: now)
+                return Answer(status: 200, json: Self.phoneJSON(w.phones[index]))
+            }
+        case ("GET", ["outcomes"]):
+            let lines = world.withWorld { w in w.pushes.map(Self.fateJSON) }
+            return Answer(status: 200, json: RawJSON("[" + lines.joined(separator: ",") + "]"))
+        case ("GET", ["transcript"]):
+            return Answer(status: 200, json: RawJSON("[" + transcript.all.joined(separator: ",") + "]"))
+        case ("POST", ["faults"]):
+            guard let wire = input["reason"] as? String, let reason = Reason(wire: wire) else {
+                return .error(400, "give {\"reason\": <an APNs reason>, \"count\": N, \"token\": optional}")
+            }
+            let count = Int(number(input["count"]) ?? 1)
+            mock.configuration.faults.arm(.init(reason: reason, count: count, deviceToken: input["token"] as? String))
+            return Answer(status: 201, json: ["reason": reason.wire, "count": count])
+        case ("GET", ["settings"]): return Answer(status: 200, json: settingsJSON())
+        case ("POST", ["settings"]):
+            guard let data = try? JSONSerialization.data(withJSONObject: merge(settingsJSON(), input)),
+                let settings = try? JSONDecoder().decode(WorldSettings.self, from: data)
+            else { return .error(400, "not world settings; GET /settings shows their shape") }
+            world.reset(settings: settings)
+            return Answer(status: 200, json: settingsJSON())
+        case ("POST", ["reset"]):
+            world.reset()
+            transcript.clear()
+            return Answer(status: 200, json: ["reset": true])
+        default:
+            return .error(404, "no route \(method) \(path); see docs/control-api.md")
+        }
+    }
+
+    private func clockJSON() -> [String: Any] {
+        let now = clock.now()
+        return ["worldTime": now.world, "wallTime": now.wall, "offsetSeconds": now.world - now.wall]
+    }
+
+    private func settingsJSON() -> [String: Any] {
+        let data = (try? JSONEncoder().encode(world.settings)) ?? Data("{}".utf8)
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    private func merge(_ base: [String: Any], _ changes: [String: Any]) -> [String: Any] {
+        var result = base
+        for (key, value) in changes {
+            if let nested = value as? [String: Any], let current = base[key] as? [String: Any] {
+                result[key] = merge(current, nested)
+            } else {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    private func withPhone(_ id: String, _ body: (World, Int) -> Answer) -> Answer {
+        guard let index = Int(id) else { return .error(404, "phone ids are numbers, got <\(id)>") }
+        return world.withWorld { w in
+            guard w.phones.indices.contains(index) else { return .error(404, "no phone \(index)") }
+            return body(w, index)
+        }
+    }
+
+    private func addPhone(_ input: [String: Any], at now: Double) -> Answer {
+        var specs: [AppSpec] = []
+        for app in input["apps"] as? [[String: Any]] ?? [["bundleId": "com.ringside.testapp"]] {
+            guard let bundle = app["bundleId"] as? String else { return .error(400, "every app needs a bundleId") }
+            let behaviourName = app["behaviour"] as? String ?? "reports-at-once"
+            guard
+                let behaviour = AppBehaviour.named(
+                    behaviourName, seconds: number(app["roundTripSeconds"]) ?? 2,
+                    blocking: app["blocking"] as? Bool ?? false)
+            else {
+                return .error(
+                    400,
+                    "unknown behaviour <\(behaviourName)>; behaviours are \(AppBehaviour.names.joined(separator: ", "))"
+                )
+            }
+            guard let ios = OSVersion(app["ios"] as? String ?? "18.0") else {
+                return .error(400, "ios is a version like \"26.4\"")
+            }
+            let environment =
+                APNsEnvironment(rawValue: app["environment"] as? String ?? "")
+                ?? mock.configuration.validation.environment
+            specs.append(AppSpec(bundleId: bundle, ios: ios, behaviour: behaviour, environment: environment))
+        }
+        let name = input["name"] as? String ?? "phone"
+        let online = input["online"] as? Bool ?? true
+        return world.withWorld { w in
+            let id = w.addPhone(name: name, online: online, apps: specs, at: now)
+            return Answer(status: 201, json: Self.phoneJSON(w.phones[id]))
+        }
+    }
+
+    private func changeState(_ id: String, _ input: [String: Any], at now: Double) -> Answer {
+        withPhone(id) { w, index in
+            if let online = input["online"] as? Bool { w.change(phone: index, .online(online), at: now) }
+            if let dnd = input["doNotDisturb"] as? Bool { w.change(phone: index, .doNotDisturb(dnd), at: now) }
+            if let blocked = input["blockedCallers"] as? [String] {
+                w.change(phone: index, .blockedCallers(Set(blocked)), at: now)
+            }
+            if let vips = input["vipCallers"] as? [String] { w.change(phone: index, .vipCallers(Set(vips)), at: now) }
+            if input.keys.contains("activeCall") {
+                w.change(phone: index, .activeCall(input["activeCall"] as? String), at: now)
+            }
+            return Answer(status: 200, json: Self.phoneJSON(w.phones[index]))
+        }
+    }
+
+    static func phoneJSON(_ phone: VirtualPhone) -> [String: Any] {
+        [
+            "id": phone.id, "name": phone.name, "online": phone.isOnline, "doNotDisturb": phone.doNotDisturb,
+            "blockedCallers": phone.blockedCallers.sorted(), "vipCallers": phone.vipCallers.sorted(),
+            "activeCall": phone.activeCall as Any? ?? NSNull(),
+            "apps": phone.apps.map { app in
+                [
+                    "bundleId": app.bundleId, "ios": app.ios.description, "behaviour": app.behaviour.name,
+                    "environment": app.environment.rawValue, "voipToken": app.voipToken.description,
+                    "alertToken": app.alertToken.description, "foreground": app.isForeground,
+                    "unreportedKills": app.unreportedKills, "voipBlocked": app.isVoIPBlocked,
+                ] as [String: Any]
+            },
+        ]
+    }
+
+    static func fateJSON(_ fate: PushFate) -> String {
+        var line = JSONLine()
+        TranscriptWriter.outcomeFields(&line, fate)
+        return line.finish()
+    }
+
+    private func number(_ value: Any?) -> Double? {
+        (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init)
+    }
+}
+
+/// JSON already rendered, passed through unchanged.
+struct RawJSON {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// One control-API connection: every request answered at once.
+final class ControlConnection: HTTP2ConnectionHandler {
+    let api: ControlAPI
+    init(api: ControlAPI) { self.api = api }
+
+    var initialMaxConcurrentStreams: UInt32 { 100 }
+
+    func handle(_ request: HTTP2Request, connection: ConnectionControl) {
+        var method = "GET"
+        var path = "/"
+        request.forEachField { name, value in
+            if name.elementsEqual(":method".utf8) { method = String(decoding: value, as: UTF8.self) }
+            if name.elementsEqual(":path".utf8) { path = String(decoding: value, as: UTF8.self) }
+        }
+        let answer = api.route(method: method, path: path, body: request.body)
+        let body: [UInt8]
+        if let raw = answer.json as? RawJSON {
+            body = Array(raw.text.utf8)
+        } else {
+            body =
+                (try? JSONSerialization.data(withJSONObject: answer.json, options: [.sortedKeys])).map(Array.init) ?? []
+        }
+        connection.respond(
+            streamId: request.streamId,
+            HTTP2Response(status: answer.status, headers: [("content-type", "application/json")], body: body + [10]))
+    }
+
+    func idleGoAwayDebugData() -> [UInt8] { [] }
+    func closed(why: String) {}
+}

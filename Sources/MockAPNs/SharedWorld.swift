@@ -1,0 +1,85 @@
+import APNs
+import Foundation
+import World
+
+/// The world as the mock shares it between its event loops and the control API: one lock around
+/// the pure `World`, and a ticker that plays scheduled events as the world clock moves.
+public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
+    private let lock = NSLock()
+    private var world: World
+    public let seed: UInt64
+    public private(set) var settings: WorldSettings
+    private var ticker: Thread?
+    private let stopFlag = NSCondition()
+    private var stopping = false
+    /// Called with pushes whose outcome became final (outside the lock).
+    var onFinished: (@Sendable ([PushFate]) -> Void)?
+
+    public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
+        self.seed = seed
+        self.settings = settings
+        world = World(settings: settings, seed: seed)
+    }
+
+    /// Runs `body` with the world locked, then reports outcomes that became final.
+    @discardableResult
+    public func withWorld<T>(_ body: (World) throws -> T) rethrows -> T {
+        lock.lock()
+        let result: T
+        do {
+            result = try body(world)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        let finished = world.takeFinished().map { world.pushes[$0] }
+        lock.unlock()
+        if !finished.isEmpty { onFinished?(finished) }
+        return result
+    }
+
+    /// A fresh world with the same seed (and new settings, when given).
+    public func reset(settings: WorldSettings? = nil) {
+        lock.lock()
+        if let settings { self.settings = settings }
+        world = World(settings: self.settings, seed: seed)
+        lock.unlock()
+    }
+
+    /// When set, a well-formed token no phone has is accepted (200) and goes nowhere: `serve` without
+    /// `--world`, for quick experiments with made-up tokens. A faithful world answers BadDeviceToken.
+    public var acceptsUnknownTokens = false
+
+    public func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
+        let answer = withWorld { $0.lookup(token: token, topic: topic, environment: environment, at: now) }
+        return answer == .unknown && acceptsUnknownTokens ? .active : answer
+    }
+
+    /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.
+    public func startTicking(clock: any WorldClock, interval: Double = 0.02) {
+        let thread = Thread { [weak self] in
+            while let self, !self.isStopping(waiting: interval) {
+                self.withWorld { $0.run(until: clock.now().world) }
+            }
+        }
+        thread.name = "ringside-world"
+        ticker = thread
+        thread.start()
+    }
+
+    public func stopTicking() {
+        stopFlag.lock()
+        stopping = true
+        stopFlag.broadcast()
+        stopFlag.unlock()
+    }
+
+    private func isStopping(waiting seconds: Double) -> Bool {
+        stopFlag.lock()
+        defer { stopFlag.unlock() }
+        if !stopping { _ = stopFlag.wait(until: Date().addingTimeInterval(seconds)) }
+        return stopping
+    }
+
+    deinit { stopTicking() }
+}

@@ -1,0 +1,171 @@
+import APNs
+import Foundation
+import MockAPNs
+import Testing
+
+/// The world through real sockets: the control API with curl, pushes with curl and aioapns.
+@Suite(.serialized) struct WorldIntegrationTests {
+    @Test("A push to a phone's VoIP token rings; the outcome explains itself")
+    func rings() throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        let response = try Curl.applePush(
+            world.server, token: phone.voip, body: #"{"callUUID":"call-1","handle":"bob"}"#)
+        #expect(response.status == 200)
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "rang")
+        #expect(fate["caller"] as? String == "bob")
+        #expect((fate["explanation"] as? String)?.contains("the phone rings") == true)
+    }
+
+    @Test(
+        "aioapns pushes to a phone: it rings; to the app's regular token with the .voip topic: DeviceTokenNotForTopic")
+    func aioapns() throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        let results = try ThirdPartyClientTests.send(
+            [
+                "\(world.server.port)", Paths.ca, "--key", Paths.certs + "/AuthKey_RINGKEY001.p8", "RINGKEY001",
+                "RINGTEAM01", Paths.topic,
+            ],
+            pushes: [
+                ["token": phone.voip, "message": ["callUUID": "call-9", "handle": "carol"]], ["token": phone.alert],
+            ])
+        #expect(results.map { $0["status"] as? String } == ["200", "400"])
+        #expect(results.last?["description"] as? String == "DeviceTokenNotForTopic")
+        let fate = try world.outcome(apnsId: try #require(results.first?["apns_id"] as? String))
+        #expect(fate["outcome"] as? String == "rang")
+    }
+
+    @Test(
+        "After a reinstall the old token answers 200 for the configured time, never rings, then 410 with the uninstall time"
+    )
+    func reinstall() throws {
+        let world = try WorldServer(settings: ["unregisterDelay": 60])
+        let phone = try world.phone()
+        let before = Date().timeIntervalSince1970
+        let reinstalled =
+            try world.control("POST", "/phones/\(phone.id)/apps/com.ringside.testapp/reinstall") as! [String: Any]
+        let newToken = ((reinstalled["apps"] as! [[String: Any]])[0]["voipToken"] as! String)
+        #expect(newToken != phone.voip)
+        let ghost = try Curl.applePush(world.server, token: phone.voip)
+        #expect(ghost.status == 200)
+        let fate = try world.outcome(apnsId: try #require(ghost.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "not-delivered")
+        #expect(fate["reason"] as? String == "token-dead")
+        try world.control("POST", "/clock/advance", ["seconds": 61])
+        let dead = try Curl.applePush(world.server, token: phone.voip)
+        #expect(dead.status == 410)
+        #expect(dead.reason == "Unregistered")
+        let body = try JSONSerialization.jsonObject(with: Data(dead.body.utf8)) as! [String: Any]
+        let timestamp = (body["timestamp"] as! NSNumber).doubleValue / 1000
+        #expect(abs(timestamp - before) < 5, "the timestamp is the reinstall time")
+        #expect(try Curl.applePush(world.server, token: newToken).status == 200)
+        let outcomes = try world.control("GET", "/outcomes") as! [[String: Any]]
+        #expect(!outcomes.contains { $0["token"] as? String == phone.voip && $0["outcome"] as? String == "rang" })
+    }
+
+    @Test("Offline with apns-expiration 0: not delivered")
+    func offlineExpirationZero() throws {
+        let world = try WorldServer()
+        let phone = try world.phone(online: false)
+        let response = try Curl.applePush(world.server, token: phone.voip)
+        try world.control("POST", "/phones/\(phone.id)/state", ["online": true])
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "not-delivered")
+        #expect(fate["reason"] as? String == "offline-not-stored")
+    }
+
+    @Test("Offline with expiration an hour ahead, the call over, the phone back online: rang late")
+    func ghostCall() throws {
+        let world = try WorldServer()
+        let phone = try world.phone(online: false)
+        let expiration = Int(Date().timeIntervalSince1970) + 3600
+        let response = try Curl.applePush(
+            world.server, token: phone.voip, headers: ["apns-expiration": "\(expiration)"])
+        #expect(response.status == 200)
+        try world.control("POST", "/clock/advance", ["seconds": 120])
+        try world.control("POST", "/phones/\(phone.id)/state", ["online": true])
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "rang-late")
+        #expect((fate["explanation"] as? String)?.contains("ghost call") == true)
+    }
+
+    @Test("An app that never reports is killed; after the configured count a later correct push does not ring")
+    func neverReports() throws {
+        let world = try WorldServer(settings: ["unreportedLimit": 2])
+        let phone = try world.phone("never-reports")
+        var outcomes: [[String: Any]] = []
+        for call in ["a", "b", "c"] {
+            let response = try Curl.applePush(
+                world.server, token: phone.voip, body: #"{"callUUID":"\#(call)","handle":"bob"}"#)
+            outcomes.append(try world.outcome(apnsId: try #require(response.headers["apns-id"])))
+        }
+        #expect(outcomes.map { $0["outcome"] as? String } == ["app-killed", "app-killed", "not-delivered"])
+        #expect(outcomes[0]["reason"] as? String == "delegate-returned-without-report")
+        #expect(outcomes[2]["reason"] as? String == "app-blocked")
+    }
+
+    @Test("Do Not Disturb: the call is refused by CallKit")
+    func doNotDisturb() throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        try world.control("POST", "/phones/\(phone.id)/state", ["doNotDisturb": true])
+        let response = try Curl.applePush(world.server, token: phone.voip)
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "call-refused")
+        #expect(fate["reason"] as? String == "filteredByDoNotDisturb")
+    }
+
+    @Test("The same seed gives the same tokens and outcomes")
+    func sameSeed() throws {
+        func run(seed: UInt64) throws -> [String] {
+            let world = try WorldServer(seed: seed)
+            let phone = try world.phone("never-reports")
+            let response = try Curl.applePush(world.server, token: phone.voip)
+            let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+            return [phone.voip, phone.alert, fate["outcome"] as? String ?? "", fate["reason"] as? String ?? ""]
+        }
+        #expect(try run(seed: 5) == run(seed: 5))
+        #expect(try run(seed: 5)[0] != run(seed: 6)[0])
+    }
+
+    @Test("The same seed gives the same transcript, apart from wall-clock fields")
+    func sameTranscript() throws {
+        let jwt = "bearer \(Paths.jwt())"  // the provider's input is the same in both runs
+        func transcript(seed: UInt64) throws -> [String] {
+            let world = try WorldServer(seed: seed)
+            let phone = try world.phone("never-reports")
+            let killed = try Curl.applePush(world.server, token: phone.voip, headers: ["authorization": jwt])
+            _ = try world.outcome(apnsId: try #require(killed.headers["apns-id"]))
+            _ = try Curl.applePush(
+                world.server, token: phone.voip, headers: ["authorization": jwt, "apns-priority": "7"])
+            let lines = try world.control("GET", "/transcript") as! [[String: Any]]
+            return try lines.map { line in
+                var line = line
+                for field in ["wallTime", "worldTime", "peer", "sentAt", "finishedAt"] { line[field] = nil }
+                line["chain"] = (line["chain"] as? [[String: Any]])?.map { $0.filter { $0.key != "at" } }
+                let text = String(
+                    decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self)
+                return text.replacingOccurrences(
+                    of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<date>", options: .regularExpression)
+            }
+        }
+        let first = try transcript(seed: 11)
+        #expect(first.count >= 6)
+        let second = try transcript(seed: 11)
+        #expect(first == second)
+        for (a, b) in zip(first, second) where a != b { Issue.record("differs:\n\(a)\n\(b)") }
+    }
+
+    @Test("Control API errors are clear JSON")
+    func controlErrors() throws {
+        let world = try WorldServer()
+        let unknown = try world.control("GET", "/nothing") as! [String: Any]
+        #expect((unknown["error"] as? String)?.contains("no route GET /nothing") == true)
+        let badBehaviour =
+            try world.control("POST", "/phones", ["apps": [["bundleId": "x", "behaviour": "rings-sometimes"]]])
+            as! [String: Any]
+        #expect((badBehaviour["error"] as? String)?.contains("behaviours are reports-at-once") == true)
+    }
+}
