@@ -33,7 +33,9 @@ let package = Package(
         // The fake APNs service.
         .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
         // The command line.
-        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs"]),
+        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server"]),
+        // bench/world.sh: a million phones through the world and the mock.
+        .executableTarget(name: "WorldBench", dependencies: ["MockAPNs", "World", "APNs", "HTTP2Server"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),

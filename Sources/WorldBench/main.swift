@@ -1,0 +1,100 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+import World
+
+/// bench/world.sh: registers a million phones, pushes through the world alone, then through the
+/// mock (h2load against it, TLS, verified JWTs), and prints resident memory and the world's share.
+func residentMegabytes() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0) / 1024
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = Date()
+    body()
+    return Date().timeIntervalSince(start)
+}
+
+let arguments = CommandLine.arguments
+let phoneCount = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
+let pushCount = arguments.count > 2 ? Int(arguments[2]) ?? 200_000 : 200_000
+let certs = arguments.count > 3 ? arguments[3] : "certs-test"
+let bundle = "com.ringside.testapp"
+
+var settings = WorldSettings()
+settings.throttle = nil  // h2load pushes to one token; throttling would answer 429
+let shared = SharedWorld(settings: settings, seed: 1)
+let start = Date().timeIntervalSince1970
+var tokens: [String] = []
+let baseline = residentMegabytes()
+let registration = seconds {
+    shared.withWorld { world in
+        for index in 0..<phoneCount {
+            world.addPhone(name: "phone \(index)", apps: [AppSpec(bundleId: bundle)], at: start)
+        }
+        tokens = (0..<min(phoneCount, pushCount)).map { world.token(phone: $0, bundleId: bundle, kind: .voip)! }
+    }
+}
+print(String(format: "registered %d phones in %.2f s; resident memory %.0f MB (%.0f MB before)", phoneCount, registration, residentMegabytes(), baseline))
+
+// The world alone: lookup, accept, delivery and the phone's rules, for each push.
+let body = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#.utf8)
+let worldSeconds = seconds {
+    shared.withWorld { world in
+        for index in 0..<pushCount {
+            let token = tokens[index % tokens.count]
+            let now = start + Double(index) * 0.001
+            _ = world.lookup(token: token, topic: "\(bundle).voip", environment: .sandbox, at: now)
+            let push = AcceptedPush(
+                deviceToken: token, topic: "\(bundle).voip", pushType: .voip, priority: .immediate, expiration: 0,
+                collapseId: nil, keyId: "RINGKEY001", teamId: "RINGTEAM01", isFirstValidToken: false)
+            world.accept(push, environment: .sandbox, body: body, apnsId: "bench", at: now)
+            world.run(until: now)
+        }
+        world.run(until: start + Double(pushCount))
+        _ = world.takeFinished()
+    }
+}
+let rang = shared.withWorld { $0.pushes.filter { $0.outcome.kind == "rang" }.count }
+let worldMicros = worldSeconds / Double(pushCount) * 1e6
+print(String(format: "world alone: %d pushes in %.2f s, %.0f pushes/s, %.2f µs each (%d rang); resident memory %.0f MB", pushCount, worldSeconds, Double(pushCount) / worldSeconds, worldMicros, rang, residentMegabytes()))
+
+// The same world behind the mock, driven by h2load.
+var configuration = MockConfiguration(validation: ValidationSettings(), keys: try KeyStore.load(directory: certs))
+configuration.world = shared
+let mock = MockAPNs(configuration: configuration)
+var server = ServerConfiguration()
+server.port = 0
+server.tls = try TLSContext(
+    certificateFile: certs + "/server.pem", keyFile: certs + "/server.key", trustedCAFile: certs + "/ca.pem",
+    clientCertificates: .optional)
+let http2 = HTTP2Server(configuration: server, service: mock)
+try http2.start()
+shared.startTicking(clock: configuration.clock)
+let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
+let jwt = try ProviderToken.sign(keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
+let payload = NSTemporaryDirectory() + "ringside-bench-payload.json"
+try Data(body).write(to: URL(fileURLWithPath: payload))
+let h2load = Process()
+h2load.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
+h2load.arguments = [
+    "-n", String(pushCount), "-c", "10", "-m", "10", "-d", payload, "-H", "authorization: bearer \(jwt)",
+    "-H", "apns-topic: \(bundle).voip", "-H", "apns-push-type: voip", "-H", "apns-expiration: 0",
+    "https://127.0.0.1:\(http2.port)/3/device/\(tokens[0])",
+]
+let pipe = Pipe()
+h2load.standardOutput = pipe
+try h2load.run()
+let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+h2load.waitUntilExit()
+let rateLine = output.split(separator: "\n").first { $0.hasPrefix("finished in") } ?? ""
+let rate = Double(rateLine.split(separator: ",").dropFirst().first?.split(separator: " ").first ?? "0") ?? 0
+let mockMicros = rate > 0 ? 1e6 / rate : .infinity
+print("through the mock: \(rateLine.trimmingCharacters(in: .whitespaces))")
+print(String(format: "a push through the mock: %.2f µs; the world's bookkeeping: %.2f µs = %.1f%% of it", mockMicros, worldMicros, worldMicros / mockMicros * 100))
+print(String(format: "resident memory at the end: %.0f MB", residentMegabytes()))
+shared.stopTicking()
+http2.stop()
