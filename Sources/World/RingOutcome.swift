@@ -70,7 +70,9 @@ public enum CallKitError: String, Sendable, Codable {
 /// One step of a push's story, in words a newcomer understands.
 public struct ChainEvent: Sendable, Equatable {
     public var at: Double
-    public var text: String
+    public var step: ChainStep
+
+    public var text: String { step.text }
     /// Set when a folklore rule (tag F) decided this step.
-    public var folklore: String?
+    public var folklore: String? { step.folklore }
 }

@@ -1,5 +1,4 @@
 import APNs
-import Foundation
 
 /// The simulation behind the mock: phones, tokens, delivery, the phone's rules, ring outcomes.
 ///
@@ -182,22 +181,19 @@ public final class World {
         var fate = PushFate(
             number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
             priority: push.priority, expiration: push.expiration, callUUID: call.uuid, caller: call.caller)
-        fate.note(now, "APNs accepted the push (200, apns-id \(apnsId)) for topic \(push.topic)")
+        fate.note(now, .accepted(apnsId: apnsId, topic: push.topic))
         pushes.append(fate)
         guard let token = TokenValue(hex: push.deviceToken),
             let record = registry[RegistryKey(environment: environment, token: token)]
         else {
-            finish(number, .notDelivered(.tokenDead), now, "no phone has this token")
+            finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
         pushes[number].phone = record.phone
         pushes[number].bundleId = record.bundleId
         pushes[number].kind = record.kind
         if record.retiredAt != nil {
-            finish(
-                number, .notDelivered(.tokenDead), now,
-                "the token was retired (app reinstalled, token rotated or app deleted); APNs still answers 200 for a while, but no phone has this token any more"
-            )
+            finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
             return number
         }
         let phone = phones[record.phone]
@@ -240,30 +236,20 @@ public final class World {
     private func store(_ number: Int, phone id: Int, at now: Double) {
         let push = pushes[number]
         if push.expiration == 0 {
-            finish(
-                number, .notDelivered(.offlineNotStored), now,
-                "the phone is offline and apns-expiration is 0: APNs makes one attempt and does not store the push")
+            finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
             return
         }
         let expiresAt = push.expiration.map(Double.init) ?? (now + settings.defaultStorage)
         let bundle = push.bundleId ?? ""
         if let previous = phones[id].stored[bundle] {
             if settings.keepStored == .oldest {
-                finish(
-                    number, .notDelivered(.replacedWhileStored), now,
-                    "the phone is offline and APNs already stores a push for this app; it keeps one per app, here the oldest"
-                )
+                finish(number, .notDelivered(.replacedWhileStored), now, .keptOldest)
                 return
             }
-            finish(
-                previous, .notDelivered(.replacedWhileStored), now,
-                "a newer push for the same app replaced this one while the phone was offline (APNs stores one per app)")
+            finish(previous, .notDelivered(.replacedWhileStored), now, .replacedByNewer)
         }
         phones[id].stored[bundle] = number
-        pushes[number].note(
-            now,
-            "the phone is offline: APNs stores the push until \(Self.describe(expiresAt)) (one per app, the latest wins)"
-        )
+        pushes[number].note(now, .stored(until: expiresAt))
         schedule.push(ScheduledEvent(at: expiresAt, kind: .expire(number)))
     }
 
@@ -272,13 +258,13 @@ public final class World {
             phones[phone].stored[pushes[number].bundleId ?? ""] == number
         else { return }
         phones[phone].stored[pushes[number].bundleId ?? ""] = nil
-        finish(number, .notDelivered(.expired), now, "the stored push expired before the phone came back online")
+        finish(number, .notDelivered(.expired), now, .storedExpired)
     }
 
     private func deliverStored(phone id: Int, at now: Double) {
         for (bundle, number) in phones[id].stored {
             phones[id].stored[bundle] = nil
-            pushes[number].note(now, "the phone came back online: APNs delivers the stored push")
+            pushes[number].note(now, .backOnline)
             scheduleArrival(number, at: now + settings.deliveryLatency)
         }
     }
@@ -292,28 +278,20 @@ public final class World {
             return
         }
         guard let index = phones[id].appIndex(pushes[number].bundleId ?? "") else {
-            finish(number, .notDelivered(.appNotInstalled), now, "the app is no longer installed")
+            finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
         let app = phones[id].apps[index]
         guard pushes[number].kind == .voip else {
-            finish(
-                number, .notDelivered(.notAVoIPPush), now,
-                "a regular notification reached the phone: it may show a banner, but only a PushKit VoIP push can ring")
+            finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
         }
         if app.isVoIPBlocked {
-            finish(
-                number, .notDelivered(.appBlocked), now,
-                "the system stopped delivering VoIP pushes to this app after \(app.unreportedKills) unreported pushes; only a reinstall restores it"
-            )
+            finish(number, .notDelivered(.appBlocked), now, .appBlocked(kills: app.unreportedKills))
             return
         }
         if app.isForceQuit, settings.folklore.forceQuitBlocksVoIP {
-            finish(
-                number, .notDelivered(.forceQuit), now,
-                "the user force-quit the app, and the folklore rule force-quit-blocks-voip drops VoIP pushes until relaunch",
-                folklore: "force-quit-blocks-voip")
+            finish(number, .notDelivered(.forceQuit), now, .forceQuit)
             return
         }
         if let budget = settings.folklore.dailyVoIPBudget {
@@ -323,55 +301,42 @@ public final class World {
             used.count += 1
             phones[id].apps[index].budget = used
             if used.count > budget {
-                finish(
-                    number, .notDelivered(.dailyBudget), now,
-                    "the folklore rule daily-voip-budget (\(budget) a day) drops this push",
-                    folklore: "daily-voip-budget")
+                finish(number, .notDelivered(.dailyBudget), now, .dailyBudget(budget))
                 return
             }
         }
         pushes[number].deliveredAt = now
         let delay = now - pushes[number].sentAt
         pushes[number].note(
-            now,
-            "PushKit hands the push to \(app.bundleId) on \(phones[id].name) (iOS \(app.ios)), \(Self.seconds(delay)) after it was sent"
-        )
+            now, .handedToApp(bundleId: app.bundleId, phone: phones[id].name, ios: app.ios, delay: delay))
         let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
         let call = (uuid: pushes[number].callUUID, caller: pushes[number].caller)
         switch app.behaviour {
         case .reportsAtOnce:
             report(number, at: now)
         case .completesBeforeReporting:
-            pushes[number].note(
-                now,
-                "the app calls the PushKit completion handler first; it plays no role in the reporting rule (DTS, forum thread 817976)"
-            )
+            pushes[number].note(now, .completionFirst)
             report(number, at: now)
         case .reportsOnlyWellFormed:
             if call.uuid != nil, call.caller != nil {
                 report(number, at: now)
             } else {
-                pushes[number].note(now, "the payload lacks a call id or a caller, so the app does not report it")
+                pushes[number].note(now, .notWellFormed)
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         case .neverReports:
-            pushes[number].note(now, "the app does not report the push to CallKit")
+            pushes[number].note(now, .neverReports)
             didNotReport(number, mustReport: mustReport, at: now)
         case .reportsAfterRoundTrip(let seconds, let blocking):
             if blocking {
-                pushes[number].note(
-                    now,
-                    "the app blocks its delegate for a \(Self.seconds(seconds)) network round trip before reporting")
+                pushes[number].note(now, .blockingRoundTrip(seconds))
                 if seconds < settings.callServicesCheck || !mustReport {
                     schedule.push(ScheduledEvent(at: now + seconds, kind: .report(number)))
                 } else {
                     schedule.push(ScheduledEvent(at: now + settings.callServicesCheck, kind: .systemCheck(number)))
                 }
             } else {
-                pushes[number].note(
-                    now,
-                    "the app starts a \(Self.seconds(seconds)) network round trip and returns from the delegate without reporting"
-                )
+                pushes[number].note(now, .asyncRoundTrip(seconds))
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         }
@@ -381,28 +346,23 @@ public final class World {
     /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
     private func mustReport(app: VirtualApp, phone: VirtualPhone, delay: Double, number: Int, at now: Double) -> Bool {
         guard app.ios >= OSVersion.reportingRule else {
-            pushes[number].note(now, "iOS \(app.ios) predates the iOS 13 reporting rule: no report is required")
+            pushes[number].note(now, .beforeReportingRule(app.ios))
             return false
         }
         let newDelegate = app.ios >= OSVersion.mustReportDelegate
-        var why: String?
+        var why: ChainStep.NoReportReason?
         if app.isForeground {
-            why = "the app is in the foreground"
+            why = .foreground
         } else if phone.activeCall != nil {
-            why = "the phone is already on a call"
+            why = .onCall
         } else if newDelegate, delay > settings.longNetworkDelay {
-            why = "the push was delayed \(Self.seconds(delay)) by the network"
+            why = .networkDelay(delay)
         }
         if let why {
-            pushes[number].note(
-                now, newDelegate ? "metadata.mustReport is false: \(why)" : "no report required: \(why)")
+            pushes[number].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
             return false
         }
-        pushes[number].note(
-            now,
-            newDelegate
-                ? "metadata.mustReport is true: the app must report the call before the delegate returns"
-                : "the iOS 13 rule: the app must report the call before the delegate returns")
+        pushes[number].note(now, .mustReport(newDelegate: newDelegate))
         return true
     }
 
@@ -410,9 +370,7 @@ public final class World {
         if mustReport {
             kill(number, .delegateReturnedWithoutReport, at: now)
         } else {
-            finish(
-                number, .notDelivered(.notReportedAllowed), now,
-                "the app did not report the call, which it was allowed not to: nothing rang")
+            finish(number, .notDelivered(.notReportedAllowed), now, .notReportedAllowed)
         }
     }
 
@@ -427,22 +385,18 @@ public final class World {
         }
         phones[id].apps[index].unreportedKills += 1
         let kills = phones[id].apps[index].unreportedKills
-        let text: String
+        let step: ChainStep
         switch rule {
         case .delegateReturnedWithoutReport:
-            text =
-                "PKPushRegistry kills the app: \"Killing app because it never posted an incoming call to the system after receiving a PushKit VoIP push.\" (unreported push \(kills) of \(settings.unreportedLimit))"
+            step = .killedWhenDelegateReturned(kills: kills, limit: settings.unreportedLimit)
         case .callServicesCheck:
-            text =
-                "callservicesd checks \(Self.seconds(settings.callServicesCheck)) after delivery, finds no reported call and kills the app with exception code 0xbaadca11 (unreported push \(kills) of \(settings.unreportedLimit))"
+            step = .killedByCallServices(
+                check: settings.callServicesCheck, kills: kills, limit: settings.unreportedLimit)
         }
-        finish(number, .appKilled(rule), now, text)
+        finish(number, .appKilled(rule), now, step)
         if kills >= settings.unreportedLimit, !phones[id].apps[index].isVoIPBlocked {
             phones[id].apps[index].isVoIPBlocked = true
-            pushes[number].note(
-                now,
-                "after \(kills) unreported pushes the system stops delivering VoIP pushes to this app until it is reinstalled"
-            )
+            pushes[number].note(now, .voipStopped(kills: kills))
         }
     }
 
@@ -453,41 +407,31 @@ public final class World {
         else { return }
         let uuid = pushes[number].callUUID
         let caller = pushes[number].caller
-        pushes[number].note(
-            now, "the app reports the call to CallKit (call \(uuid ?? "without id"), caller \(caller ?? "unknown"))")
+        pushes[number].note(now, .reported(callUUID: uuid, caller: caller))
         if !app.isEntitled {
-            finish(number, .callRefused(.unentitled), now, "CallKit refuses: the app is not entitled to report calls")
+            finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let uuid, phones[id].reportedCalls.contains(uuid) {
-            finish(
-                number, .duplicate(callUUID: uuid), now,
-                "CallKit refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)")
+            finish(number, .duplicate(callUUID: uuid), now, .duplicate)
         } else if phones[id].doNotDisturb, !(caller.map { phones[id].vipCallers.contains($0) } ?? false) {
-            finish(
-                number, .callRefused(.filteredByDoNotDisturb), now,
-                "CallKit refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through")
+            finish(number, .callRefused(.filteredByDoNotDisturb), now, .doNotDisturb)
         } else if let caller, phones[id].blockedCallers.contains(caller) {
-            finish(
-                number, .callRefused(.filteredByBlockList), now,
-                "CallKit refuses with filteredByBlockList: the user blocked \(caller)")
+            finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller(caller))
         } else {
             if let uuid { phones[id].reportedCalls.insert(uuid) }
             let late = now - pushes[number].sentAt
             if late > settings.ringTimeout {
-                finish(
-                    number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now,
-                    "the phone rings \(Self.seconds(late)) after the call was placed: the caller gave up long ago (a ghost call)"
-                )
+                finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))
             } else {
-                finish(number, .rang(callUUID: uuid, caller: caller), now, "the phone rings")
+                finish(number, .rang(callUUID: uuid, caller: caller), now, .rang)
             }
         }
     }
 
-    private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ text: String, folklore: String? = nil) {
+    private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
         guard pushes[number].outcome == .pending else { return }
         pushes[number].outcome = outcome
         pushes[number].finishedAt = now
-        pushes[number].chain.append(ChainEvent(at: now, text: text, folklore: folklore))
+        pushes[number].chain.append(ChainEvent(at: now, step: step))
         finishedSinceLastTake.append(number)
     }
 
@@ -495,19 +439,6 @@ public final class World {
     public func takeFinished() -> [Int] {
         defer { finishedSinceLastTake.removeAll() }
         return finishedSinceLastTake
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value < 1
-            ? "\(Int((value * 1000).rounded())) ms"
-            : value < 120
-                ? "\(Int(value.rounded())) s"
-                : value < 7200 ? "\(Int((value / 60).rounded())) min" : "\(Int((value / 3600).rounded())) h"
-    }
-
-    static func describe(_ time: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: time))
     }
 
     /// A token of a phone's app, as the provider would receive it from the app.
@@ -531,19 +462,6 @@ struct TokenRecord {
     var retiredAt: Double?
 }
 
-/// The call a VoIP payload announces: Apple's example carries `callUUID` and `handle` ([PK-VOIP]).
-struct CallInfo {
-    var uuid: String?
-    var caller: String?
-
-    init(body: [UInt8]) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return }
-        uuid = ["callUUID", "uuid", "callId", "call_id", "callID"].lazy.compactMap { object[$0] as? String }.first
-        caller =
-            ["handle", "caller", "callerName", "from", "caller_id"].lazy.compactMap { object[$0] as? String }.first
-    }
-}
-
 /// What became of one accepted push.
 public struct PushFate: Sendable {
     public var number: Int
@@ -563,7 +481,7 @@ public struct PushFate: Sendable {
     public var outcome: RingOutcome = .pending
     public var chain: [ChainEvent] = []
 
-    mutating func note(_ at: Double, _ text: String) { chain.append(ChainEvent(at: at, text: text, folklore: nil)) }
+    mutating func note(_ at: Double, _ step: ChainStep) { chain.append(ChainEvent(at: at, step: step)) }
 
     /// The story in one paragraph.
     public var explanation: String { chain.map(\.text).joined(separator: "; ") }

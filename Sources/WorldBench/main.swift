@@ -38,7 +38,10 @@ let registration = seconds {
         tokens = (0..<min(phoneCount, pushCount)).map { world.token(phone: $0, bundleId: bundle, kind: .voip)! }
     }
 }
-print(String(format: "registered %d phones in %.2f s; resident memory %.0f MB (%.0f MB before)", phoneCount, registration, residentMegabytes(), baseline))
+print(
+    String(
+        format: "registered %d phones in %.2f s; resident memory %.0f MB (%.0f MB before)", phoneCount, registration,
+        residentMegabytes(), baseline))
 
 // The world alone: lookup, accept, delivery and the phone's rules, for each push.
 let body = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#.utf8)
@@ -60,7 +63,10 @@ let worldSeconds = seconds {
 }
 let rang = shared.withWorld { $0.pushes.filter { $0.outcome.kind == "rang" }.count }
 let worldMicros = worldSeconds / Double(pushCount) * 1e6
-print(String(format: "world alone: %d pushes in %.2f s, %.0f pushes/s, %.2f µs each (%d rang); resident memory %.0f MB", pushCount, worldSeconds, Double(pushCount) / worldSeconds, worldMicros, rang, residentMegabytes()))
+print(
+    String(
+        format: "world alone: %d pushes in %.2f s, %.0f pushes/s, %.2f µs each (%d rang); resident memory %.0f MB",
+        pushCount, worldSeconds, Double(pushCount) / worldSeconds, worldMicros, rang, residentMegabytes()))
 
 // The same world behind the mock, driven by h2load.
 var configuration = MockConfiguration(validation: ValidationSettings(), keys: try KeyStore.load(directory: certs))
@@ -75,7 +81,8 @@ let http2 = HTTP2Server(configuration: server, service: mock)
 try http2.start()
 shared.startTicking(clock: configuration.clock)
 let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
-let jwt = try ProviderToken.sign(keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
+let jwt = try ProviderToken.sign(
+    keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
 let payload = NSTemporaryDirectory() + "ringside-bench-payload.json"
 try Data(body).write(to: URL(fileURLWithPath: payload))
 let h2load = Process()
@@ -94,7 +101,10 @@ let rateLine = output.split(separator: "\n").first { $0.hasPrefix("finished in")
 let rate = Double(rateLine.split(separator: ",").dropFirst().first?.split(separator: " ").first ?? "0") ?? 0
 let mockMicros = rate > 0 ? 1e6 / rate : .infinity
 print("through the mock: \(rateLine.trimmingCharacters(in: .whitespaces))")
-print(String(format: "a push through the mock: %.2f µs; the world's bookkeeping: %.2f µs = %.1f%% of it", mockMicros, worldMicros, worldMicros / mockMicros * 100))
+print(
+    String(
+        format: "a push through the mock: %.2f µs; the world's bookkeeping: %.2f µs = %.1f%% of it", mockMicros,
+        worldMicros, worldMicros / mockMicros * 100))
 print(String(format: "resident memory at the end: %.0f MB", residentMegabytes()))
 shared.stopTicking()
 http2.stop()

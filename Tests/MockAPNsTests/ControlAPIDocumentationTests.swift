@@ -52,9 +52,12 @@ import Testing
 
     /// Text matches line by line; `<any>` inside a line matches any run of characters.
     static func matchesText(_ expected: String, _ actual: String) -> Bool {
-        let pattern = "^" + NSRegularExpression.escapedPattern(for: expected.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pattern =
+            "^"
+            + NSRegularExpression.escapedPattern(for: expected.trimmingCharacters(in: .whitespacesAndNewlines))
             .replacingOccurrences(of: "<any>", with: ".*") + "$"
-        return actual.trimmingCharacters(in: .whitespacesAndNewlines).range(of: pattern, options: .regularExpression) != nil
+        return actual.trimmingCharacters(in: .whitespacesAndNewlines).range(of: pattern, options: .regularExpression)
+            != nil
     }
 
     @Test("Every example in docs/control-api.md gives the documented answer")
@@ -79,7 +82,9 @@ import Testing
             process.waitUntilExit()
             let lines = output.split(separator: "\n").map(String.init)
             let expectedLines = example.expected.split(separator: "\n").map(String.init)
-            if example.isJSON, expectedLines.count > 1, let first = expectedLines.first, !first.hasPrefix("{"), !first.hasPrefix("[") {
+            if example.isJSON, expectedLines.count > 1, let first = expectedLines.first, !first.hasPrefix("{"),
+                !first.hasPrefix("[")
+            {
                 // A status line, then one JSON object.
                 #expect(lines.first == first, "\(example.command)")
                 let expected = try JSONSerialization.jsonObject(with: Data(expectedLines.dropFirst().joined().utf8))

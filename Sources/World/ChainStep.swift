@@ -1,0 +1,169 @@
+/// One step of a push's story, kept small (a million pushes must fit) and put into words on demand.
+public enum ChainStep: Sendable, Equatable {
+    case accepted(apnsId: String, topic: String)
+    case noPhone
+    case tokenRetired
+    case offlineNotStored
+    case keptOldest
+    case replacedByNewer
+    case stored(until: Double)
+    case storedExpired
+    case backOnline
+    case appNotInstalled
+    case regularNotification
+    case appBlocked(kills: Int)
+    case forceQuit
+    case dailyBudget(Int)
+    case handedToApp(bundleId: String, phone: String, ios: OSVersion, delay: Double)
+    case completionFirst
+    case notWellFormed
+    case neverReports
+    case blockingRoundTrip(Double)
+    case asyncRoundTrip(Double)
+    case beforeReportingRule(OSVersion)
+    case noReportRequired(newDelegate: Bool, why: NoReportReason)
+    case mustReport(newDelegate: Bool)
+    case notReportedAllowed
+    case killedWhenDelegateReturned(kills: Int, limit: Int)
+    case killedByCallServices(check: Double, kills: Int, limit: Int)
+    case voipStopped(kills: Int)
+    case reported(callUUID: String?, caller: String?)
+    case unentitled
+    case duplicate
+    case doNotDisturb
+    case blockedCaller(String)
+    case rangLate(Double)
+    case rang
+
+    public enum NoReportReason: Sendable, Equatable {
+        case foreground, onCall, networkDelay(Double)
+    }
+
+    /// The step in words a newcomer understands.
+    public var text: String {
+        switch self {
+        case .accepted(let id, let topic): return "APNs accepted the push (200, apns-id \(id)) for topic \(topic)"
+        case .noPhone: return "no phone has this token"
+        case .tokenRetired:
+            return
+                "the token was retired (app reinstalled, token rotated or app deleted); APNs still answers 200 for a while, but no phone has this token any more"
+        case .offlineNotStored:
+            return "the phone is offline and apns-expiration is 0: APNs makes one attempt and does not store the push"
+        case .keptOldest:
+            return
+                "the phone is offline and APNs already stores a push for this app; it keeps one per app, here the oldest"
+        case .replacedByNewer:
+            return
+                "a newer push for the same app replaced this one while the phone was offline (APNs stores one per app)"
+        case .stored(let until):
+            return
+                "the phone is offline: APNs stores the push until \(Duration.date(until)) (one per app, the latest wins)"
+        case .storedExpired: return "the stored push expired before the phone came back online"
+        case .backOnline: return "the phone came back online: APNs delivers the stored push"
+        case .appNotInstalled: return "the app is no longer installed"
+        case .regularNotification:
+            return
+                "a regular notification reached the phone: it may show a banner, but only a PushKit VoIP push can ring"
+        case .appBlocked(let kills):
+            return
+                "the system stopped delivering VoIP pushes to this app after \(kills) unreported pushes; only a reinstall restores it"
+        case .forceQuit:
+            return
+                "the user force-quit the app, and the folklore rule force-quit-blocks-voip drops VoIP pushes until relaunch"
+        case .dailyBudget(let budget): return "the folklore rule daily-voip-budget (\(budget) a day) drops this push"
+        case .handedToApp(let bundle, let phone, let ios, let delay):
+            return
+                "PushKit hands the push to \(bundle) on \(phone) (iOS \(ios)), \(Duration.words(delay)) after it was sent"
+        case .completionFirst:
+            return
+                "the app calls the PushKit completion handler first; it plays no role in the reporting rule (DTS, forum thread 817976)"
+        case .notWellFormed: return "the payload lacks a call id or a caller, so the app does not report it"
+        case .neverReports: return "the app does not report the push to CallKit"
+        case .blockingRoundTrip(let seconds):
+            return "the app blocks its delegate for a \(Duration.words(seconds)) network round trip before reporting"
+        case .asyncRoundTrip(let seconds):
+            return
+                "the app starts a \(Duration.words(seconds)) network round trip and returns from the delegate without reporting"
+        case .beforeReportingRule(let ios):
+            return "iOS \(ios) predates the iOS 13 reporting rule: no report is required"
+        case .noReportRequired(let newDelegate, let why):
+            let reason: String
+            switch why {
+            case .foreground: reason = "the app is in the foreground"
+            case .onCall: reason = "the phone is already on a call"
+            case .networkDelay(let delay): reason = "the push was delayed \(Duration.words(delay)) by the network"
+            }
+            return newDelegate ? "metadata.mustReport is false: \(reason)" : "no report required: \(reason)"
+        case .mustReport(let newDelegate):
+            return newDelegate
+                ? "metadata.mustReport is true: the app must report the call before the delegate returns"
+                : "the iOS 13 rule: the app must report the call before the delegate returns"
+        case .notReportedAllowed:
+            return "the app did not report the call, which it was allowed not to: nothing rang"
+        case .killedWhenDelegateReturned(let kills, let limit):
+            return
+                "PKPushRegistry kills the app: \"Killing app because it never posted an incoming call to the system after receiving a PushKit VoIP push.\" (unreported push \(kills) of \(limit))"
+        case .killedByCallServices(let check, let kills, let limit):
+            return
+                "callservicesd checks \(Duration.words(check)) after delivery, finds no reported call and kills the app with exception code 0xbaadca11 (unreported push \(kills) of \(limit))"
+        case .voipStopped(let kills):
+            return
+                "after \(kills) unreported pushes the system stops delivering VoIP pushes to this app until it is reinstalled"
+        case .reported(let uuid, let caller):
+            return "the app reports the call to CallKit (call \(uuid ?? "without id"), caller \(caller ?? "unknown"))"
+        case .unentitled: return "CallKit refuses: the app is not entitled to report calls"
+        case .duplicate:
+            return
+                "CallKit refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)"
+        case .doNotDisturb:
+            return "CallKit refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through"
+        case .blockedCaller(let caller): return "CallKit refuses with filteredByBlockList: the user blocked \(caller)"
+        case .rangLate(let late):
+            return
+                "the phone rings \(Duration.words(late)) after the call was placed: the caller gave up long ago (a ghost call)"
+        case .rang: return "the phone rings"
+        }
+    }
+
+    /// The folklore rule (tag F) this step applied, if any.
+    public var folklore: String? {
+        switch self {
+        case .forceQuit: return "force-quit-blocks-voip"
+        case .dailyBudget: return "daily-voip-budget"
+        default: return nil
+        }
+    }
+}
+
+/// Durations and dates in words.
+enum Duration {
+    static func words(_ value: Double) -> String {
+        if value < 1 { return "\(Int((value * 1000).rounded())) ms" }
+        if value < 120 { return "\(Int(value.rounded())) s" }
+        if value < 7200 { return "\(Int((value / 60).rounded())) min" }
+        return "\(Int((value / 3600).rounded())) h"
+    }
+
+    /// UTC, ISO 8601, without Foundation's formatter (cheap, and the World stays free of it here).
+    static func date(_ seconds: Double) -> String {
+        var time = Int(seconds)
+        let second = time % 60
+        time /= 60
+        let minute = time % 60
+        time /= 60
+        let hour = time % 24
+        var days = time / 24
+        // Civil from days (Howard Hinnant's algorithm).
+        days += 719_468
+        let era = days / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+    }
+}
