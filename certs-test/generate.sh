@@ -113,6 +113,12 @@ openssl req -new -key server.key -out tmp/server.csr -subj "/CN=localhost$SUBJ_B
 openssl x509 -req -in tmp/server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days $DAYS \
   -extfile tmp/ext.cnf -extensions server
 
+# The same names, signed by the untrusted CA: the fault "a server certificate the provider does not trust".
+ec_key server-untrusted.key
+openssl req -new -key server-untrusted.key -out tmp/server-untrusted.csr -subj "/CN=localhost$SUBJ_BASE"
+openssl x509 -req -in tmp/server-untrusted.csr -CA untrusted-ca.pem -CAkey untrusted-ca.key -CAcreateserial \
+  -out server-untrusted.pem -days $DAYS -extfile tmp/ext.cnf -extensions server
+
 client() { # name section ca-prefix
   local name=$1 section=$2 ca=${3:-ca}
   ec_key "client-$name.key"

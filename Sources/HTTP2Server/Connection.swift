@@ -183,6 +183,18 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         session?.setMaxConcurrentStreams(value)
     }
 
+    /// Set by the worker: schedules an action on this connection's thread.
+    var scheduler: ((Double, @escaping () -> Void) -> Void)?
+
+    func after(_ seconds: Double, _ action: @escaping () -> Void) {
+        scheduler?(seconds, action)
+    }
+
+    func close() {
+        closeAfterFlush = true
+        endReason = endReason ?? "closed by the server"
+    }
+
     func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool) {
         session?.goAway(lastStreamId: lastStreamId, errorCode: errorCode, debugData: debugData)
         if close { closeAfterFlush = true }

@@ -62,6 +62,12 @@ public final class HTTP2Server: @unchecked Sendable {
         }
     }
 
+    /// Serves new connections with another TLS context (a fault plan swaps in an untrusted server
+    /// certificate); open connections keep theirs.
+    public func replaceTLSContext(_ context: TLSContext) {
+        for worker in workers { worker.tlsSlot.set(context) }
+    }
+
     /// Sends GOAWAY (NO_ERROR, with `debugData`) on every connection, waits up to `grace` seconds for
     /// them to be written, closes everything and stops the loops.
     public func stop(goAwayDebugData: [UInt8] = [], grace: Double = 1) {
@@ -154,4 +160,24 @@ func monotonicSeconds() -> Double {
 /// A NUL-terminated C buffer as a Swift string.
 func cText(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// The TLS context new connections get; swappable while serving.
+final class TLSContextSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var context: TLSContext?
+
+    init(_ context: TLSContext?) { self.context = context }
+
+    func get() -> TLSContext? {
+        lock.lock()
+        defer { lock.unlock() }
+        return context
+    }
+
+    func set(_ context: TLSContext) {
+        lock.lock()
+        self.context = context
+        lock.unlock()
+    }
 }

@@ -37,4 +37,8 @@ public protocol ConnectionControl: AnyObject {
     func setMaxConcurrentStreams(_ value: UInt32)
     /// Sends GOAWAY; with `close`, the connection closes once it is written.
     func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool)
+    /// Runs `action` on this connection's thread after `seconds`, if the connection is still open.
+    func after(_ seconds: Double, _ action: @escaping () -> Void)
+    /// Closes the connection once what is queued is written.
+    func close()
 }

@@ -25,6 +25,10 @@ final class Worker: @unchecked Sendable {
     /// All workers, for the accepting one to hand connections to; set once before `run`.
     var team: [Worker] = []
     private var nextWorker = 0
+    /// The TLS context for new connections.
+    let tlsSlot: TLSContextSlot
+    /// Actions scheduled by connections (delayed answers), earliest first enough: few at a time.
+    private var timers: [(deadline: Double, connection: Connection, action: () -> Void)] = []
     private var countLock = NSLock()
     private var count = 0
 
@@ -36,6 +40,7 @@ final class Worker: @unchecked Sendable {
         self.configuration = configuration
         self.service = service
         self.ids = ids
+        tlsSlot = TLSContextSlot(configuration.tls)
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
         guard epoll >= 0, wakeup >= 0 else { throw ServerError("epoll/eventfd: \(String(cString: strerror(errno)))") }
@@ -62,7 +67,11 @@ final class Worker: @unchecked Sendable {
         var lastSweep = monotonicSeconds()
         var stopDeadline: Double?
         while true {
-            let ready = epoll_wait(epoll, &events, Int32(events.count), stopDeadline == nil ? 1000 : 20)
+            var timeout: Int32 = stopDeadline == nil ? 1000 : 20
+            if let next = timers.map(\.deadline).min() {
+                timeout = min(timeout, Int32(max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
+            }
+            let ready = epoll_wait(epoll, &events, Int32(events.count), timeout)
             let now = monotonicSeconds()
             if ready > 0 {
                 for event in events[0..<Int(ready)] {
@@ -79,6 +88,7 @@ final class Worker: @unchecked Sendable {
                     }
                 }
             }
+            runTimers(now: now)
             if let deadline = stopDeadline {
                 if connections.isEmpty || now >= deadline {
                     for fd in Array(connections.keys) { closeConnection(fd) }
@@ -96,6 +106,17 @@ final class Worker: @unchecked Sendable {
         stopLock.unlock()
         close(epoll)
         close(wakeup)
+    }
+
+    private func runTimers(now: Double) {
+        guard !timers.isEmpty else { return }
+        let due = timers.filter { $0.deadline <= now }
+        timers.removeAll { $0.deadline <= now }
+        for timer in due where connections[timer.connection.fd] === timer.connection {
+            timer.action()
+            timer.connection.flush()
+            writeOut(timer.connection)
+        }
     }
 
     private var isStopRequested: Bool {
@@ -159,9 +180,12 @@ final class Worker: @unchecked Sendable {
 
     private func adopt(fd: Int32, peer: String, now: Double) {
         let connection = Connection(
-            fd: fd, id: ids.take(), peer: peer, tls: configuration.tls, service: service,
+            fd: fd, id: ids.take(), peer: peer, tls: tlsSlot.get(), service: service,
             limits: configuration.limits, now: now, acceptsHTTP1: configuration.acceptsHTTP1)
         connections[fd] = connection
+        connection.scheduler = { [unowned self, unowned connection] seconds, action in
+            self.timers.append((monotonicSeconds() + seconds, connection, action))
+        }
         countLock.lock()
         count += 1
         countLock.unlock()
@@ -263,6 +287,8 @@ final class Worker: @unchecked Sendable {
 
     private func closeConnection(_ fd: Int32) {
         guard let connection = connections.removeValue(forKey: fd) else { return }
+        timers.removeAll { $0.connection === connection }
+        connection.scheduler = nil
         paused.remove(fd)
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
         close(fd)

@@ -10,6 +10,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private var certificateProblem: String?
     private var ids: MessageIdGenerator
     private var closing = false
+    /// World time of the last request, and whether the stale-connection fault has struck.
+    private var lastRequestAt: Double?
+    private var isStale = false
+    /// Set while MAX_CONCURRENT_STREAMS is lowered to 1 after a rejection (fault plan).
+    private var streamsLowered = false
     // Read once: the configuration is a large value and copying it per request shows in profiles.
     private let clock: any WorldClock
     private let faults: FaultPlan
@@ -75,13 +80,31 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
             return
         }
-        if let fault = faults.take(deviceToken: request.deviceToken) {
-            let rejection = Rejection(fault, check: .device, detail: "answered by the armed fault plan")
-            answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
-            record(
-                http, request, apnsId: apnsId, status: fault.status, rejection: rejection, accepted: nil,
-                fault: "fault plan", at: now)
+        // A connection idle too long answers 500 until the provider reconnects (fault plan).
+        if let idle = faults.staleAfterIdle, let last = lastRequestAt, now.world - last > idle { isStale = true }
+        lastRequestAt = now.world
+        if isStale {
+            reject(
+                http, request, apnsId: apnsId, connection: connection, at: now,
+                Rejection(
+                    .internalServerError, check: .device, detail: "this connection was idle too long (fault plan)"),
+                fault: "stale connection")
             return
+        }
+        var delay: Double?
+        switch faults.take(token: request.deviceToken, connection: info.id, at: now.world) {
+        case .answer(let reason):
+            reject(
+                http, request, apnsId: apnsId, connection: connection, at: now,
+                Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: "fault plan")
+            return
+        case .drop:
+            record(
+                http, request, apnsId: apnsId, status: 0, rejection: nil, accepted: nil,
+                fault: "dropped: no answer (fault plan)", at: now)
+            return
+        case .delay(let seconds): delay = seconds
+        case .goAwayAfterAccepted, nil: break
         }
         var result = mock.validator.validate(request, credentials: &credentials, at: now)
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
@@ -89,16 +112,27 @@ final class APNsConnection: HTTP2ConnectionHandler {
         }
         switch result {
         case .success(let accepted):
-            if accepted.isFirstValidToken {
+            if accepted.isFirstValidToken || streamsLowered {
+                streamsLowered = false
                 connection.setMaxConcurrentStreams(authenticatedStreams)
             }
-            connection.respond(
-                streamId: http.streamId,
-                HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues))
-            record(http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted, fault: nil, at: now)
+            let response = HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues)
+            respond(http.streamId, response, after: delay, connection: connection)
+            record(
+                http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
+                fault: delay.map { "answered after \($0) s (fault plan)" }, at: now)
             // The world learns of the push after the transcript line of its request.
             world?.withWorld {
                 $0.accept(accepted, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
+            }
+            if let reason = faults.noteAccepted(token: request.deviceToken, connection: info.id, at: now.world) {
+                // GOAWAY with the last accepted stream; later streams are ignored, then the connection
+                // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
+                closing = true
+                connection.goAway(
+                    lastStreamId: http.streamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: false)
+                connection.after(1) { [weak connection] in connection?.close() }
+                mock.emit(.goAway(connection: info.id, lastStreamId: http.streamId, reason: reason, at: now))
             }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
@@ -109,22 +143,38 @@ final class APNsConnection: HTTP2ConnectionHandler {
             record(http, request, apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil, at: now)
             mock.emit(.goAway(connection: info.id, lastStreamId: 0, reason: rejection.reason, at: now))
         case .failure(let rejection):
-            answer(http.streamId, apnsId: apnsId, rejection: rejection, connection: connection)
-            record(
-                http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
-                fault: nil, at: now)
+            reject(http, request, apnsId: apnsId, connection: connection, at: now, rejection, fault: nil, after: delay)
+            if faults.lowerStreamsAfterRejection, !streamsLowered {
+                // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
+                streamsLowered = true
+                connection.setMaxConcurrentStreams(1)
+            }
         }
     }
 
-    /// An error is HEADERS (`:status`, `content-type`, `apns-id`) then DATA `{"reason":…}` ([RESP]).
-    private func answer(_ streamId: Int32, apnsId: String, rejection: Rejection, connection: ConnectionControl) {
+    private func reject(
+        _ http: HTTP2Request, _ request: PushRequest, apnsId: String, connection: ConnectionControl, at now: Moment,
+        _ rejection: Rejection, fault: String?, after delay: Double? = nil
+    ) {
         var fields = headers(apnsId)
         fields.insert(("content-type", "application/json"), at: 0)
-        connection.respond(
-            streamId: streamId,
-            HTTP2Response(
-                status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8),
-                uniqueValues: Self.uniqueValues))
+        let response = HTTP2Response(
+            status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8),
+            uniqueValues: Self.uniqueValues)
+        respond(http.streamId, response, after: delay, connection: connection)
+        record(
+            http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
+            fault: fault ?? delay.map { "answered after \($0) s (fault plan)" }, at: now)
+    }
+
+    private func respond(
+        _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, connection: ConnectionControl
+    ) {
+        guard let delay else {
+            connection.respond(streamId: streamId, response)
+            return
+        }
+        connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
     }
 
     /// Ids change with every response: never worth a place in the HPACK table.

@@ -10,6 +10,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     let world: SharedWorld
     let clock: SystemClock
     let transcript: TranscriptBuffer
+    /// Switches the mock's server certificate for new connections: true for one from a CA the
+    /// provider does not trust (set by whoever runs the mock's server).
+    public var switchServerCertificate: (@Sendable (Bool) -> Void)?
 
     public init(mock: MockAPNs, world: SharedWorld, clock: SystemClock, transcript: TranscriptBuffer) {
         self.mock = mock
@@ -101,13 +104,11 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             return Answer(status: 200, json: RawJSON("[" + lines.joined(separator: ",") + "]"))
         case ("GET", ["transcript"]):
             return Answer(status: 200, json: RawJSON("[" + transcript.all.joined(separator: ",") + "]"))
-        case ("POST", ["faults"]):
-            guard let wire = input["reason"] as? String, let reason = Reason(wire: wire) else {
-                return .error(400, "give {\"reason\": <an APNs reason>, \"count\": N, \"token\": optional}")
-            }
-            let count = Int(number(input["count"]) ?? 1)
-            mock.configuration.faults.arm(.init(reason: reason, count: count, deviceToken: input["token"] as? String))
-            return Answer(status: 201, json: ["reason": reason.wire, "count": count])
+        case ("POST", ["faults"]): return armFault(input)
+        case ("DELETE", ["faults"]):
+            mock.configuration.faults.disarmAll()
+            switchServerCertificate?(false)
+            return Answer(status: 200, json: ["faults": 0])
         case ("GET", ["settings"]): return Answer(status: 200, json: settingsJSON())
         case ("POST", ["settings"]):
             guard let data = try? JSONSerialization.data(withJSONObject: merge(settingsJSON(), input)),
@@ -122,6 +123,53 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         default:
             return .error(404, "no route \(method) \(path); see docs/control-api.md")
         }
+    }
+
+    /// `POST /faults`: `{"reason": R, "count": N}` answers with a reason; `"action"` is one of `drop`,
+    /// `delay` (`seconds`), `goaway` (`afterAccepted`, `reason`), `stale-connections` (`idleSeconds`),
+    /// `lower-streams-after-rejection`, `untrusted-server-certificate`. `token`, `connection`, `from`
+    /// and `until` (world time) narrow which requests a fault matches.
+    private func armFault(_ input: [String: Any]) -> Answer {
+        let plan = mock.configuration.faults
+        let count = Int(number(input["count"]) ?? 1)
+        let match = FaultPlan.Match(
+            deviceToken: input["token"] as? String, connection: number(input["connection"]).map { UInt64($0) },
+            from: number(input["from"]), until: number(input["until"]))
+        let reason = (input["reason"] as? String).flatMap(Reason.init(wire:))
+        if input["reason"] != nil, reason == nil {
+            return .error(400, "unknown reason <\(input["reason"] ?? "")>; see `ringside explain`")
+        }
+        switch input["action"] as? String ?? "answer" {
+        case "answer":
+            guard let reason else { return .error(400, "give {\"reason\": <an APNs reason>, \"count\": N}") }
+            plan.arm(.init(action: .answer(reason), count: count, match: match))
+        case "drop": plan.arm(.init(action: .drop, count: count, match: match))
+        case "delay":
+            guard let seconds = number(input["seconds"]), seconds >= 0 else {
+                return .error(400, "delay needs \"seconds\"")
+            }
+            plan.arm(.init(action: .delay(seconds), count: count, match: match))
+        case "goaway":
+            let after = Int(number(input["afterAccepted"]) ?? 1)
+            plan.arm(.init(action: .goAwayAfterAccepted(after, reason ?? .shutdown), count: 1, match: match))
+        case "stale-connections":
+            guard let idle = number(input["idleSeconds"]) else {
+                return .error(400, "stale-connections needs \"idleSeconds\"")
+            }
+            plan.staleAfterIdle = idle
+        case "lower-streams-after-rejection": plan.lowerStreamsAfterRejection = input["on"] as? Bool ?? true
+        case "untrusted-server-certificate":
+            guard let switchServerCertificate else { return .error(409, "this mock cannot change its certificate") }
+            switchServerCertificate(input["on"] as? Bool ?? true)
+        case let other:
+            return .error(
+                400,
+                "unknown action <\(other)>; actions are answer, drop, delay, goaway, stale-connections, lower-streams-after-rejection, untrusted-server-certificate"
+            )
+        }
+        var echo = input
+        echo["armed"] = true
+        return Answer(status: 201, json: echo)
     }
 
     private func clockJSON() -> [String: Any] {

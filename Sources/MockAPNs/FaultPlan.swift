@@ -2,58 +2,150 @@ import APNs
 import Foundation
 import Synchronization
 
-/// Scripted answers armed by a test or a scenario (WireMock-style), consulted before the rules.
+/// Scripted behaviour armed by a test or a scenario (WireMock-style), consulted before the rules:
+/// keyed by token, by count, by world-time window or by connection.
 ///
 /// A plan is explicit: nothing in the rules knows about it (STYLE.md, "observers watch, they never decide").
 public final class FaultPlan: @unchecked Sendable {
-    /// One armed fault: answer the next `count` matching requests with `reason`.
-    public struct Fault: Sendable {
-        public var reason: Reason
-        public var remaining: Int
-        /// Only requests to this device token; nil for any.
+    /// Which requests a fault applies to; every field left nil matches all.
+    public struct Match: Sendable, Equatable {
         public var deviceToken: String?
+        public var connection: UInt64?
+        /// World-time window, seconds since 1970.
+        public var from: Double?
+        public var until: Double?
 
-        public init(reason: Reason, count: Int, deviceToken: String? = nil) {
-            self.reason = reason
-            remaining = count
+        public init(deviceToken: String? = nil, connection: UInt64? = nil, from: Double? = nil, until: Double? = nil) {
             self.deviceToken = deviceToken
+            self.connection = connection
+            self.from = from
+            self.until = until
+        }
+
+        func matches(token: String?, connection: UInt64, at now: Double) -> Bool {
+            (deviceToken == nil || deviceToken?.lowercased() == token?.lowercased())
+                && (self.connection == nil || self.connection == connection)
+                && (from.map { now >= $0 } ?? true) && (until.map { now < $0 } ?? true)
+        }
+    }
+
+    /// What a fault does to a request it matches.
+    public enum Action: Sendable, Equatable {
+        /// Answer with this reason, whatever the rules say (503 ServiceUnavailable, 429, 500 …).
+        case answer(Reason)
+        /// Never answer: the stream stays open until the provider gives up.
+        case drop
+        /// Judge as usual, answer after this many seconds.
+        case delay(Double)
+        /// Once this many pushes were accepted (counting from when it was armed), send GOAWAY with
+        /// this reason and the last accepted stream as last-stream-id; later streams get nothing.
+        case goAwayAfterAccepted(Int, Reason)
+    }
+
+    public struct Fault: Sendable {
+        public var action: Action
+        public var match: Match
+        public var remaining: Int
+
+        public init(action: Action, count: Int = 1, match: Match = Match()) {
+            self.action = action
+            self.match = match
+            remaining = count
+        }
+
+        /// The next `count` matching requests get `reason`.
+        public init(reason: Reason, count: Int, deviceToken: String? = nil) {
+            self.init(action: .answer(reason), count: count, match: Match(deviceToken: deviceToken))
         }
     }
 
     private let lock = NSLock()
     private var faults: [Fault] = []
+    private var acceptedSinceArmed: [Int] = []
     /// How many faults are armed, readable without the lock: most requests meet an empty plan.
     private let armed = Atomic<Int>(0)
+    /// A connection idle longer than this (world time) answers 500 InternalServerError to every
+    /// request until the provider opens a new one.
+    public var staleAfterIdle: Double? {
+        get { locked { staleAfterIdleValue } }
+        set { locked { staleAfterIdleValue = newValue } }
+    }
+    private var staleAfterIdleValue: Double?
+    /// After a rejected push, MAX_CONCURRENT_STREAMS drops to 1 until the next accepted one (O, rdar 27870881).
+    public var lowerStreamsAfterRejection: Bool {
+        get { locked { lowerStreamsValue } }
+        set { locked { lowerStreamsValue = newValue } }
+    }
+    private var lowerStreamsValue = false
 
     public init() {}
 
-    public func arm(_ fault: Fault) {
-        lock.lock()
-        faults.append(fault)
-        armed.store(faults.count, ordering: .releasing)
-        lock.unlock()
-    }
-
-    /// The fault that answers this request, if any; uses up one of its count.
-    func take(deviceToken: String?) -> Reason? {
-        if armed.load(ordering: .acquiring) == 0 { return nil }
+    private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = faults.firstIndex(where: { $0.deviceToken == nil || $0.deviceToken == deviceToken }) else {
-            return nil
-        }
-        faults[index].remaining -= 1
-        let reason = faults[index].reason
-        if faults[index].remaining <= 0 {
-            faults.remove(at: index)
+        return body()
+    }
+
+    public func arm(_ fault: Fault) {
+        locked {
+            faults.append(fault)
+            acceptedSinceArmed.append(0)
             armed.store(faults.count, ordering: .releasing)
         }
-        return reason
     }
 
-    public var isEmpty: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return faults.isEmpty
+    public func disarmAll() {
+        locked {
+            faults.removeAll()
+            acceptedSinceArmed.removeAll()
+            staleAfterIdleValue = nil
+            lowerStreamsValue = false
+            armed.store(0, ordering: .releasing)
+        }
     }
+
+    /// The request-level fault for this request, if any; uses up one of its count.
+    func take(token: String?, connection: UInt64, at now: Double) -> Action? {
+        if armed.load(ordering: .acquiring) == 0 { return nil }
+        return locked {
+            guard
+                let index = faults.firstIndex(where: {
+                    if case .goAwayAfterAccepted = $0.action { return false }
+                    return $0.match.matches(token: token, connection: connection, at: now)
+                })
+            else { return nil }
+            let action = faults[index].action
+            consume(index)
+            return action
+        }
+    }
+
+    /// Counts an accepted push; returns the GOAWAY reason when a `goAwayAfterAccepted` fault fires.
+    func noteAccepted(token: String?, connection: UInt64, at now: Double) -> Reason? {
+        if armed.load(ordering: .acquiring) == 0 { return nil }
+        return locked {
+            for index in faults.indices {
+                guard case .goAwayAfterAccepted(let limit, let reason) = faults[index].action,
+                    faults[index].match.matches(token: token, connection: connection, at: now)
+                else { continue }
+                acceptedSinceArmed[index] += 1
+                if acceptedSinceArmed[index] >= limit {
+                    consume(index)
+                    return reason
+                }
+            }
+            return nil
+        }
+    }
+
+    private func consume(_ index: Int) {
+        faults[index].remaining -= 1
+        if faults[index].remaining <= 0 {
+            faults.remove(at: index)
+            acceptedSinceArmed.remove(at: index)
+            armed.store(faults.count, ordering: .releasing)
+        }
+    }
+
+    public var isEmpty: Bool { locked { faults.isEmpty } }
 }

@@ -204,6 +204,15 @@ enum ServeCommand {
             return ExitCode.cannotProceed
         }
         world.startTicking(clock: clock)
+        if let trusted = server.tls,
+            let untrusted = try? TLSContext(
+                certificateFile: certs + "/server-untrusted.pem", keyFile: certs + "/server-untrusted.key",
+                trustedCAFile: certs + "/ca.pem", clientCertificates: options.auth.clientCertificates)
+        {
+            control.switchServerCertificate = { useUntrusted in
+                http2.replaceTLSContext(useUntrusted ? untrusted : trusted)
+            }
+        }
         if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
             Output.error(
                 "warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public"

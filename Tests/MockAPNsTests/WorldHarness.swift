@@ -11,13 +11,20 @@ final class WorldServer {
     let world: SharedWorld
     var controlURL: String { "http://127.0.0.1:\(control.port)" }
 
-    init(seed: UInt64 = 1, settings: [String: Any]? = nil) throws {
+    init(seed: UInt64 = 1, settings: [String: Any]? = nil, acceptsUnknownTokens: Bool = false) throws {
         let clock = SystemClock()
         world = SharedWorld(seed: seed)
+        world.acceptsUnknownTokens = acceptsUnknownTokens
         server = try MockServer(world: world, clock: clock, seed: seed)
         let transcript = TranscriptBuffer()
         server.mock.addObserver(transcript)
         let api = ControlAPI(mock: server.mock, world: world, clock: clock, transcript: transcript)
+        let trusted = server.http2.configuration.tls!
+        let untrusted = try TLSContext(
+            certificateFile: Paths.certs + "/server-untrusted.pem", keyFile: Paths.certs + "/server-untrusted.key",
+            trustedCAFile: Paths.ca, clientCertificates: .optional)
+        let http2 = server.http2
+        api.switchServerCertificate = { http2.replaceTLSContext($0 ? untrusted : trusted) }
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.acceptsHTTP1 = true

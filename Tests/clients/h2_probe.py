@@ -18,6 +18,7 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
 
 
@@ -108,6 +109,8 @@ def main():
                 if isinstance(event, h2.events.RemoteSettingsChanged):
                     for key, change in event.changed_settings.items():
                         out["settings"][h2.settings.SettingCodes(key).name] = change.new_value
+                        if h2.settings.SettingCodes(key).name == "MAX_CONCURRENT_STREAMS":
+                            out.setdefault("streams_history", []).append(change.new_value)
                 elif isinstance(event, h2.events.ResponseReceived):
                     pending[event.stream_id]["headers"] = {k: v for k, v in event.headers}
                 elif isinstance(event, h2.events.DataReceived):
@@ -115,6 +118,7 @@ def main():
                     conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                 elif isinstance(event, h2.events.StreamEnded):
                     done.add(event.stream_id)
+                    out.setdefault("completion_order", []).append(event.stream_id)
                 elif isinstance(event, h2.events.StreamReset):
                     if event.stream_id in pending:
                         pending[event.stream_id]["reset"] = int(event.error_code)
@@ -128,6 +132,13 @@ def main():
                 pass
 
     def send(request):
+        try:
+            return send_one(request)
+        except h2.exceptions.ProtocolError as error:
+            out.setdefault("not_sent", []).append(str(error))
+            return None
+
+    def send_one(request):
         stream_id = conn.get_next_available_stream_id()
         body = request.get("body", "").encode()
         if "body_bytes" in request:
@@ -149,6 +160,10 @@ def main():
         sock.sendall(conn.data_to_send())
         return stream_id
 
+    if cfg.get("warmup"):
+        # One request first, answered before the rest (authenticates a token connection).
+        warm = send(cfg["warmup"])
+        pump(lambda: warm in done)
     if cfg.get("headers_first"):
         # Open every stream before any body: streams overlap, as under load.
         ids = []
@@ -168,6 +183,8 @@ def main():
         print(json.dumps(out))
         return
     for request in cfg.get("requests", []):
+        if request.get("sleep_before"):
+            time.sleep(request["sleep_before"])
         stream_id = send(request)
         if not concurrent and stream_id is not None:
             pump(lambda: stream_id in done or out["goaway"] is not None)
@@ -178,7 +195,9 @@ def main():
         out["closed"] = True
         print(json.dumps(out))
         return
-    if cfg.get("wait_for_goaway"):
+    if cfg.get("until_closed"):
+        pump(lambda: out["closed"])
+    elif cfg.get("wait_for_goaway"):
         pump(lambda: out["goaway"] is not None)
     else:
         pump(lambda: len(done) >= len(pending))
