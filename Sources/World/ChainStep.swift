@@ -36,7 +36,9 @@ public enum ChainStep: Sendable, Equatable {
     case rang
 
     public enum NoReportReason: Sendable, Equatable {
-        case foreground, onCall, networkDelay(Double)
+        case foreground
+        case onCall
+        case networkDelay(Double)
     }
 
     /// The step in words a newcomer understands.
