@@ -40,6 +40,8 @@ public enum DeviceLookup: Sendable, Equatable {
     case topicDisallowed
     /// Too many requests to this token lately ([RESP] `TooManyRequests`).
     case throttled
+    /// 429 from the folklore rule dead-token-penalty (tag F): the app's team pushed too many dead tokens.
+    case penalized
 }
 
 /// Answers whether a device token is live; the world model implements it, the mock asks it.

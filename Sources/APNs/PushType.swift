@@ -70,7 +70,7 @@ public enum APNsEnvironment: String, CaseIterable, Sendable, Codable {
 extension String {
     /// A byte-wise suffix test. Topics are ASCII; `hasSuffix` compares Unicode characters and
     /// costs many times more on the hot path.
-    func hasByteSuffix(_ suffix: String) -> Bool {
+    public func hasByteSuffix(_ suffix: String) -> Bool {
         var text = self
         var tail = suffix
         return text.withUTF8 { bytes in
@@ -83,7 +83,7 @@ extension String {
     }
 
     /// Whether every byte satisfies `predicate`, over contiguous UTF-8.
-    func allBytes(_ predicate: (UInt8) -> Bool) -> Bool {
+    public func allBytes(_ predicate: (UInt8) -> Bool) -> Bool {
         var text = self
         return text.withUTF8 { bytes in
             for byte in bytes where !predicate(byte) { return false }

@@ -258,6 +258,12 @@ public final class Validator: Sendable {
                     detail:
                         "token <\(DeviceTokenSyntax.abbreviated(token))> is a PushKit VoIP token; its topic is <\(PushType.bundleId(ofTopic: topic)).voip>, not <\(topic)>"
                 )
+            case .penalized:
+                return Rejection(
+                    .tooManyRequests, check: check,
+                    detail:
+                        "folklore rule dead-token-penalty (not documented by Apple): this app's team pushed too many dead tokens and is throttled"
+                )
             case .throttled:
                 return Rejection(
                     .tooManyRequests, check: check,

@@ -25,7 +25,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     public func refused(peer: String, why: String) {}
 
     /// A route's answer: status and a JSON value.
-    struct Answer {
+    struct Answer: Error, @unchecked Sendable {
         var status: Int
         var json: Any
 
@@ -84,6 +84,8 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             return withPhone(parts[1]) { w, index in Answer(status: 200, json: Self.phoneJSON(w.phones[index])) }
         case ("POST", _) where parts.count == 3 && parts[0] == "phones" && parts[2] == "state":
             return changeState(parts[1], input, at: now)
+        case ("POST", _) where parts.count == 3 && parts[0] == "phones" && parts[2] == "apps":
+            return installApp(parts[1], input, at: now)
         case ("POST", _) where parts.count == 5 && parts[0] == "phones" && parts[2] == "apps":
             let (id, bundle, event) = (parts[1], parts[3], parts[4])
             guard let appEvent = World.AppEvent(rawValue: event) else {
@@ -202,34 +204,62 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         }
     }
 
-    private func addPhone(_ input: [String: Any], at now: Double) -> Answer {
+    /// Reads the app descriptions of `POST /phones` and `POST /phones/{id}/apps`.
+    private func appSpecs(_ apps: [[String: Any]]) -> Result<[AppSpec], Answer> {
         var specs: [AppSpec] = []
-        for app in input["apps"] as? [[String: Any]] ?? [["bundleId": "com.ringside.testapp"]] {
-            guard let bundle = app["bundleId"] as? String else { return .error(400, "every app needs a bundleId") }
+        for app in apps {
+            guard let bundle = app["bundleId"] as? String else {
+                return .failure(.error(400, "every app needs a bundleId"))
+            }
             let behaviourName = app["behaviour"] as? String ?? "reports-at-once"
             guard
                 let behaviour = AppBehaviour.named(
                     behaviourName, seconds: number(app["roundTripSeconds"]) ?? 2,
                     blocking: app["blocking"] as? Bool ?? false)
             else {
-                return .error(
-                    400,
-                    "unknown behaviour <\(behaviourName)>; behaviours are \(AppBehaviour.names.joined(separator: ", "))"
-                )
+                return .failure(
+                    .error(
+                        400,
+                        "unknown behaviour <\(behaviourName)>; behaviours are \(AppBehaviour.names.joined(separator: ", "))"
+                    ))
             }
             guard let ios = OSVersion(app["ios"] as? String ?? "18.0") else {
-                return .error(400, "ios is a version like \"26.4\"")
+                return .failure(.error(400, "ios is a version like \"26.4\""))
             }
             let environment =
                 APNsEnvironment(rawValue: app["environment"] as? String ?? "")
                 ?? mock.configuration.validation.environment
-            specs.append(AppSpec(bundleId: bundle, ios: ios, behaviour: behaviour, environment: environment))
+            specs.append(
+                AppSpec(
+                    bundleId: bundle, ios: ios, behaviour: behaviour, environment: environment,
+                    isEntitled: app["entitled"] as? Bool ?? true))
+        }
+        return .success(specs)
+    }
+
+    private func addPhone(_ input: [String: Any], at now: Double) -> Answer {
+        let specs: [AppSpec]
+        switch appSpecs(input["apps"] as? [[String: Any]] ?? [["bundleId": "com.ringside.testapp"]]) {
+        case .failure(let answer): return answer
+        case .success(let value): specs = value
         }
         let name = input["name"] as? String ?? "phone"
         let online = input["online"] as? Bool ?? true
         return world.withWorld { w in
             let id = w.addPhone(name: name, online: online, apps: specs, at: now)
             return Answer(status: 201, json: Self.phoneJSON(w.phones[id]))
+        }
+    }
+
+    private func installApp(_ id: String, _ input: [String: Any], at now: Double) -> Answer {
+        let specs: [AppSpec]
+        switch appSpecs([input]) {
+        case .failure(let answer): return answer
+        case .success(let value): specs = value
+        }
+        return withPhone(id) { w, index in
+            for spec in specs { w.install(spec, phone: index, at: now) }
+            return Answer(status: 201, json: Self.phoneJSON(w.phones[index]))
         }
     }
 
@@ -259,6 +289,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                     "environment": app.environment.rawValue, "voipToken": app.voipToken.description,
                     "alertToken": app.alertToken.description, "foreground": app.isForeground,
                     "unreportedKills": app.unreportedKills, "voipBlocked": app.isVoIPBlocked,
+                    "entitled": app.isEntitled, "forceQuit": app.isForceQuit, "loggedIn": app.isLoggedIn,
                 ] as [String: Any]
             },
         ]

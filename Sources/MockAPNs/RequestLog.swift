@@ -38,7 +38,7 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
             let token = DeviceTokenSyntax.abbreviated(fate.token)
             let folklore = fate.folkloreUsed.isEmpty ? "" : " [folklore: \(fate.folkloreUsed.joined(separator: ", "))]"
             return
-                "\(clock(Moment(fate.finishedAt ?? fate.sentAt))) push \(fate.apnsId) to \(token): \(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "") — \(fate.chain.last?.text ?? "")\(folklore)"
+                "\(clock(Moment(fate.finishedAt ?? fate.sentAt))) push \(fate.apnsId) to \(token): \(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "") — \(fate.texts.last ?? "")\(folklore)"
         case .push(let record):
             let request = record.request
             let token = request.deviceToken.map(DeviceTokenSyntax.abbreviated) ?? (request.path ?? "-")

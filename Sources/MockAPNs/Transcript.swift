@@ -107,7 +107,7 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
         for (index, step) in fate.chain.enumerated() {
             var item = JSONLine()
             item.field("at", Int64(step.at * 1000))
-            item.field("text", step.text)
+            item.field("text", step.step.text(for: fate))
             item.field("folklore", step.folklore)
             chain += (index > 0 ? "," : "") + item.finish()
         }

@@ -1,6 +1,6 @@
 /// One step of a push's story, kept small (a million pushes must fit) and put into words on demand.
 public enum ChainStep: Sendable, Equatable {
-    case accepted(apnsId: String, topic: String)
+    case accepted
     case noPhone
     case tokenRetired
     case offlineNotStored
@@ -14,7 +14,7 @@ public enum ChainStep: Sendable, Equatable {
     case appBlocked(kills: Int)
     case forceQuit
     case dailyBudget(Int)
-    case handedToApp(bundleId: String, phone: String, ios: OSVersion, delay: Double)
+    case handedToApp(ios: OSVersion, delay: Double)
     case completionFirst
     case notWellFormed
     case neverReports
@@ -27,11 +27,11 @@ public enum ChainStep: Sendable, Equatable {
     case killedWhenDelegateReturned(kills: Int, limit: Int)
     case killedByCallServices(check: Double, kills: Int, limit: Int)
     case voipStopped(kills: Int)
-    case reported(callUUID: String?, caller: String?)
+    case reported
     case unentitled
     case duplicate
     case doNotDisturb
-    case blockedCaller(String)
+    case blockedCaller
     case rangLate(Double)
     case rang
 
@@ -41,10 +41,10 @@ public enum ChainStep: Sendable, Equatable {
         case networkDelay(Double)
     }
 
-    /// The step in words a newcomer understands.
-    public var text: String {
+    /// The step in words a newcomer understands; names and ids come from the push it belongs to.
+    public func text(for fate: PushFate) -> String {
         switch self {
-        case .accepted(let id, let topic): return "APNs accepted the push (200, apns-id \(id)) for topic \(topic)"
+        case .accepted: return "APNs accepted the push (200, apns-id \(fate.apnsId)) for topic \(fate.topic)"
         case .noPhone: return "no phone has this token"
         case .tokenRetired:
             return
@@ -73,9 +73,9 @@ public enum ChainStep: Sendable, Equatable {
             return
                 "the user force-quit the app, and the folklore rule force-quit-blocks-voip drops VoIP pushes until relaunch"
         case .dailyBudget(let budget): return "the folklore rule daily-voip-budget (\(budget) a day) drops this push"
-        case .handedToApp(let bundle, let phone, let ios, let delay):
+        case .handedToApp(let ios, let delay):
             return
-                "PushKit hands the push to \(bundle) on \(phone) (iOS \(ios)), \(Duration.words(delay)) after it was sent"
+                "PushKit hands the push to \(fate.bundleId ?? "the app") on \(fate.phoneName ?? "the phone") (iOS \(ios)), \(Duration.words(delay)) after it was sent"
         case .completionFirst:
             return
                 "the app calls the PushKit completion handler first; it plays no role in the reporting rule (DTS, forum thread 817976)"
@@ -111,15 +111,17 @@ public enum ChainStep: Sendable, Equatable {
         case .voipStopped(let kills):
             return
                 "after \(kills) unreported pushes the system stops delivering VoIP pushes to this app until it is reinstalled"
-        case .reported(let uuid, let caller):
-            return "the app reports the call to CallKit (call \(uuid ?? "without id"), caller \(caller ?? "unknown"))"
+        case .reported:
+            return
+                "the app reports the call to CallKit (call \(fate.callUUID ?? "without id"), caller \(fate.caller ?? "unknown"))"
         case .unentitled: return "CallKit refuses: the app is not entitled to report calls"
         case .duplicate:
             return
                 "CallKit refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)"
         case .doNotDisturb:
             return "CallKit refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through"
-        case .blockedCaller(let caller): return "CallKit refuses with filteredByBlockList: the user blocked \(caller)"
+        case .blockedCaller:
+            return "CallKit refuses with filteredByBlockList: the user blocked \(fate.caller ?? "the caller")"
         case .rangLate(let late):
             return
                 "the phone rings \(Duration.words(late)) after the call was placed: the caller gave up long ago (a ghost call)"

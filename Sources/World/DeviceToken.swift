@@ -3,7 +3,7 @@ import APNs
 /// A device token as the world keeps it: the bytes, inline for up to 32 of them, so a million phones
 /// cost no per-token allocation. Longer tokens keep their tail in `extra`.
 public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
-    var words: (UInt64, UInt64, UInt64, UInt64)
+    private(set) var words: (UInt64, UInt64, UInt64, UInt64)
     var extra: [UInt8]?
     var count: UInt16
 
@@ -18,14 +18,41 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
         count = UInt16(bytes.count)
     }
 
-    /// Parses hexadecimal (either case); nil for anything else.
+    /// Parses hexadecimal (either case); nil for anything else. Tokens of up to 32 bytes are read
+    /// straight into the words, without an intermediate array (every push parses one).
     public init?(hex: String) {
+        var text = hex
+        let parsed: TokenValue?? = text.withUTF8 { digits -> TokenValue?? in
+            guard digits.count % 2 == 0, !digits.isEmpty, digits.count <= DeviceTokenSyntax.maximumLength else {
+                return .some(nil)
+            }
+            guard digits.count <= 64 else { return nil }  // long tokens: the general path below
+            var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            for byteIndex in 0..<(digits.count / 2) {
+                guard let high = Self.nibble(digits[2 * byteIndex]), let low = Self.nibble(digits[2 * byteIndex + 1])
+                else {
+                    return .some(nil)
+                }
+                let value = UInt64(high << 4 | low) << UInt64((byteIndex % 8) * 8)
+                switch byteIndex / 8 {
+                case 0: words.0 |= value
+                case 1: words.1 |= value
+                case 2: words.2 |= value
+                default: words.3 |= value
+                }
+            }
+            return .some(TokenValue(words: words, extra: nil, count: UInt16(digits.count / 2)))
+        }
+        if let parsed {
+            guard let parsed else { return nil }
+            self = parsed
+            return
+        }
         guard DeviceTokenSyntax.isWellFormed(hex) else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.utf8.count / 2)
         var high: UInt8?
-        for byte in hex.utf8 {
-            let nibble = byte <= 57 ? byte - 48 : (byte | 0x20) - 87
+        for digit in hex.utf8 {
+            let nibble = Self.nibble(digit)!
             if let h = high {
                 bytes.append(h << 4 | nibble)
                 high = nil
@@ -34,6 +61,21 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
             }
         }
         self.init(bytes: bytes)
+    }
+
+    private init(words: (UInt64, UInt64, UInt64, UInt64), extra: [UInt8]?, count: UInt16) {
+        self.words = words
+        self.extra = extra
+        self.count = count
+    }
+
+    @inline(__always) private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 48...57: return digit - 48
+        case 97...102: return digit - 87
+        case 65...70: return digit - 55
+        default: return nil
+        }
     }
 
     public var bytes: [UInt8] {

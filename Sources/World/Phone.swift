@@ -45,12 +45,13 @@ public enum AppBehaviour: Sendable, Equatable, Codable {
 
 /// An iOS version, compared as (major, minor).
 public struct OSVersion: Sendable, Equatable, Comparable, Codable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
+    // Small: every push's story keeps one.
+    public var major: UInt8
+    public var minor: UInt8
 
     public init(_ major: Int, _ minor: Int = 0) {
-        self.major = major
-        self.minor = minor
+        self.major = UInt8(clamping: major)
+        self.minor = UInt8(clamping: minor)
     }
 
     public init?(_ text: String) {
@@ -116,14 +117,17 @@ public struct AppSpec: Sendable {
     public var ios: OSVersion
     public var behaviour: AppBehaviour
     public var environment: APNsEnvironment
+    /// Without the CallKit entitlement every report fails with `unentitled` ([CX-ERR]).
+    public var isEntitled: Bool
 
     public init(
         bundleId: String, ios: OSVersion = OSVersion(18), behaviour: AppBehaviour = .reportsAtOnce,
-        environment: APNsEnvironment = .sandbox
+        environment: APNsEnvironment = .sandbox, isEntitled: Bool = true
     ) {
         self.bundleId = bundleId
         self.ios = ios
         self.behaviour = behaviour
         self.environment = environment
+        self.isEntitled = isEntitled
     }
 }

@@ -72,7 +72,6 @@ public struct ChainEvent: Sendable, Equatable {
     public var at: Double
     public var step: ChainStep
 
-    public var text: String { step.text }
     /// Set when a folklore rule (tag F) decided this step.
     public var folklore: String? { step.folklore }
 }

@@ -8,7 +8,11 @@ public final class World {
     public private(set) var settings: WorldSettings
     private var random: SeededGenerator
     public private(set) var phones: [VirtualPhone] = []
-    private var registry: [RegistryKey: TokenRecord] = [:]
+    private var registry = TokenRegistry()
+    /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
+    private var registryGeneration = 0
+    private var lastResolved:
+        (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue, record: TokenRecord)?
     public private(set) var pushes: [PushFate] = []
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
@@ -30,16 +34,24 @@ public final class World {
     @discardableResult
     public func addPhone(name: String, online: Bool = true, apps: [AppSpec], at now: Double) -> Int {
         let id = phones.count
-        var phone = VirtualPhone(id: id, name: name, isOnline: online, apps: [])
-        for spec in apps {
-            let app = VirtualApp(
-                bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
-                voipToken: issueToken(), alertToken: issueToken())
-            register(app, phone: id, at: now)
-            phone.apps.append(app)
-        }
-        phones.append(phone)
+        phones.append(VirtualPhone(id: id, name: name, isOnline: online, apps: []))
+        for spec in apps { install(spec, phone: id, at: now) }
         return id
+    }
+
+    /// Installs an app on a phone (replacing one with the same bundle id) and issues its tokens.
+    public func install(_ spec: AppSpec, phone id: Int, at now: Double) {
+        guard phones.indices.contains(id) else { return }
+        if let index = phones[id].appIndex(spec.bundleId) {
+            retireTokens(of: phones[id].apps[index], phone: id, at: now)
+            phones[id].apps.remove(at: index)
+        }
+        var app = VirtualApp(
+            bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
+            voipToken: issueToken(), alertToken: issueToken())
+        app.isEntitled = spec.isEntitled
+        phones[id].apps.append(app)
+        register(app, phone: id, at: now)
     }
 
     private func issueToken() -> TokenValue {
@@ -47,18 +59,54 @@ public final class World {
     }
 
     private func register(_ app: VirtualApp, phone: Int, at now: Double) {
-        for (token, kind) in [(app.voipToken, TokenKind.voip), (app.alertToken, .alert)] {
-            registry[RegistryKey(environment: app.environment, token: token)] = TokenRecord(
-                phone: phone, bundleId: app.bundleId, kind: kind, registeredAt: now)
+        registryGeneration += 1
+        registry.register(app.voipToken, environment: app.environment, phone: phone, kind: .voip)
+        registry.register(app.alertToken, environment: app.environment, phone: phone, kind: .alert)
+    }
+
+    /// Prepares for `count` phones (a benchmark registering a million avoids rehashing).
+    public func reserve(phones count: Int) {
+        phones.reserveCapacity(count)
+        registry.reserve(count * 2)
+    }
+
+    /// Who holds a token: live (with the app) or retired (with when).
+    private func record(_ token: TokenValue, environment: APNsEnvironment) -> TokenRecord? {
+        var found: (app: VirtualApp, phone: Int)?
+        let entry = registry.live(token, environment: environment) { entry in
+            let phone = Int(entry.phone)
+            guard phones.indices.contains(phone),
+                let app = phones[phone].apps.first(where: {
+                    $0.environment == environment && (entry.kind == .voip ? $0.voipToken : $0.alertToken) == token
+                })
+            else { return false }
+            found = (app, phone)
+            return true
         }
+        if let entry, let found {
+            return TokenRecord(phone: found.phone, bundleId: found.app.bundleId, kind: entry.kind, retiredAt: nil)
+        }
+        if let entry,
+            let app = phones[Int(entry.phone)].apps.first(where: {
+                (entry.kind == .voip ? $0.voipToken : $0.alertToken) == token
+            })
+        {
+            return TokenRecord(phone: Int(entry.phone), bundleId: app.bundleId, kind: entry.kind, retiredAt: nil)
+        }
+        if let old = registry.retired(token, environment: environment) {
+            return TokenRecord(phone: old.phone, bundleId: old.bundleId, kind: old.kind, retiredAt: old.retiredAt)
+        }
+        return nil
     }
 
     /// Retires an app's tokens: they answer 200 for `unregisterDelay`, delivering nothing, then 410
     /// with this moment as the timestamp ([RESP]; A-DTS thread 795542).
-    private func retireTokens(of app: VirtualApp, at now: Double) {
-        for token in [app.voipToken, app.alertToken] {
-            let key = RegistryKey(environment: app.environment, token: token)
-            registry[key]?.retiredAt = now
+    private func retireTokens(of app: VirtualApp, phone: Int, at now: Double) {
+        registryGeneration += 1
+        for (token, kind) in [(app.voipToken, TokenKind.voip), (app.alertToken, .alert)] {
+            registry.retire(
+                token, environment: app.environment, phone: phone, bundleId: app.bundleId, kind: kind, at: now
+            ) { entry in Int(entry.phone) == phone && entry.kind == kind }
         }
     }
 
@@ -105,7 +153,7 @@ public final class World {
         var app = phones[id].apps[index]
         switch event {
         case .reinstall, .rotateToken:
-            retireTokens(of: app, at: now)
+            retireTokens(of: app, phone: id, at: now)
             app.voipToken = issueToken()
             app.alertToken = issueToken()
             if event == .reinstall {
@@ -115,7 +163,7 @@ public final class World {
             }
             register(app, phone: id, at: now)
         case .uninstall:
-            retireTokens(of: app, at: now)
+            retireTokens(of: app, phone: id, at: now)
             phones[id].apps.remove(at: index)
             return
         case .logout: app.isLoggedIn = false
@@ -133,17 +181,16 @@ public final class World {
     /// Whether a token is live for a topic in an environment, as APNs judges it at `now`. Counts the
     /// request for the per-token throttle.
     public func lookup(token hex: String, topic: String, environment: APNsEnvironment, at now: Double) -> DeviceLookup {
-        guard let token = TokenValue(hex: hex) else { return .unknown }
+        guard let (token, record) = resolve(hex, environment: environment) else { return .unknown }
         let key = RegistryKey(environment: environment, token: token)
-        guard let record = registry[key] else { return .unknown }  // unknown, or the other environment's
         let bundle = PushType.bundleId(ofTopic: topic)
-        if let until = penaltyUntil[bundle], now < until { return .throttled }
+        if !penaltyUntil.isEmpty, let until = penaltyUntil[bundle], now < until { return .penalized }
         if let retired = record.retiredAt, now >= retired + settings.unregisterDelay {
             noteDeadTokenPush(bundle: bundle, at: now)
             return .unregistered(sinceMilliseconds: Int64((retired * 1000).rounded(.down)))
         }
         if bundle != record.bundleId { return .notForTopic }
-        let voipTopic = topic.hasSuffix(".voip")
+        let voipTopic = topic.hasByteSuffix(".voip")
         // The regular token with the .voip topic: DeviceTokenNotForTopic (O: PyAPNs2 #134).
         if record.kind == .alert, voipTopic { return .notForTopic }
         // The PushKit token with the bare bundle id: TopicDisallowed (O: node-apn #658).
@@ -155,6 +202,19 @@ public final class World {
             if times.count > throttle.count { return .throttled }
         }
         return .active
+    }
+
+    /// Parses a token and finds who holds it; remembers the last answer, because the mock asks for
+    /// the same token twice per push (the validator's lookup, then `accept`).
+    private func resolve(_ hex: String, environment: APNsEnvironment) -> (TokenValue, TokenRecord)? {
+        if let last = lastResolved, last.hex == hex, last.environment == environment,
+            last.generation == registryGeneration
+        {
+            return (last.token, last.record)
+        }
+        guard let token = TokenValue(hex: hex), let record = record(token, environment: environment) else { return nil }
+        lastResolved = (hex, environment, registryGeneration, token, record)
+        return (token, record)
     }
 
     private func noteDeadTokenPush(bundle: String, at now: Double) {
@@ -181,15 +241,15 @@ public final class World {
         var fate = PushFate(
             number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
             priority: push.priority, expiration: push.expiration, callUUID: call.uuid, caller: call.caller)
-        fate.note(now, .accepted(apnsId: apnsId, topic: push.topic))
+        fate.chain.reserveCapacity(6)
+        fate.note(now, .accepted)
         pushes.append(fate)
-        guard let token = TokenValue(hex: push.deviceToken),
-            let record = registry[RegistryKey(environment: environment, token: token)]
-        else {
+        guard let (_, record) = resolve(push.deviceToken, environment: environment) else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
         pushes[number].phone = record.phone
+        pushes[number].phoneName = phones[record.phone].name
         pushes[number].bundleId = record.bundleId
         pushes[number].kind = record.kind
         if record.retiredAt != nil {
@@ -308,7 +368,7 @@ public final class World {
         pushes[number].deliveredAt = now
         let delay = now - pushes[number].sentAt
         pushes[number].note(
-            now, .handedToApp(bundleId: app.bundleId, phone: phones[id].name, ios: app.ios, delay: delay))
+            now, .handedToApp(ios: app.ios, delay: delay))
         let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
         let call = (uuid: pushes[number].callUUID, caller: pushes[number].caller)
         switch app.behaviour {
@@ -407,7 +467,7 @@ public final class World {
         else { return }
         let uuid = pushes[number].callUUID
         let caller = pushes[number].caller
-        pushes[number].note(now, .reported(callUUID: uuid, caller: caller))
+        pushes[number].note(now, .reported)
         if !app.isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let uuid, phones[id].reportedCalls.contains(uuid) {
@@ -415,7 +475,7 @@ public final class World {
         } else if phones[id].doNotDisturb, !(caller.map { phones[id].vipCallers.contains($0) } ?? false) {
             finish(number, .callRefused(.filteredByDoNotDisturb), now, .doNotDisturb)
         } else if let caller, phones[id].blockedCallers.contains(caller) {
-            finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller(caller))
+            finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
             if let uuid { phones[id].reportedCalls.insert(uuid) }
             let late = now - pushes[number].sentAt
@@ -454,11 +514,11 @@ struct RegistryKey: Hashable {
     var token: TokenValue
 }
 
+/// What the registry knows of a token when asked.
 struct TokenRecord {
     var phone: Int
     var bundleId: String
     var kind: TokenKind
-    var registeredAt: Double
     var retiredAt: Double?
 }
 
@@ -474,6 +534,7 @@ public struct PushFate: Sendable {
     public var callUUID: String?
     public var caller: String?
     public var phone: Int?
+    public var phoneName: String?
     public var bundleId: String?
     public var kind: TokenKind?
     public var deliveredAt: Double?
@@ -484,7 +545,10 @@ public struct PushFate: Sendable {
     mutating func note(_ at: Double, _ step: ChainStep) { chain.append(ChainEvent(at: at, step: step)) }
 
     /// The story in one paragraph.
-    public var explanation: String { chain.map(\.text).joined(separator: "; ") }
+    public var explanation: String { chain.map { $0.step.text(for: self) }.joined(separator: "; ") }
+
+    /// Each step of the chain in words.
+    public var texts: [String] { chain.map { $0.step.text(for: self) } }
 
     /// The folklore rules that decided anything here.
     public var folkloreUsed: [String] { chain.compactMap(\.folklore) }

@@ -32,6 +32,7 @@ var tokens: [String] = []
 let baseline = residentMegabytes()
 let registration = seconds {
     shared.withWorld { world in
+        world.reserve(phones: phoneCount)
         for index in 0..<phoneCount {
             world.addPhone(name: "phone \(index)", apps: [AppSpec(bundleId: bundle)], at: start)
         }
@@ -45,14 +46,15 @@ print(
 
 // The world alone: lookup, accept, delivery and the phone's rules, for each push.
 let body = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#.utf8)
+let topic = "\(bundle).voip"
 let worldSeconds = seconds {
     shared.withWorld { world in
         for index in 0..<pushCount {
             let token = tokens[index % tokens.count]
             let now = start + Double(index) * 0.001
-            _ = world.lookup(token: token, topic: "\(bundle).voip", environment: .sandbox, at: now)
+            _ = world.lookup(token: token, topic: topic, environment: .sandbox, at: now)
             let push = AcceptedPush(
-                deviceToken: token, topic: "\(bundle).voip", pushType: .voip, priority: .immediate, expiration: 0,
+                deviceToken: token, topic: topic, pushType: .voip, priority: .immediate, expiration: 0,
                 collapseId: nil, keyId: "RINGKEY001", teamId: "RINGTEAM01", isFirstValidToken: false)
             world.accept(push, environment: .sandbox, body: body, apnsId: "bench", at: now)
             world.run(until: now)

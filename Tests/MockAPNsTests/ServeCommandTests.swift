@@ -129,6 +129,41 @@ import Testing
                 String(jwt.suffix(40))))
     }
 
+    @Test("--world loads phones: their tokens ring, any other token is BadDeviceToken")
+    func worldFile() throws {
+        let file = NSTemporaryDirectory() + "ringside-world-\(UUID().uuidString).json"
+        let world =
+            #"{"settings": {"unreportedLimit": 4}, "phones": [{"name": "alice", "apps": [{"bundleId": "com.ringside.testapp", "behaviour": "reports-at-once"}]}]}"#
+        try world.write(toFile: file, atomically: true, encoding: .utf8)
+        let serve = try Serve(["--quiet", "--world", file, "--seed", "3"])
+        defer { _ = serve.interrupt() }
+        let control = serve.contract["RINGSIDE_CONTROL_URL"]!
+        let phones =
+            try JSONSerialization.jsonObject(
+                with: Data(try run("/usr/bin/curl", ["-s", control + "/phones"]).stdout.utf8)) as! [[String: Any]]
+        let token = ((phones[0]["apps"] as! [[String: Any]])[0]["voipToken"] as! String)
+        let settings =
+            try JSONSerialization.jsonObject(
+                with: Data(try run("/usr/bin/curl", ["-s", control + "/settings"]).stdout.utf8)) as! [String: Any]
+        #expect(settings["unreportedLimit"] as? Int == 4)
+        func push(_ token: String) throws -> CurlResponse {
+            try Curl.send([
+                "--http2", "--cacert", Paths.ca, "-H", "authorization: bearer \(Paths.jwt())", "-H",
+                "apns-topic: \(Paths.topic)",
+                "-H", "apns-push-type: voip", "--data-binary", #"{"callUUID":"c"}"#,
+                "\(serve.contract["APNS_URL"]!)/3/device/\(token)",
+            ])
+        }
+        #expect(try push(token).status == 200)
+        #expect(try push(Paths.voipToken).reason == "BadDeviceToken")
+        let bad = NSTemporaryDirectory() + "ringside-world-bad.json"
+        try #"{"phones": [{"apps": [{"bundleId": "x", "behaviour": "sometimes"}]}]}"#.write(
+            toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try run(Self.binary, ["serve", "--port", "0", "--certs", Paths.certs, "--world", bad])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("unknown behaviour <sometimes>"))
+    }
+
     @Test("Exit codes: --help 0, a bad argument 64, a busy port 3; a non-loopback host is warned about")
     func exitCodes() throws {
         #expect(try run(Self.binary, ["serve", "--help"]).status == 0)

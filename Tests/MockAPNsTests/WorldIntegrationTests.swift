@@ -158,6 +158,30 @@ import Testing
         for (a, b) in zip(first, second) where a != b { Issue.record("differs:\n\(a)\n\(b)") }
     }
 
+    @Test(
+        "An app installed later gets its own tokens; without the CallKit entitlement the call is refused (unentitled)")
+    func installAndEntitlement() throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        let updated =
+            try world.control(
+                "POST", "/phones/\(phone.id)/apps", ["bundleId": "com.ringside.otherapp", "entitled": false])
+            as! [String: Any]
+        let apps = updated["apps"] as! [[String: Any]]
+        #expect(apps.count == 2)
+        let other = try #require(apps.first { $0["bundleId"] as? String == "com.ringside.otherapp" })
+        #expect(other["entitled"] as? Bool == false)
+        // com.ringside.otherapp belongs to team RINGTEAM02: sign with its key.
+        let jwt = "bearer \(Paths.jwt(keyId: "RINGKEY002", teamId: "RINGTEAM02"))"
+        let response = try Curl.applePush(
+            world.server, token: other["voipToken"] as! String,
+            headers: ["authorization": jwt, "apns-topic": "com.ringside.otherapp.voip"])
+        #expect(response.status == 200)
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "call-refused")
+        #expect(fate["reason"] as? String == "unentitled")
+    }
+
     @Test("Control API errors are clear JSON")
     func controlErrors() throws {
         let world = try WorldServer()

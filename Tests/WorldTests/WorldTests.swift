@@ -45,7 +45,7 @@ import World
         #expect(
             world.pushes[number].outcome == .rang(callUUID: "5f6c5d5e-0000-4000-8000-000000000001", caller: "alice"))
         #expect(world.pushes[number].explanation.contains("the phone rings"))
-        #expect(world.pushes[number].chain.first?.text.contains("APNs accepted") == true)
+        #expect(world.pushes[number].texts.first?.contains("APNs accepted") == true)
     }
 
     @Test("The wrong token kind or environment gets APNs' answers")
@@ -262,6 +262,9 @@ import World
         _ = strict.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 86_403)
         _ = strict.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 86_404)
         #expect(strict.isPenalized(bundleId: Self.bundle, at: t0 + 86_405))
+        let other = strict.addPhone(name: "bob", apps: [AppSpec(bundleId: Self.bundle)], at: t0 + 86_405)
+        let fresh = strict.token(phone: other, bundleId: Self.bundle, kind: .voip)!
+        #expect(strict.lookup(token: fresh, topic: topic, environment: .sandbox, at: t0 + 86_406) == .penalized)
     }
 
     @Test("Same seed, same tokens and outcomes; another seed, other tokens")
