@@ -122,9 +122,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
                 fault: delay.map { "answered after \($0) s (fault plan)" }, at: now)
             // The world learns of the push after the transcript line of its request.
-            world?.withWorld {
-                $0.accept(accepted, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
-            }
+            world?.accept(accepted, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
             if let reason = faults.noteAccepted(token: request.deviceToken, connection: info.id, at: now.world) {
                 // GOAWAY with the last accepted stream; later streams are ignored, then the connection
                 // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).

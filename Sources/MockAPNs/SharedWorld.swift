@@ -55,6 +55,15 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         return answer == .unknown && acceptsUnknownTokens ? .active : answer
     }
 
+    /// An accepted push enters the world. Without `--world`, pushes to tokens no phone holds are not
+    /// recorded: they reach nothing, and a load test must not grow the world's history.
+    func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double) {
+        withWorld { world in
+            if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return }
+            world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)
+        }
+    }
+
     /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.
     public func startTicking(clock: any WorldClock, interval: Double = 0.02) {
         let thread = Thread { [weak self] in

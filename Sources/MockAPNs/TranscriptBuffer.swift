@@ -1,30 +1,33 @@
 import Foundation
 
-/// Keeps the transcript's lines in memory for the control API (`GET /transcript`), newest last.
+/// Keeps the latest events in memory for the control API (`GET /transcript`), newest last. Events
+/// are kept as values and rendered as JSON only when asked: rendering every request as it happens
+/// would cost more than serving it.
 public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
-    private var lines: [String] = []
+    private var events: [MockEvent] = []
     private let capacity: Int
 
     public init(capacity: Int = 100_000) { self.capacity = capacity }
 
     public func observe(_ event: MockEvent) {
-        let line = TranscriptWriter.render(event)
         lock.lock()
-        lines.append(line)
-        if lines.count > capacity { lines.removeFirst(lines.count - capacity) }
+        events.append(event)
+        if events.count > capacity { events.removeFirst(events.count / 2) }
         lock.unlock()
     }
 
+    /// The kept events as JSONL lines.
     public var all: [String] {
         lock.lock()
-        defer { lock.unlock() }
-        return lines
+        let kept = events
+        lock.unlock()
+        return kept.map(TranscriptWriter.render)
     }
 
     public func clear() {
         lock.lock()
-        lines.removeAll()
+        events.removeAll()
         lock.unlock()
     }
 }

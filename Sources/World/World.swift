@@ -204,6 +204,11 @@ public final class World {
         return .active
     }
 
+    /// Whether some phone holds (or held) this token in this environment.
+    public func knows(token hex: String, environment: APNsEnvironment) -> Bool {
+        resolve(hex, environment: environment) != nil
+    }
+
     /// Parses a token and finds who holds it; remembers the last answer, because the mock asks for
     /// the same token twice per push (the validator's lookup, then `accept`).
     private func resolve(_ hex: String, environment: APNsEnvironment) -> (TokenValue, TokenRecord)? {
