@@ -49,7 +49,7 @@ public struct PushRequest: Sendable {
 
     /// Records one header field from raw bytes, making a string only for the headers APNs reads.
     public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let index = PushRequest.knownNames.firstIndex(where: { Self.equal(name, $0) }) else { return }
+        guard let index = Self.knownIndex(name) else { return }
         let text = String(decoding: value, as: UTF8.self)
         func set(_ slot: inout String?) {
             if slot != nil { duplicatedHeaders.append(PushRequest.knownNames[index].description) }
@@ -74,6 +74,24 @@ public struct PushRequest: Sendable {
         ":method", ":path", "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic",
         "apns-push-type", "apns-collapse-id",
     ]
+
+    /// The header's place in `knownNames`: the length picks at most two candidates, one memcmp decides.
+    private static func knownIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        let candidates: (Int, Int)
+        switch name.count {
+        case 5: candidates = (1, 1)
+        case 7: candidates = (0, 3)
+        case 10: candidates = (6, 6)
+        case 13: candidates = (2, 5)
+        case 14: candidates = (7, 7)
+        case 15: candidates = (4, 4)
+        case 16: candidates = (8, 8)
+        default: return nil
+        }
+        if equal(name, knownNames[candidates.0]) { return candidates.0 }
+        if candidates.1 != candidates.0, equal(name, knownNames[candidates.1]) { return candidates.1 }
+        return nil
+    }
 
     @inline(__always) private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
