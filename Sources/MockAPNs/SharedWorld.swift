@@ -1,5 +1,7 @@
 import APNs
 import Foundation
+import Glibc
+import Synchronization
 import World
 
 /// The world as the mock shares it between its event loops and the control API: one lock around
@@ -12,6 +14,10 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private var ticker: Thread?
     private let stopFlag = NSCondition()
     private var stopping = false
+    /// When set, time spent inside the world (lock held) is added up, for `bench/world.sh`.
+    public var measuresBusyTime = false
+    private let busyNanoseconds = Atomic<UInt64>(0)
+    public var busySeconds: Double { Double(busyNanoseconds.load(ordering: .relaxed)) / 1e9 }
     /// Called with pushes whose outcome became final (outside the lock).
     var onFinished: (@Sendable ([PushFate]) -> Void)?
 
@@ -25,6 +31,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     @discardableResult
     public func withWorld<T>(_ body: (World) throws -> T) rethrows -> T {
         lock.lock()
+        var started = timespec()
+        if measuresBusyTime { clock_gettime(CLOCK_MONOTONIC, &started) }
         let result: T
         do {
             result = try body(world)
@@ -33,6 +41,12 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             throw error
         }
         let finished = world.takeFinished().map { world.pushes[$0] }
+        if measuresBusyTime {
+            var ended = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ended)
+            let nanoseconds = (ended.tv_sec - started.tv_sec) * 1_000_000_000 + (ended.tv_nsec - started.tv_nsec)
+            busyNanoseconds.add(UInt64(max(0, nanoseconds)), ordering: .relaxed)
+        }
         lock.unlock()
         if !finished.isEmpty { onFinished?(finished) }
         return result

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Glibc
 import HTTP2Server
 import MockAPNs
 import World
@@ -70,7 +71,7 @@ print(
         format: "world alone: %d pushes in %.2f s, %.0f pushes/s, %.2f µs each (%d rang); resident memory %.0f MB",
         pushCount, worldSeconds, Double(pushCount) / worldSeconds, worldMicros, rang, residentMegabytes()))
 
-// The same world behind the mock, driven by h2load.
+// The same world behind the mock, driven by h2load over the phones' tokens (one URI per phone).
 var configuration = MockConfiguration(validation: ValidationSettings(), keys: try KeyStore.load(directory: certs))
 configuration.world = shared
 let mock = MockAPNs(configuration: configuration)
@@ -87,26 +88,44 @@ let jwt = try ProviderToken.sign(
     keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
 let payload = NSTemporaryDirectory() + "ringside-bench-payload.json"
 try Data(body).write(to: URL(fileURLWithPath: payload))
+let uris = NSTemporaryDirectory() + "ringside-bench-uris.txt"
+try tokens.map { "https://127.0.0.1:\(http2.port)/3/device/\($0)" }.joined(separator: "\n")
+    .write(toFile: uris, atomically: true, encoding: .utf8)
+
+/// CPU seconds this process has used (all threads).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+shared.measuresBusyTime = true
+let cpuBefore = cpuSeconds()
+let busyBefore = shared.busySeconds
 let h2load = Process()
 h2load.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
 h2load.arguments = [
     "-n", String(pushCount), "-c", "10", "-m", "10", "-d", payload, "-H", "authorization: bearer \(jwt)",
-    "-H", "apns-topic: \(bundle).voip", "-H", "apns-push-type: voip", "-H", "apns-expiration: 0",
-    "https://127.0.0.1:\(http2.port)/3/device/\(tokens[0])",
+    "-H", "apns-topic: \(bundle).voip", "-H", "apns-push-type: voip", "-H", "apns-expiration: 0", "-i", uris,
 ]
 let pipe = Pipe()
 h2load.standardOutput = pipe
 try h2load.run()
 let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 h2load.waitUntilExit()
+shared.withWorld { $0.run(until: configuration.clock.now().world + 1) }
+let cpu = cpuSeconds() - cpuBefore
+let busy = shared.busySeconds - busyBefore
 let rateLine = output.split(separator: "\n").first { $0.hasPrefix("finished in") } ?? ""
-let rate = Double(rateLine.split(separator: ",").dropFirst().first?.split(separator: " ").first ?? "0") ?? 0
-let mockMicros = rate > 0 ? 1e6 / rate : .infinity
-print("through the mock: \(rateLine.trimmingCharacters(in: .whitespaces))")
+let statusLine = output.split(separator: "\n").first { $0.hasPrefix("status codes") } ?? ""
+print(
+    "through the mock (\(pushCount) pushes to \(tokens.count) phones): \(rateLine.trimmingCharacters(in: .whitespaces)); \(statusLine)"
+)
 print(
     String(
-        format: "a push through the mock: %.2f µs; the world's bookkeeping: %.2f µs = %.1f%% of it", mockMicros,
-        worldMicros, worldMicros / mockMicros * 100))
+        format: "inside the mock: %.2f µs of CPU per push, of which the world (lock held) %.2f µs = %.1f%%",
+        cpu / Double(pushCount) * 1e6, busy / Double(pushCount) * 1e6, busy / cpu * 100))
 print(String(format: "resident memory at the end: %.0f MB", residentMegabytes()))
 shared.stopTicking()
 http2.stop()
