@@ -11,8 +11,8 @@ public final class World {
     private var registry = TokenRegistry()
     /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
     private var registryGeneration = 0
-    private var lastResolved:
-        (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue, record: TokenRecord)?
+    /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
+    private var lastResolved: (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
     public private(set) var pushes: [PushFate] = []
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
@@ -215,11 +215,14 @@ public final class World {
         if let last = lastResolved, last.hex == hex, last.environment == environment,
             last.generation == registryGeneration
         {
-            return (last.token, last.record)
+            guard let token = last.token, let record = last.record else { return nil }
+            return (token, record)
         }
-        guard let token = TokenValue(hex: hex), let record = record(token, environment: environment) else { return nil }
-        lastResolved = (hex, environment, registryGeneration, token, record)
-        return (token, record)
+        let token = TokenValue(hex: hex)
+        let found = token.flatMap { self.record($0, environment: environment) }
+        lastResolved = (hex, environment, registryGeneration, token, found)
+        guard let token, let found else { return nil }
+        return (token, found)
     }
 
     private func noteDeadTokenPush(bundle: String, at now: Double) {
