@@ -12,7 +12,8 @@ public final class World {
     /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
     private var registryGeneration = 0
     /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
-    private var lastResolved: (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
+    private var lastResolved:
+        (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
     public private(set) var pushes: [PushFate] = []
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.

@@ -9,6 +9,7 @@ let rootHelp = """
     Commands:
       serve     Run the fake APNs on a port (prints the provider contract, logs every request).
       token     Print a JWT signed with a test key, for curl.
+      explain   Explain a reason, a header, a curl command or a transcript line.
 
     'ringside <command> --help' describes a command.
 
@@ -21,11 +22,12 @@ let status: Int32
 switch arguments.first {
 case "serve": status = ServeCommand.run(Array(arguments.dropFirst()))
 case "token": status = TokenCommand.run(Array(arguments.dropFirst()))
+case "explain": status = ExplainCommand.run(Array(arguments.dropFirst()))
 case nil, "--help", "-h", "help":
     Output.out(rootHelp)
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
-    Output.error("error: unknown command <\(arguments[0])>; commands are serve, token (see 'ringside --help')")
+    Output.error("error: unknown command <\(arguments[0])>; commands are serve, token, explain (see 'ringside --help')")
     status = ExitCode.usage
 }
 exit(status)

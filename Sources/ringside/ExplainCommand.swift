@@ -1,0 +1,171 @@
+import APNs
+import Foundation
+
+/// `ringside explain`: a reason, a header, a curl command or a transcript line, in words.
+enum ExplainCommand {
+    static let help = """
+        Usage: ringside explain <reason | header | curl command … | transcript JSON line>
+
+        Explains what APNs means, with the words the fake APNs uses in its log:
+          ringside explain Unregistered              a reason: status, meaning, what to do, source
+          ringside explain apns-expiration           a header: meaning and what a VoIP push sends
+          ringside explain curl -H 'apns-topic: …' … a request: each header judged, then the verdict
+          ringside explain '{"event":"push",…}'      a transcript line: the request and its answer
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first, first != "--help", first != "-h" else {
+            Output.out(help)
+            return arguments.isEmpty ? ExitCode.usage : ExitCode.success
+        }
+        if let reason = Reason(wire: first), arguments.count == 1 {
+            Output.out(explain(reason))
+            return ExitCode.success
+        }
+        if let entry = HeaderVocabulary.entry(first), arguments.count == 1 {
+            Output.out("\(entry.name): \(entry.meaning)\nFor a VoIP push: \(entry.forVoIP)")
+            return ExitCode.success
+        }
+        if first == "curl" {
+            Output.out(explainCurl(Array(arguments.dropFirst())))
+            return ExitCode.success
+        }
+        if first.hasPrefix("{"), let text = explainTranscriptLine(arguments.joined(separator: " ")) {
+            Output.out(text)
+            return ExitCode.success
+        }
+        let words = Reason.allCases.map(\.wire) + HeaderVocabulary.entries.map(\.name)
+        let hint = closest(first, in: words).map { "; did you mean <\($0)>?" } ?? ""
+        Output.error("error: <\(first)> is not a reason, a header, a curl command or a transcript line\(hint)")
+        return ExitCode.usage
+    }
+
+    static func explain(_ reason: Reason) -> String {
+        """
+        \(reason.status) \(reason.wire)
+        What it means: \(reason.explanation)
+        What to do:    \(reason.whatToDo)
+        Retry?         \(reason.isPermanentForToken ? "never (Apple's list)" : reason.status >= 500 || reason.status == 429 ? "later, with back-off" : "not unchanged")
+        Source:        \(reason.source)
+        """
+    }
+
+    /// Parses the curl options that shape an APNs request and judges it as the mock would.
+    static func explainCurl(_ arguments: [String]) -> String {
+        var request = PushRequest()
+        var method: String?
+        var url: String?
+        var body = ""
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let next = index + 1 < arguments.count ? arguments[index + 1] : ""
+            switch argument {
+            case "-H", "--header":
+                if let colon = next.firstIndex(of: ":") {
+                    request.add(
+                        name: next[..<colon].lowercased(),
+                        value: next[next.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                }
+                index += 1
+            case "-X", "--request":
+                method = next
+                index += 1
+            case "-d", "--data", "--data-binary", "--data-raw":
+                body = next
+                index += 1
+            default:
+                if argument.hasPrefix("http") { url = argument }
+            }
+            index += 1
+        }
+        let path = url.flatMap { URL(string: $0)?.path } ?? "/"
+        request.add(name: ":method", value: method ?? (body.isEmpty ? "GET" : "POST"))
+        request.add(name: ":path", value: path)
+        request.body = Array(body.utf8)
+        request.bodyLength = request.body.count
+        var lines = ["The request, header by header (✓ right for a VoIP push, ✗ not):"]
+        let values: [(String, String?)] = [
+            (":method", request.method), (":path", request.path), ("authorization", request.authorization),
+            ("apns-topic", request.topic), ("apns-push-type", request.pushType), ("apns-priority", request.priority),
+            ("apns-expiration", request.expiration), ("apns-id", request.apnsId),
+            ("apns-collapse-id", request.collapseId),
+        ]
+        for (name, value) in values {
+            guard let entry = HeaderVocabulary.entry(name) else { continue }
+            guard let value else {
+                lines.append("  · \(name) absent — \(entry.meaning); for a VoIP push: \(entry.forVoIP)")
+                continue
+            }
+            let shown = name == "authorization" ? ProviderToken.redacted(value) : value
+            if let problem = entry.judge(value) {
+                lines.append("  ✗ \(name): \(shown) — \(problem)")
+            } else {
+                lines.append("  ✓ \(name): \(shown)")
+            }
+        }
+        lines.append("  · body: \(request.bodyLength) bytes (VoIP limit 5120, others 4096)")
+        lines.append("")
+        lines.append("What APNs answers (signature and device not checked here):")
+        for profile in ValidationSettings.Profile.allCases {
+            let validator = Validator(settings: ValidationSettings(profile: profile), keys: KeyStore())
+            // Judge the headers as if the credentials were good (explain has no keys): a certificate
+            // that allows exactly the request's topic.
+            var credentials = ConnectionCredentials.certificate(
+                ClientCertificate(uid: nil, topics: [request.topic ?? ""], environments: [.sandbox, .production]))
+            switch validator.validate(request, credentials: &credentials, at: Moment(0)) {
+            case .success: lines.append("  \(profile.rawValue): 200 — accepted")
+            case .failure(let rejection):
+                lines.append(
+                    "  \(profile.rawValue): \(rejection.reason.status) \(rejection.reason.wire) — \(rejection.detail). \(rejection.explanation)"
+                )
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func explainTranscriptLine(_ line: String) -> String? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            return nil
+        }
+        var out: [String] = []
+        if let request = object["request"] as? [String: Any] {
+            let path = request[":path"] as? String ?? "?"
+            out.append("\(request[":method"] as? String ?? "?") \(path)")
+            for key in request.keys.sorted() where key != ":method" && key != ":path" {
+                out.append("  \(key): \(request[key].map { "\($0)" } ?? "")")
+            }
+        }
+        if let status = object["status"] as? Int {
+            if let wire = object["reason"] as? String, let reason = Reason(wire: wire) {
+                out.append("→ \(status) \(wire): \(object["detail"] as? String ?? "")")
+                out.append(explain(reason))
+            } else {
+                out.append("→ \(status) accepted")
+            }
+        }
+        if let outcome = object["outcome"] as? String {
+            out.append("Outcome: \(outcome)\(object["reason"].map { " (\($0))" } ?? "")")
+            for step in object["chain"] as? [[String: Any]] ?? [] { out.append("  - \(step["text"] as? String ?? "")") }
+        }
+        return out.isEmpty ? nil : out.joined(separator: "\n")
+    }
+
+    /// The nearest word by edit distance, if near enough to be a typo.
+    static func closest(_ word: String, in words: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var current = [i + 1]
+                for (j, y) in b.enumerated() {
+                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                }
+                previous = current
+            }
+            return previous[b.count]
+        }
+        let scored = words.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 4) else { return nil }
+        return best.0
+    }
+}

@@ -1,0 +1,53 @@
+import APNs
+import Foundation
+import Testing
+
+/// `ringside explain`, golden-tested (Tests/golden/explain-*.txt); every reason has its explanation.
+@Suite struct ExplainTests {
+    static let binary = Paths.root + "/.build/debug/ringside"
+
+    static let goldens: [(String, [String])] = [
+        ("explain-unregistered", ["explain", "Unregistered"]),
+        ("explain-apns-priority", ["explain", "apns-priority"]),
+        (
+            "explain-curl",
+            [
+                "explain", "curl", "--http2", "-H", "authorization: bearer aaa.bbb.ccc", "-H",
+                "apns-topic: com.ringside.testapp",
+                "-H", "apns-push-type: voip", "-H", "apns-priority: 5", "--data-binary", #"{"callUUID":"x"}"#,
+                "https://127.0.0.1:2197/3/device/abcd",
+            ]
+        ),
+        (
+            "explain-transcript",
+            [
+                "explain",
+                #"{"event":"push","status":410,"reason":"Unregistered","detail":"token <abcd> is no longer active for <com.ringside.testapp.voip>","request":{":method":"POST",":path":"/3/device/abcd","apns-topic":"com.ringside.testapp.voip"}}"#,
+            ]
+        ),
+    ]
+
+    @Test("Output matches the golden file", arguments: goldens.indices)
+    func golden(index: Int) throws {
+        let (name, arguments) = Self.goldens[index]
+        let expected = try String(contentsOfFile: "\(Paths.root)/Tests/golden/\(name).txt", encoding: .utf8)
+        let result = try run(Self.binary, arguments)
+        #expect(result.status == 0)
+        #expect(result.stdout == expected, "\(name)")
+    }
+
+    @Test("Every reason of the vocabulary has an explanation and a what-to-do", arguments: Reason.allCases)
+    func everyReason(reason: Reason) throws {
+        let result = try run(Self.binary, ["explain", reason.wire])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("What it means: \(reason.explanation)"))
+        #expect(result.stdout.contains("What to do:    \(reason.whatToDo)"))
+    }
+
+    @Test("A near miss gets 'did you mean' and exit 64")
+    func nearMiss() throws {
+        let result = try run(Self.binary, ["explain", "BadDeviseToken"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("did you mean <BadDeviceToken>?"))
+    }
+}
