@@ -28,18 +28,20 @@ let package = Package(
         .target(name: "APNs", dependencies: ["COpenSSL"]),
         // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
         .target(name: "World", dependencies: ["APNs"]),
+        // Driving providers; the reference APNs client on libcurl.
+        .target(name: "Provider", dependencies: ["APNs", "CCurl"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
         // The fake APNs service.
         .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
         // The command line.
-        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server"]),
+        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider"]),
         // bench/world.sh: a million phones through the world and the mock.
         .executableTarget(name: "WorldBench", dependencies: ["MockAPNs", "World", "APNs", "HTTP2Server"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
-        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server"]),
+        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider"]),
     ],
     swiftLanguageModes: [.v6]
 )

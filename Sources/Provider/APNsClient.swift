@@ -1,0 +1,242 @@
+import APNs
+import CCurl
+import Foundation
+
+/// How the reference provider reaches APNs (the provider contract of DESIGN.md).
+public struct ClientConfiguration: Sendable {
+    public enum Authentication: Sendable {
+        case token(keyFile: String, keyId: String, teamId: String)
+        case certificate(certificateFile: String, keyFile: String)
+    }
+
+    /// `https://host:port` (TLS, ALPN h2) or `http://host:port` (h2c, prior knowledge).
+    public var url: String
+    public var caFile: String?
+    public var authentication: Authentication
+
+    public init(url: String, caFile: String?, authentication: Authentication) {
+        self.url = url
+        self.caFile = caFile
+        self.authentication = authentication
+    }
+}
+
+/// One push to send: the device token, the payload, and every header.
+public struct OutgoingPush: Sendable {
+    public var deviceToken: String
+    public var payload: [UInt8]
+    /// Header fields in order, e.g. `("apns-topic", "com.example.app.voip")`.
+    public var headers: [(name: String, value: String)]
+    public var method = "POST"
+
+    public init(deviceToken: String, payload: [UInt8], headers: [(name: String, value: String)]) {
+        self.deviceToken = deviceToken
+        self.payload = payload
+        self.headers = headers
+    }
+
+    /// A VoIP push exactly right ([PK-VOIP], [SEND]): `.voip` topic, push type voip, priority 10,
+    /// expiration 0, an apns-id, the call id and caller in the payload.
+    public static func voip(token: String, bundleId: String, callUUID: String, caller: String, apnsId: String) -> OutgoingPush {
+        let payload = #"{"aps":{},"callUUID":"\#(callUUID)","handle":"\#(caller)"}"#
+        return OutgoingPush(
+            deviceToken: token, payload: Array(payload.utf8),
+            headers: [
+                ("apns-topic", "\(bundleId).voip"), ("apns-push-type", "voip"), ("apns-priority", "10"),
+                ("apns-expiration", "0"), ("apns-id", apnsId),
+            ])
+    }
+}
+
+/// What APNs answered, or why there is no answer.
+public struct PushAnswer: Sendable {
+    public var status: Int
+    public var apnsId: String?
+    public var reason: Reason?
+    /// The reason string as sent, also when it is not in the vocabulary.
+    public var reasonText: String?
+    /// With 410: when the token stopped being valid, milliseconds since 1970.
+    public var timestamp: Int64?
+    public var headers: [(name: String, value: String)] = []
+    /// libcurl's error when the exchange failed (status 0).
+    public var transportError: String?
+    /// How many times it was sent (a retry on a fresh connection counts).
+    public var attempts = 1
+}
+
+/// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection, token or
+/// certificate authentication. The reference provider's transport.
+public final class APNsClient {
+    public let configuration: ClientConfiguration
+    private let multi: UnsafeMutableRawPointer
+    private var tokens: ProviderTokenCache?
+
+    public init(configuration: ClientConfiguration) throws {
+        self.configuration = configuration
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        multi = curl_multi_init()!
+        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ringside_CURLPIPE_MULTIPLEX())
+        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        if case .token(let keyFile, let keyId, let teamId) = configuration.authentication {
+            let key = try ES256Key(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+            tokens = ProviderTokenCache(keyId: keyId, teamId: teamId, key: key)
+        }
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    /// How many JWTs were signed so far (token authentication).
+    public var signedTokens: Int { tokens?.signed ?? 0 }
+
+    /// APNs answered `ExpiredProviderToken`: the next request carries a new JWT.
+    public func providerTokenExpired() { tokens?.expired() }
+
+    /// Sends the pushes concurrently over one connection; answers come back in the same order.
+    ///
+    /// Debian's libcurl 7.88.1 fails a reused HTTP/2 connection after about 1,000 requests with
+    /// CURLE_HTTP2 (16): such a request is sent once more on a fresh connection.
+    public func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
+        let authorization = try tokens.map { cache -> String in
+            var cache = cache
+            defer { tokens = cache }
+            return "bearer \(try cache.token(at: Date().timeIntervalSince1970))"
+        }
+        var answers = perform(pushes.map { ($0, authorization, false) })
+        let retry = answers.indices.filter { answers[$0].transportError != nil && answers[$0].status == 0 }
+        if !retry.isEmpty {
+            let again = perform(retry.map { (pushes[$0], authorization, true) })
+            for (index, answer) in zip(retry, again) {
+                answers[index] = answer
+                answers[index].attempts = 2
+            }
+        }
+        return answers
+    }
+
+    private func perform(_ work: [(OutgoingPush, String?, Bool)]) -> [PushAnswer] {
+        var exchanges: [Exchange] = []
+        for (push, authorization, fresh) in work {
+            let exchange = Exchange(push: push)
+            exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
+            curl_multi_add_handle(multi, exchange.handle)
+            exchanges.append(exchange)
+        }
+        var running: Int32 = 1
+        while running > 0 {
+            curl_multi_perform(multi, &running)
+            if running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
+        }
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE else { continue }
+            let code = ringside_curl_msg_result(message)
+            exchanges.first { $0.handle == message.pointee.easy_handle }?.finish(code)
+        }
+        for exchange in exchanges { curl_multi_remove_handle(multi, exchange.handle) }
+        return exchanges.map(\.answer)
+    }
+}
+
+/// One request and its response, with libcurl's callbacks writing into it.
+final class Exchange {
+    let handle: UnsafeMutableRawPointer
+    let push: OutgoingPush
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var body: [UInt8] = []
+    var answer = PushAnswer(status: 0)
+    private var responseHeaders: [(String, String)] = []
+
+    init(push: OutgoingPush) {
+        handle = curl_easy_init()!
+        self.push = push
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_easy_cleanup(handle)
+    }
+
+    func configure(_ configuration: ClientConfiguration, authorization: String?, freshConnection: Bool) {
+        let url = "\(configuration.url)/3/device/\(push.deviceToken)"
+        _ = ringside_curl_setopt_string(handle, CURLOPT_URL, url)
+        let cleartext = configuration.url.hasPrefix("http://")
+        let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
+        _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        _ = ringside_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, push.method)
+        if push.method == "POST" {
+            _ = ringside_curl_setopt_long(handle, CURLOPT_POST, 1)
+            _ = ringside_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, push.payload.count)
+            push.payload.withUnsafeBufferPointer { buffer in
+                // COPYPOSTFIELDS: libcurl keeps its own copy of the body.
+                _ = ringside_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+            }
+        }
+        if freshConnection { _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1) }
+        if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
+        if case .certificate(let certificate, let key) = configuration.authentication {
+            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
+            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLKEY, key)
+        }
+        var fields = push.headers.map { "\($0.name): \($0.value)" }
+        if let authorization, !push.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            fields.append("authorization: \(authorization)")
+        }
+        fields.append("Expect:")  // no 100-continue round trip
+        fields.append("content-type:")  // APNs needs none; Apple's samples send none
+        for field in fields { headerList = curl_slist_append(headerList, field) }
+        _ = ringside_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = ringside_curl_setopt_write_function(handle, writeBody)
+        _ = ringside_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        _ = ringside_curl_setopt_header_function(handle, writeHeader)
+        _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+    }
+
+    func header(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let colon = trimmed.firstIndex(of: ":"), !trimmed.hasPrefix("HTTP/") else { return }
+        let name = trimmed[..<colon].lowercased()
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        responseHeaders.append((name, value))
+    }
+
+    func finish(_ code: CURLcode) {
+        var status = 0
+        _ = ringside_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        answer.status = code == CURLE_OK ? status : 0
+        answer.headers = responseHeaders
+        answer.apnsId = responseHeaders.first { $0.0 == "apns-id" }?.1
+        if code != CURLE_OK {
+            answer.transportError = "libcurl error \(code.rawValue): \(String(cString: curl_easy_strerror(code)))"
+        }
+        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+            answer.reasonText = object["reason"] as? String
+            answer.reason = answer.reasonText.flatMap(Reason.init(wire:))
+            answer.timestamp = (object["timestamp"] as? NSNumber)?.int64Value
+        }
+    }
+}
+
+private let writeBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, userData in
+    let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    data?.withMemoryRebound(to: UInt8.self, capacity: length) {
+        exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+    }
+    return length
+}
+
+private let writeHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, userData in
+    let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    if let data {
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        exchange.header(line)
+    }
+    return length
+}

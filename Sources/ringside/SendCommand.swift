@@ -1,0 +1,193 @@
+import APNs
+import Foundation
+import Provider
+
+/// `ringside send`: one push, and the exchange annotated header by header.
+enum SendCommand {
+    static let help = """
+        Usage: ringside send [options]
+
+        Sends one push (by default a VoIP push exactly right, to a local `ringside serve` with the test
+        credentials) and prints the exchange: each request header, what it means and whether it is
+        right for a VoIP push; the answer, what it means and what a provider should do next.
+
+        Options:
+          --url URL              APNs (default https://127.0.0.1:2197; http:// for h2c).
+          --ca FILE              CA of the server certificate (default certs-test/ca.pem).
+          --device-token HEX     The device token (default 64 hex digits of ab).
+          --topic TOPIC          apns-topic (default com.ringside.testapp.voip); "none" leaves it out.
+          --push-type TYPE       apns-push-type (default voip); "none" leaves it out.
+          --priority N           apns-priority (default 10); "none" leaves it out.
+          --expiration N         apns-expiration (default 0); "none" leaves it out.
+          --apns-id UUID         apns-id (default: a new one).
+          --collapse-id ID       apns-collapse-id.
+          --header 'NAME: VALUE' Any other header (repeatable).
+          --payload JSON         The body (default a call: callUUID and handle).
+          --method METHOD        The HTTP method (default POST).
+          --auth token|certificate   (default token)
+          --key FILE --key-id ID --team-id ID        Token auth (default the test key RINGKEY001/RINGTEAM01).
+          --cert FILE --cert-key FILE                Certificate auth (default certs-test/client-voip.*).
+          --certs DIR            Test credentials (default ./certs-test or the checkout's).
+          --curl                 Print the equivalent curl command instead of sending.
+
+        Exit codes: 0 accepted (200), 1 refused (APNs answered an error), 3 no answer (connection or TLS
+        failure), 64 bad arguments.
+        """
+
+    static func run(_ raw: [String]) -> Int32 {
+        var arguments = Arguments(raw, command: "send")
+        if arguments.flag("--help") || arguments.flag("-h") {
+            Output.out(help)
+            return ExitCode.success
+        }
+        do {
+            let certs = TestCredentials.directory(try arguments.value("--certs")) ?? "certs-test"
+            let url = try arguments.value("--url") ?? "https://127.0.0.1:2197"
+            let ca = try arguments.value("--ca") ?? "\(certs)/ca.pem"
+            let token = try arguments.value("--device-token") ?? String(repeating: "ab", count: 32)
+            var headers: [(name: String, value: String)] = []
+            func header(_ option: String, _ name: String, _ fallback: String?) throws(UsageError) {
+                let value = try arguments.value(option) ?? fallback
+                if let value, value != "none" { headers.append((name, value)) }
+            }
+            try header("--topic", "apns-topic", "\(TestCredentials.defaultTopic).voip")
+            try header("--push-type", "apns-push-type", "voip")
+            try header("--priority", "apns-priority", "10")
+            try header("--expiration", "apns-expiration", "0")
+            try header("--apns-id", "apns-id", UUID().uuidString.lowercased())
+            try header("--collapse-id", "apns-collapse-id", nil)
+            while let extra = try arguments.value("--header") {
+                guard let colon = extra.firstIndex(of: ":") else { throw UsageError("--header takes 'NAME: VALUE', got <\(extra)>") }
+                headers.append((extra[..<colon].lowercased(), extra[extra.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+            let payload =
+                try arguments.value("--payload")
+                ?? #"{"aps":{},"callUUID":"\#(UUID().uuidString.lowercased())","handle":"alice"}"#
+            let method = try arguments.value("--method") ?? "POST"
+            let auth = try arguments.value("--auth") ?? "token"
+            let authentication: ClientConfiguration.Authentication
+            switch auth {
+            case "token":
+                let keyId = try arguments.value("--key-id") ?? TestCredentials.defaultKeyId
+                authentication = .token(
+                    keyFile: try arguments.value("--key") ?? "\(certs)/AuthKey_\(keyId).p8", keyId: keyId,
+                    teamId: try arguments.value("--team-id") ?? TestCredentials.defaultTeamId)
+            case "certificate":
+                authentication = .certificate(
+                    certificateFile: try arguments.value("--cert") ?? "\(certs)/client-voip.pem",
+                    keyFile: try arguments.value("--cert-key") ?? "\(certs)/client-voip.key")
+            default: throw UsageError("--auth <\(auth)> is not token or certificate")
+            }
+            let printCurl = arguments.flag("--curl")
+            try arguments.finish()
+            var push = OutgoingPush(deviceToken: token, payload: Array(payload.utf8), headers: headers)
+            push.method = method
+            let configuration = ClientConfiguration(url: url, caFile: url.hasPrefix("https") ? ca : nil, authentication: authentication)
+            if printCurl {
+                Output.out(curlCommand(push, configuration))
+                return ExitCode.success
+            }
+            return try send(push, configuration)
+        } catch let error as UsageError {
+            Output.error("error: \(error.message)")
+            return ExitCode.usage
+        } catch {
+            Output.error("error: \(error)")
+            return ExitCode.cannotProceed
+        }
+    }
+
+    static func send(_ push: OutgoingPush, _ configuration: ClientConfiguration) throws -> Int32 {
+        let client = try APNsClient(configuration: configuration)
+        var lines: [String] = []
+        let authentication: String
+        switch configuration.authentication {
+        case .token(_, let keyId, let teamId): authentication = "token authentication (key \(keyId), team \(teamId))"
+        case .certificate(let file, _): authentication = "certificate authentication (\(file))"
+        }
+        lines.append("→ \(push.method) /3/device/\(push.deviceToken)")
+        lines.append("  to \(configuration.url), HTTP/2, \(authentication)")
+        lines.append(contentsOf: annotate(push, tokenAuth: authentication.hasPrefix("token")))
+        lines.append("  body: \(push.payload.count) bytes: \(String(decoding: push.payload, as: UTF8.self))")
+        let answer = try client.send([push])[0]
+        lines.append("")
+        if answer.status == 0 {
+            lines.append("← no answer: \(answer.transportError ?? "the connection failed")")
+            lines.append("  What to do: check the URL, the CA and the credentials; a refused handshake is logged by `ringside serve`.")
+            Output.out(lines.joined(separator: "\n"))
+            return ExitCode.cannotProceed
+        }
+        lines.append("← \(answer.status)\(answer.reasonText.map { " \($0)" } ?? "")")
+        for (name, value) in answer.headers { lines.append("  \(name): \(value)") }
+        if let reason = answer.reason {
+            lines.append("  What it means: \(reason.explanation)")
+            lines.append("  What to do:    \(reason.whatToDo)")
+            if let timestamp = answer.timestamp {
+                lines.append("  timestamp \(timestamp): the token has been invalid since \(Date(timeIntervalSince1970: Double(timestamp) / 1000))")
+            }
+        } else if answer.status == 200 {
+            lines.append("  What it means: APNs accepted the push. It is not proof of delivery: the phone may be offline, and the app must still report the call.")
+        }
+        let step = ResponsePolicy().next(status: answer.status, reason: answer.reason, attempt: 1, jitter: 0.5)
+        lines.append("  Next step for a provider: \(describe(step))")
+        Output.out(lines.joined(separator: "\n"))
+        return answer.status == 200 ? ExitCode.success : ExitCode.expectationFailed
+    }
+
+    /// Each header, what it means, and whether it is right for a VoIP push.
+    static func annotate(_ push: OutgoingPush, tokenAuth: Bool) -> [String] {
+        var lines: [String] = []
+        var present = Set<String>()
+        for (name, value) in push.headers {
+            present.insert(name)
+            guard let entry = HeaderVocabulary.entry(name) else {
+                lines.append("  · \(name): \(value) — not an APNs header; APNs ignores it")
+                continue
+            }
+            if let problem = entry.judge(value) {
+                lines.append("  ✗ \(name): \(value) — \(entry.meaning). \(problem)")
+            } else {
+                lines.append("  ✓ \(name): \(value) — \(entry.meaning)")
+            }
+        }
+        if tokenAuth {
+            lines.append("  ✓ authorization: bearer <JWT, signature not shown> — \(HeaderVocabulary.entry("authorization")!.meaning)")
+        }
+        for entry in HeaderVocabulary.entries where !entry.name.hasPrefix(":") && entry.name != "authorization"
+            && entry.name != "apns-collapse-id" && !present.contains(entry.name)
+        {
+            lines.append("  · \(entry.name) absent — \(entry.meaning); for a VoIP push: \(entry.forVoIP)")
+        }
+        return lines
+    }
+
+    static func describe(_ step: NextStep) -> String {
+        switch step {
+        case .delivered: return "nothing; wait for the app to report the call"
+        case .forgetToken(let reason): return "forget this token (\(reason.wire)) and never push to it again"
+        case .fix(let reason): return "fix the request or the credentials (\(reason.wire)); retrying unchanged gets the same answer"
+        case .refreshTokenAndRetry: return "sign a new JWT and retry once"
+        case .retry(let delay): return "retry this token after about \(Int(delay.rounded(.up))) s, backing off; keep sending to others"
+        case .reconnectAndRetry: return "open a new connection and send again"
+        case .giveUp: return "give up and report the failure"
+        }
+    }
+
+    /// The same request as a curl command line (JWT made fresh with `ringside token`).
+    static func curlCommand(_ push: OutgoingPush, _ configuration: ClientConfiguration) -> String {
+        func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        var parts = ["curl", "-v", configuration.url.hasPrefix("https") ? "--http2" : "--http2-prior-knowledge"]
+        if let ca = configuration.caFile { parts += ["--cacert", quote(ca)] }
+        switch configuration.authentication {
+        case .token(let keyFile, let keyId, let teamId):
+            parts += ["-H", "\"authorization: bearer $(ringside token --key \(quote(keyFile)) --key-id \(keyId) --team-id \(teamId))\""]
+        case .certificate(let certificate, let key):
+            parts += ["--cert", quote(certificate), "--key", quote(key)]
+        }
+        for (name, value) in push.headers { parts += ["-H", quote("\(name): \(value)")] }
+        if push.method != "POST" { parts += ["-X", push.method] }
+        parts += ["--data-binary", quote(String(decoding: push.payload, as: UTF8.self))]
+        parts.append(quote("\(configuration.url)/3/device/\(push.deviceToken)"))
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,81 @@
+import APNs
+import Foundation
+import MockAPNs
+import Provider
+import Testing
+
+/// The reference provider's libcurl client against the mock, and its pure policies.
+@Suite(.serialized) struct ProviderClientTests {
+    func client(_ server: MockServer, certificate: Bool = false) throws -> APNsClient {
+        let authentication: ClientConfiguration.Authentication =
+            certificate
+            ? .certificate(certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")
+            : .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
+        return try APNsClient(configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication))
+    }
+
+    @Test("1,500 VoIP pushes over one client, past libcurl 7.88's ~1,000-request failure, all accepted with one JWT")
+    func manyPushes() throws {
+        let server = try MockServer()
+        let client = try client(server)
+        var answers: [PushAnswer] = []
+        for batch in 0..<15 {
+            let pushes = (0..<100).map { index in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(batch)-\(index)", caller: "alice",
+                    apnsId: UUID().uuidString.lowercased())
+            }
+            answers += try client.send(pushes)
+        }
+        #expect(answers.count == 1500)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
+        #expect(client.signedTokens == 1)
+        let connections = Set(server.events.pushes.map(\.connection))
+        #expect(connections.count <= 3, "multiplexed on one connection (a retry may open another): \(connections.count)")
+    }
+
+    @Test("Errors come back as vocabulary reasons, with the 410 timestamp; certificate auth works")
+    func errors() throws {
+        let dead = String(repeating: "de", count: 32)
+        let server = try MockServer(directory: StaticDeviceDirectory([dead: .unregistered(sinceMilliseconds: 1_790_000_000_000)]))
+        let client = try client(server, certificate: true)
+        let good = OutgoingPush.voip(token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "a", caller: "b", apnsId: UUID().uuidString)
+        var bad = good
+        bad.headers = bad.headers.map { $0.name == "apns-priority" ? ($0.name, "7") : $0 }
+        let gone = OutgoingPush.voip(token: dead, bundleId: "com.ringside.testapp", callUUID: "c", caller: "d", apnsId: UUID().uuidString)
+        let answers = try client.send([good, bad, gone])
+        #expect(answers.map(\.status) == [200, 400, 410])
+        #expect(answers[1].reason == .badPriority)
+        #expect(answers[2].reason == .unregistered)
+        #expect(answers[2].timestamp == 1_790_000_000_000)
+        #expect(answers[0].apnsId?.lowercased() == good.headers.first { $0.name == "apns-id" }?.value.lowercased())
+    }
+
+    @Test("Apple's retry rules: never retry dead tokens, refresh the JWT once, back off on 429 and 5xx")
+    func responsePolicy() {
+        let policy = ResponsePolicy()
+        #expect(policy.next(status: 200, reason: nil, attempt: 1, jitter: 0) == .delivered)
+        #expect(policy.next(status: 410, reason: .unregistered, attempt: 1, jitter: 0) == .forgetToken(.unregistered))
+        #expect(policy.next(status: 400, reason: .badDeviceToken, attempt: 1, jitter: 0) == .forgetToken(.badDeviceToken))
+        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 1, jitter: 0) == .refreshTokenAndRetry)
+        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 2, jitter: 0) == .giveUp)
+        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 1, jitter: 0) == .retry(after: 0.25))
+        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 3, jitter: 1) == .retry(after: 2))
+        #expect(policy.next(status: 503, reason: .shutdown, attempt: 1, jitter: 0) == .reconnectAndRetry)
+        #expect(policy.next(status: 400, reason: .badTopic, attempt: 1, jitter: 0) == .fix(.badTopic))
+        #expect(policy.next(status: 500, reason: .internalServerError, attempt: 4, jitter: 0) == .giveUp)
+    }
+
+    @Test("One JWT is reused for 50 minutes and replaced at once after ExpiredProviderToken")
+    func tokenCache() throws {
+        let key = try ES256Key(pem: String(contentsOfFile: Paths.certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
+        var cache = ProviderTokenCache(keyId: "RINGKEY001", teamId: "RINGTEAM01", key: key)
+        let first = try cache.token(at: 1_800_000_000)
+        #expect(try cache.token(at: 1_800_000_000 + 49 * 60) == first)
+        let second = try cache.token(at: 1_800_000_000 + 50 * 60)
+        #expect(second != first)
+        cache.expired()
+        #expect(try cache.token(at: 1_800_000_000 + 51 * 60) != second)
+        #expect(cache.signed == 3)
+    }
+}
