@@ -37,7 +37,9 @@ public struct OutgoingPush: Sendable {
 
     /// A VoIP push exactly right ([PK-VOIP], [SEND]): `.voip` topic, push type voip, priority 10,
     /// expiration 0, an apns-id, the call id and caller in the payload.
-    public static func voip(token: String, bundleId: String, callUUID: String, caller: String, apnsId: String) -> OutgoingPush {
+    public static func voip(token: String, bundleId: String, callUUID: String, caller: String, apnsId: String)
+        -> OutgoingPush
+    {
         let payload = #"{"aps":{},"callUUID":"\#(callUUID)","handle":"\#(caller)"}"#
         return OutgoingPush(
             deviceToken: token, payload: Array(payload.utf8),
@@ -169,7 +171,8 @@ final class Exchange {
             _ = ringside_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, push.payload.count)
             push.payload.withUnsafeBufferPointer { buffer in
                 // COPYPOSTFIELDS: libcurl keeps its own copy of the body.
-                _ = ringside_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+                _ = ringside_curl_setopt_pointer(
+                    handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
             }
         }
         if freshConnection { _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1) }

@@ -57,8 +57,14 @@ enum SendCommand {
             try header("--apns-id", "apns-id", UUID().uuidString.lowercased())
             try header("--collapse-id", "apns-collapse-id", nil)
             while let extra = try arguments.value("--header") {
-                guard let colon = extra.firstIndex(of: ":") else { throw UsageError("--header takes 'NAME: VALUE', got <\(extra)>") }
-                headers.append((extra[..<colon].lowercased(), extra[extra.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                guard let colon = extra.firstIndex(of: ":") else {
+                    throw UsageError("--header takes 'NAME: VALUE', got <\(extra)>")
+                }
+                headers.append(
+                    (
+                        extra[..<colon].lowercased(),
+                        extra[extra.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    ))
             }
             let payload =
                 try arguments.value("--payload")
@@ -82,7 +88,8 @@ enum SendCommand {
             try arguments.finish()
             var push = OutgoingPush(deviceToken: token, payload: Array(payload.utf8), headers: headers)
             push.method = method
-            let configuration = ClientConfiguration(url: url, caFile: url.hasPrefix("https") ? ca : nil, authentication: authentication)
+            let configuration = ClientConfiguration(
+                url: url, caFile: url.hasPrefix("https") ? ca : nil, authentication: authentication)
             if printCurl {
                 Output.out(curlCommand(push, configuration))
                 return ExitCode.success
@@ -113,7 +120,9 @@ enum SendCommand {
         lines.append("")
         if answer.status == 0 {
             lines.append("← no answer: \(answer.transportError ?? "the connection failed")")
-            lines.append("  What to do: check the URL, the CA and the credentials; a refused handshake is logged by `ringside serve`.")
+            lines.append(
+                "  What to do: check the URL, the CA and the credentials; a refused handshake is logged by `ringside serve`."
+            )
             Output.out(lines.joined(separator: "\n"))
             return ExitCode.cannotProceed
         }
@@ -123,10 +132,14 @@ enum SendCommand {
             lines.append("  What it means: \(reason.explanation)")
             lines.append("  What to do:    \(reason.whatToDo)")
             if let timestamp = answer.timestamp {
-                lines.append("  timestamp \(timestamp): the token has been invalid since \(Date(timeIntervalSince1970: Double(timestamp) / 1000))")
+                lines.append(
+                    "  timestamp \(timestamp): the token has been invalid since \(Date(timeIntervalSince1970: Double(timestamp) / 1000))"
+                )
             }
         } else if answer.status == 200 {
-            lines.append("  What it means: APNs accepted the push. It is not proof of delivery: the phone may be offline, and the app must still report the call.")
+            lines.append(
+                "  What it means: APNs accepted the push. It is not proof of delivery: the phone may be offline, and the app must still report the call."
+            )
         }
         let step = ResponsePolicy().next(status: answer.status, reason: answer.reason, attempt: 1, jitter: 0.5)
         lines.append("  Next step for a provider: \(describe(step))")
@@ -151,9 +164,12 @@ enum SendCommand {
             }
         }
         if tokenAuth {
-            lines.append("  ✓ authorization: bearer <JWT, signature not shown> — \(HeaderVocabulary.entry("authorization")!.meaning)")
+            lines.append(
+                "  ✓ authorization: bearer <JWT, signature not shown> — \(HeaderVocabulary.entry("authorization")!.meaning)"
+            )
         }
-        for entry in HeaderVocabulary.entries where !entry.name.hasPrefix(":") && entry.name != "authorization"
+        for entry in HeaderVocabulary.entries
+        where !entry.name.hasPrefix(":") && entry.name != "authorization"
             && entry.name != "apns-collapse-id" && !present.contains(entry.name)
         {
             lines.append("  · \(entry.name) absent — \(entry.meaning); for a VoIP push: \(entry.forVoIP)")
@@ -165,9 +181,11 @@ enum SendCommand {
         switch step {
         case .delivered: return "nothing; wait for the app to report the call"
         case .forgetToken(let reason): return "forget this token (\(reason.wire)) and never push to it again"
-        case .fix(let reason): return "fix the request or the credentials (\(reason.wire)); retrying unchanged gets the same answer"
+        case .fix(let reason):
+            return "fix the request or the credentials (\(reason.wire)); retrying unchanged gets the same answer"
         case .refreshTokenAndRetry: return "sign a new JWT and retry once"
-        case .retry(let delay): return "retry this token after about \(Int(delay.rounded(.up))) s, backing off; keep sending to others"
+        case .retry(let delay):
+            return "retry this token after about \(Int(delay.rounded(.up))) s, backing off; keep sending to others"
         case .reconnectAndRetry: return "open a new connection and send again"
         case .giveUp: return "give up and report the failure"
         }
@@ -180,7 +198,10 @@ enum SendCommand {
         if let ca = configuration.caFile { parts += ["--cacert", quote(ca)] }
         switch configuration.authentication {
         case .token(let keyFile, let keyId, let teamId):
-            parts += ["-H", "\"authorization: bearer $(ringside token --key \(quote(keyFile)) --key-id \(keyId) --team-id \(teamId))\""]
+            parts += [
+                "-H",
+                "\"authorization: bearer $(ringside token --key \(quote(keyFile)) --key-id \(keyId) --team-id \(teamId))\"",
+            ]
         case .certificate(let certificate, let key):
             parts += ["--cert", quote(certificate), "--key", quote(key)]
         }

@@ -29,7 +29,8 @@ case nil, "--help", "-h", "help":
     Output.out(rootHelp)
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
-    Output.error("error: unknown command <\(arguments[0])>; commands are serve, token, send, explain (see 'ringside --help')")
+    Output.error(
+        "error: unknown command <\(arguments[0])>; commands are serve, token, send, explain (see 'ringside --help')")
     status = ExitCode.usage
 }
 exit(status)

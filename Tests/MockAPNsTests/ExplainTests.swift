@@ -44,6 +44,40 @@ import Testing
         #expect(result.stdout.contains("What to do:    \(reason.whatToDo)"))
     }
 
+    @Test(
+        "ringside send prints the exchange annotated (golden, <any> for ports, paths and unique ids)",
+        arguments: [
+            ("send-priority-5", ["--priority", "5"], Int32(0)),
+            ("send-certificate", ["--auth", "certificate"], Int32(0)),
+        ])
+    func send(name: String, extra: [String], status: Int32) throws {
+        let server = try MockServer()
+        let result = try run(
+            Self.binary,
+            [
+                "send", "--url", server.url, "--certs", Paths.certs, "--apns-id",
+                "123e4567-e89b-12d3-a456-4266554400a0",
+                "--payload", #"{"callUUID":"c1","handle":"alice"}"#,
+            ] + extra)
+        #expect(result.status == status)
+        let expected = try String(contentsOfFile: "\(Paths.root)/Tests/golden/\(name).txt", encoding: .utf8)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let goldenLines = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == goldenLines.count, "\(result.stdout)")
+        for (line, golden) in zip(lines, goldenLines) {
+            #expect(ControlAPIDocumentationTests.matchesText(golden, line), "\(line)\n≠ \(golden)")
+        }
+    }
+
+    @Test("send --curl prints an equivalent curl command")
+    func sendCurl() throws {
+        let result = try run(
+            Self.binary, ["send", "--curl", "--url", "https://127.0.0.1:2197", "--certs", Paths.certs])
+        #expect(result.stdout.hasPrefix("curl -v --http2 --cacert"))
+        #expect(result.stdout.contains("-H 'apns-push-type: voip'"))
+        #expect(result.stdout.contains("$(ringside token"))
+    }
+
     @Test("A near miss gets 'did you mean' and exit 64")
     func nearMiss() throws {
         let result = try run(Self.binary, ["explain", "BadDeviseToken"])

@@ -11,7 +11,8 @@ import Testing
             certificate
             ? .certificate(certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")
             : .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
-        return try APNsClient(configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication))
+        return try APNsClient(
+            configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication))
     }
 
     @Test("1,500 VoIP pushes over one client, past libcurl 7.88's ~1,000-request failure, all accepted with one JWT")
@@ -22,7 +23,8 @@ import Testing
         for batch in 0..<15 {
             let pushes = (0..<100).map { index in
                 OutgoingPush.voip(
-                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(batch)-\(index)", caller: "alice",
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(batch)-\(index)",
+                    caller: "alice",
                     apnsId: UUID().uuidString.lowercased())
             }
             answers += try client.send(pushes)
@@ -31,18 +33,23 @@ import Testing
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
         #expect(client.signedTokens == 1)
         let connections = Set(server.events.pushes.map(\.connection))
-        #expect(connections.count <= 3, "multiplexed on one connection (a retry may open another): \(connections.count)")
+        #expect(
+            connections.count <= 3, "multiplexed on one connection (a retry may open another): \(connections.count)")
     }
 
     @Test("Errors come back as vocabulary reasons, with the 410 timestamp; certificate auth works")
     func errors() throws {
         let dead = String(repeating: "de", count: 32)
-        let server = try MockServer(directory: StaticDeviceDirectory([dead: .unregistered(sinceMilliseconds: 1_790_000_000_000)]))
+        let server = try MockServer(
+            directory: StaticDeviceDirectory([dead: .unregistered(sinceMilliseconds: 1_790_000_000_000)]))
         let client = try client(server, certificate: true)
-        let good = OutgoingPush.voip(token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "a", caller: "b", apnsId: UUID().uuidString)
+        let good = OutgoingPush.voip(
+            token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "a", caller: "b",
+            apnsId: UUID().uuidString)
         var bad = good
         bad.headers = bad.headers.map { $0.name == "apns-priority" ? ($0.name, "7") : $0 }
-        let gone = OutgoingPush.voip(token: dead, bundleId: "com.ringside.testapp", callUUID: "c", caller: "d", apnsId: UUID().uuidString)
+        let gone = OutgoingPush.voip(
+            token: dead, bundleId: "com.ringside.testapp", callUUID: "c", caller: "d", apnsId: UUID().uuidString)
         let answers = try client.send([good, bad, gone])
         #expect(answers.map(\.status) == [200, 400, 410])
         #expect(answers[1].reason == .badPriority)
@@ -56,7 +63,8 @@ import Testing
         let policy = ResponsePolicy()
         #expect(policy.next(status: 200, reason: nil, attempt: 1, jitter: 0) == .delivered)
         #expect(policy.next(status: 410, reason: .unregistered, attempt: 1, jitter: 0) == .forgetToken(.unregistered))
-        #expect(policy.next(status: 400, reason: .badDeviceToken, attempt: 1, jitter: 0) == .forgetToken(.badDeviceToken))
+        #expect(
+            policy.next(status: 400, reason: .badDeviceToken, attempt: 1, jitter: 0) == .forgetToken(.badDeviceToken))
         #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 1, jitter: 0) == .refreshTokenAndRetry)
         #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 2, jitter: 0) == .giveUp)
         #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 1, jitter: 0) == .retry(after: 0.25))
