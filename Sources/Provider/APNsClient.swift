@@ -13,11 +13,14 @@ public struct ClientConfiguration: Sendable {
     public var url: String
     public var caFile: String?
     public var authentication: Authentication
+    /// Gives up on an answer after this many seconds (a dropped stream must not hang the provider).
+    public var timeout: Double = 10
 
-    public init(url: String, caFile: String?, authentication: Authentication) {
+    public init(url: String, caFile: String?, authentication: Authentication, timeout: Double = 10) {
         self.url = url
         self.caFile = caFile
         self.authentication = authentication
+        self.timeout = timeout
     }
 }
 
@@ -97,13 +100,16 @@ public final class APNsClient {
     ///
     /// Debian's libcurl 7.88.1 fails a reused HTTP/2 connection after about 1,000 requests with
     /// CURLE_HTTP2 (16): such a request is sent once more on a fresh connection.
-    public func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
+    public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
         let authorization = try tokens.map { cache -> String in
             var cache = cache
             defer { tokens = cache }
             return "bearer \(try cache.token(at: Date().timeIntervalSince1970))"
         }
         var answers = perform(pushes.map { ($0, authorization, false) })
+        // A stream above a GOAWAY's last-stream-id, or libcurl 7.88's HTTP/2 failure: once more, on a
+        // new connection.
+        guard retryOnFreshConnection else { return answers }
         let retry = answers.indices.filter { answers[$0].transportError != nil && answers[$0].status == 0 }
         if !retry.isEmpty {
             let again = perform(retry.map { (pushes[$0], authorization, true) })
@@ -165,6 +171,7 @@ final class Exchange {
         let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
         _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
         _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        _ = ringside_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
         _ = ringside_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, push.method)
         if push.method == "POST" {
             _ = ringside_curl_setopt_long(handle, CURLOPT_POST, 1)
