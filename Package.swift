@@ -37,6 +37,8 @@ let package = Package(
         // The command line.
         .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider"]),
         // bench/world.sh: a million phones through the world and the mock.
+        // bench/provider.sh: the reference provider's client against the mock.
+        .executableTarget(name: "ProviderBench", dependencies: ["Provider", "APNs"]),
         .executableTarget(name: "WorldBench", dependencies: ["MockAPNs", "World", "APNs", "HTTP2Server"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),

@@ -75,6 +75,8 @@ public final class APNsClient {
     public let configuration: ClientConfiguration
     private let multi: UnsafeMutableRawPointer
     private var tokens: ProviderTokenCache?
+    /// Easy handles ready for reuse.
+    private var idle: [Exchange] = []
 
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
@@ -124,7 +126,8 @@ public final class APNsClient {
     private func perform(_ work: [(OutgoingPush, String?, Bool)]) -> [PushAnswer] {
         var exchanges: [Exchange] = []
         for (push, authorization, fresh) in work {
-            let exchange = Exchange(push: push)
+            let exchange = idle.popLast() ?? Exchange()
+            exchange.reset(for: push)
             exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
             curl_multi_add_handle(multi, exchange.handle)
             exchanges.append(exchange)
@@ -135,28 +138,39 @@ public final class APNsClient {
             if running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
         }
         var remaining: Int32 = 0
+        var byHandle: [UnsafeMutableRawPointer: Exchange] = [:]
+        for exchange in exchanges { byHandle[exchange.handle] = exchange }
         while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE else { continue }
-            let code = ringside_curl_msg_result(message)
-            exchanges.first { $0.handle == message.pointee.easy_handle }?.finish(code)
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            byHandle[handle]?.finish(ringside_curl_msg_result(message))
         }
         for exchange in exchanges { curl_multi_remove_handle(multi, exchange.handle) }
-        return exchanges.map(\.answer)
+        let answers = exchanges.map(\.answer)
+        // Easy handles are kept for the next pushes: making one costs more than the request.
+        idle += exchanges.prefix(max(0, 1000 - idle.count))
+        return answers
     }
 }
 
 /// One request and its response, with libcurl's callbacks writing into it.
 final class Exchange {
     let handle: UnsafeMutableRawPointer
-    let push: OutgoingPush
+    private(set) var push = OutgoingPush(deviceToken: "", payload: [], headers: [])
     var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
     var answer = PushAnswer(status: 0)
     private var responseHeaders: [(String, String)] = []
 
-    init(push: OutgoingPush) {
-        handle = curl_easy_init()!
+    init() { handle = curl_easy_init()! }
+
+    /// Prepares the handle for another push (options set by `configure` are all set again).
+    func reset(for push: OutgoingPush) {
         self.push = push
+        body.removeAll(keepingCapacity: true)
+        answer = PushAnswer(status: 0)
+        responseHeaders.removeAll(keepingCapacity: true)
+        curl_slist_free_all(headerList)
+        headerList = nil
     }
 
     deinit {
@@ -182,7 +196,7 @@ final class Exchange {
                     handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
             }
         }
-        if freshConnection { _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1) }
+        _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
         if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
         if case .certificate(let certificate, let key) = configuration.authentication {
             _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
@@ -203,12 +217,19 @@ final class Exchange {
         _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
     }
 
-    func header(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let colon = trimmed.firstIndex(of: ":"), !trimmed.hasPrefix("HTTP/") else { return }
-        let name = trimmed[..<colon].lowercased()
-        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        responseHeaders.append((name, value))
+    /// One response header line from libcurl ("name: value\r\n"); the status line is skipped.
+    func header(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes.starts(with: Array("HTTP/".utf8)) else {
+            return
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 || byte == 10 }
+        var start = colon + 1
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
+        responseHeaders.append(
+            (name, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     func finish(_ code: CURLcode) {
@@ -242,11 +263,8 @@ private let writeHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int,
     data, size, count, userData in
     let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeUnretainedValue()
     let length = size * count
-    if let data {
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
-        exchange.header(line)
+    data?.withMemoryRebound(to: UInt8.self, capacity: length) {
+        exchange.header(UnsafeBufferPointer(start: $0, count: length))
     }
     return length
 }

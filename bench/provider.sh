@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, one connection, 100 streams at a
+# time) against `ringside serve`, next to h2load against the same mock in the same run (-c 1 -m 100,
+# the same requests). Target: at least half of h2load's rate.
+#
+# usage: bash bench/provider.sh [PUSHES] [ROUNDS]       (defaults 100000 and 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pushes=${1:-100000}
+rounds=${2:-3}
+bash scripts/setup.sh --test >/dev/null
+swift build -c release --product ringside 2>&1 | tail -n 1
+swift build -c release --product ProviderBench 2>&1 | tail -n 1
+work=$(mktemp -d)
+.build/release/ringside serve --port 0 --quiet >"$work/contract" 2>/dev/null &
+server=$!
+trap 'kill -INT $server 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/contract" && break; sleep 0.1; done
+url=$(sed -n 's/^APNS_URL=//p' "$work/contract")
+token=$(printf 'ab%.0s' $(seq 32))
+printf '{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}' >"$work/payload.json"
+jwt=$(.build/release/ringside token)
+for round in $(seq "$rounds"); do
+  h2=$(h2load -n "$pushes" -c 1 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
+    -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
+    -H "apns-expiration: 0" "$url/3/device/$token" 2>&1 | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
+  provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 100)
+  rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
+  echo "round $round: h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
+done
