@@ -1,5 +1,6 @@
 import APNs
 import HTTP2Server
+import World
 
 /// One provider connection to the fake APNs: its credentials and its answers.
 final class APNsConnection: HTTP2ConnectionHandler {
@@ -212,25 +213,16 @@ final class APNsConnection: HTTP2ConnectionHandler {
 /// Makes `apns-id`s: UUID version 4 text from a fast generator seeded once per connection
 /// (`SystemRandomNumberGenerator` is a syscall per call on Linux; a seed also makes runs replayable).
 struct MessageIdGenerator {
-    private var state: UInt64
+    private var random: SeededGenerator
 
     init(seed: UInt64?) {
         var system = SystemRandomNumberGenerator()
-        state = seed ?? system.next()
-    }
-
-    /// SplitMix64 (Steele, Lea, Flood 2014).
-    private mutating func nextWord() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        random = SeededGenerator(seed: seed ?? system.next())
     }
 
     mutating func next() -> String {
-        var high = nextWord()
-        var low = nextWord()
+        var high = random.next()
+        var low = random.next()
         high = (high & ~0xF000) | 0x4000  // version 4
         low = (low & ~(0xC << 60)) | (0x8 << 60)  // RFC 4122 variant
         return String(unsafeUninitializedCapacity: 36) { out in

@@ -26,3 +26,16 @@ enum ExitCode {
     static let cannotProceed: Int32 = 3
     static let usage: Int32 = 64
 }
+
+/// Runs a command's body: a usage error exits 64, any other error 3, each with its message.
+func runCommand(_ body: () throws -> Int32) -> Int32 {
+    do {
+        return try body()
+    } catch let error as UsageError {
+        Output.error("error: \(error.message)")
+        return ExitCode.usage
+    } catch {
+        Output.error("error: \(error)")
+        return ExitCode.cannotProceed
+    }
+}

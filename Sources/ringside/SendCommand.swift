@@ -40,7 +40,7 @@ enum SendCommand {
             Output.out(help)
             return ExitCode.success
         }
-        do {
+        return runCommand {
             let certs = TestCredentials.directory(try arguments.value("--certs")) ?? "certs-test"
             let url = try arguments.value("--url") ?? "https://127.0.0.1:2197"
             let ca = try arguments.value("--ca") ?? "\(certs)/ca.pem"
@@ -95,12 +95,6 @@ enum SendCommand {
                 return ExitCode.success
             }
             return try send(push, configuration)
-        } catch let error as UsageError {
-            Output.error("error: \(error.message)")
-            return ExitCode.usage
-        } catch {
-            Output.error("error: \(error)")
-            return ExitCode.cannotProceed
         }
     }
 

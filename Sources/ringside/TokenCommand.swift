@@ -17,7 +17,7 @@ enum TokenCommand {
             Output.out(help)
             return ExitCode.success
         }
-        do {
+        return runCommand {
             let keyId = try arguments.value("--key-id") ?? TestCredentials.defaultKeyId
             let teamId = try arguments.value("--team-id") ?? TestCredentials.defaultTeamId
             let certs = try arguments.value("--certs")
@@ -33,12 +33,6 @@ enum TokenCommand {
             let iat = Int64(Date().timeIntervalSince1970) - age
             Output.out(try ProviderToken.sign(keyId: keyId, teamId: teamId, issuedAt: iat, key: key, derSignature: der))
             return ExitCode.success
-        } catch let error as UsageError {
-            Output.error("error: \(error.message)")
-            return ExitCode.usage
-        } catch {
-            Output.error("error: \(error)")
-            return ExitCode.cannotProceed
         }
     }
 }
