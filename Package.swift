@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "APNs", dependencies: ["COpenSSL"]),
         // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
         .target(name: "World", dependencies: ["APNs"]),
+        // The scenario language: parser, checker, diagnostics. No I/O.
+        .target(name: "ScenarioLanguage", dependencies: ["APNs"]),
         // Driving providers; the reference APNs client on libcurl.
         .target(name: "Provider", dependencies: ["APNs", "CCurl"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
@@ -35,7 +37,9 @@ let package = Package(
         // The fake APNs service.
         .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
         // The command line.
-        .executableTarget(name: "ringside", dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider"]),
+        .executableTarget(
+            name: "ringside",
+            dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage"]),
         // bench/world.sh: a million phones through the world and the mock.
         // bench/provider.sh: the reference provider's client against the mock.
         .executableTarget(name: "ProviderBench", dependencies: ["Provider", "APNs"]),
@@ -43,6 +47,7 @@ let package = Package(
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
+        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs"]),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,51 @@
+/// Something wrong in a scenario file, rendered as hurl does: a title, `--> file:line:col`, the source
+/// line, carets under the span, a detail quoting values as `<value>`, and "did you mean" (STYLE.md).
+public struct Diagnostic: Error, Sendable, Equatable {
+    public var title: String
+    public var range: SourceRange
+    public var detail: String
+    public var suggestion: String?
+
+    public init(_ title: String, at range: SourceRange, detail: String, suggestion: String? = nil) {
+        self.title = title
+        self.range = range
+        self.detail = detail
+        self.suggestion = suggestion
+    }
+
+    /// The diagnostic as the user reads it.
+    public func render(in file: SourceFile) -> String {
+        let number = String(range.start.line)
+        let gutter = String(repeating: " ", count: number.count)
+        let source = file.line(range.start.line)
+        let caretPad = String(repeating: " ", count: max(0, range.start.column - 1))
+        var detail = detail
+        if let suggestion { detail += "; did you mean <\(suggestion)>?" }
+        return """
+            error: \(title)
+            \(gutter)--> \(file.path):\(range.start.line):\(range.start.column)
+            \(gutter) |
+            \(number) | \(source)
+            \(gutter) | \(caretPad)\(String(repeating: "^", count: range.length)) \(detail)
+            \(gutter) |
+            """
+    }
+}
+
+/// The nearest candidate by edit distance, when near enough to be a typo.
+public func didYouMean(_ word: String, among candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+    let scored = candidates.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else { return nil }
+    return best.0
+}

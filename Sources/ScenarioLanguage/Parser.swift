@@ -1,0 +1,298 @@
+/// Reads scenario text into a syntax tree (docs/scenario-grammar.md): indentation, `key: value`,
+/// `- ` items, `#` comments, `|` text blocks, `[a, b]` inline lists, "quoted" values. No I/O.
+public struct Parser {
+    /// One meaningful line: its indentation and content (comments and blank lines are gone).
+    struct Line {
+        var number: Int
+        var indent: Int
+        var content: Substring
+        var raw: Substring
+    }
+
+    let file: SourceFile
+    private var lines: [Line] = []
+    private var index = 0
+
+    public init(file: SourceFile) { self.file = file }
+
+    public static func parse(_ file: SourceFile) -> Result<Mapping, Diagnostic> {
+        var parser = Parser(file: file)
+        return parser.parseFile()
+    }
+
+    private mutating func parseFile() -> Result<Mapping, Diagnostic> {
+        for (offset, raw) in file.lines.enumerated() {
+            if raw.contains("\t") {
+                let column = raw.distance(from: raw.startIndex, to: raw.firstIndex(of: "\t")!) + 1
+                return .failure(
+                    Diagnostic(
+                        "Tab character",
+                        at: SourceRange(start: SourceLocation(line: offset + 1, column: column), length: 1),
+                        detail: "indent with spaces; tabs make the nesting ambiguous"))
+            }
+            let content = Self.stripComment(raw)
+            let trimmed = content.drop { $0 == " " }
+            if trimmed.allSatisfy({ $0 == " " }) { continue }
+            lines.append(Line(number: offset + 1, indent: content.count - trimmed.count, content: trimmed, raw: raw))
+        }
+        guard !lines.isEmpty else {
+            return .failure(
+                Diagnostic(
+                    "Empty scenario", at: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1),
+                    detail: "a scenario needs at least `scenario:` and `steps:`"))
+        }
+        if lines[0].indent != 0 {
+            return .failure(unexpectedIndent(lines[0]))
+        }
+        switch parseBlock(indent: 0) {
+        case .failure(let diagnostic): return .failure(diagnostic)
+        case .success(.mapping(let mapping)):
+            if index < lines.count { return .failure(unexpectedIndent(lines[index])) }
+            return .success(mapping)
+        case .success(let other):
+            return .failure(
+                Diagnostic(
+                    "Not a scenario", at: other.range,
+                    detail: "the file must be `key: value` lines at the top level, found \(other.kind)"))
+        }
+    }
+
+    /// `#` starts a comment outside double quotes.
+    static func stripComment(_ line: Substring) -> Substring {
+        var inQuotes = false
+        for position in line.indices {
+            let character = line[position]
+            if character == "\"" { inQuotes.toggle() }
+            if character == "#", !inQuotes,
+                position == line.startIndex || line[line.index(before: position)] == " "
+            {
+                return line[..<position]
+            }
+        }
+        return line
+    }
+
+    private func unexpectedIndent(_ line: Line) -> Diagnostic {
+        Diagnostic(
+            "Unexpected indentation",
+            at: SourceRange(
+                start: SourceLocation(line: line.number, column: line.indent + 1), length: line.content.count),
+            detail: "this line is indented \(line.indent) spaces, which matches no block above it")
+    }
+
+    private func location(_ line: Line, _ position: Substring.Index) -> SourceLocation {
+        SourceLocation(line: line.number, column: line.raw.distance(from: line.raw.startIndex, to: position) + 1)
+    }
+
+    /// A block of lines at exactly `indent`: all `key: value` (a mapping) or all `- item` (a list).
+    private mutating func parseBlock(indent: Int) -> Result<Node, Diagnostic> {
+        let first = lines[index]
+        if first.content.hasPrefix("- ") || first.content == "-" {
+            var items: [Node] = []
+            while index < lines.count, lines[index].indent == indent {
+                let line = lines[index]
+                guard line.content.hasPrefix("- ") || line.content == "-" else {
+                    return .failure(
+                        Diagnostic(
+                            "Mixed block",
+                            at: SourceRange(start: location(line, line.content.startIndex), length: line.content.count),
+                            detail: "a list item `- …` was expected here, as on line \(first.number)"))
+                }
+                switch parseItem(line) {
+                case .failure(let diagnostic): return .failure(diagnostic)
+                case .success(let node): items.append(node)
+                }
+            }
+            return .success(
+                .sequence(
+                    Sequence(
+                        items: items, range: SourceRange(start: location(first, first.content.startIndex), length: 1))))
+        }
+        var entries: [Mapping.Entry] = []
+        while index < lines.count, lines[index].indent == indent {
+            let line = lines[index]
+            if line.content.hasPrefix("- ") {
+                return .failure(
+                    Diagnostic(
+                        "Mixed block", at: SourceRange(start: location(line, line.content.startIndex), length: 1),
+                        detail: "a `key: value` line was expected here, as on line \(first.number)"))
+            }
+            switch parseEntry(line, content: line.content, indent: indent) {
+            case .failure(let diagnostic): return .failure(diagnostic)
+            case .success(let entry):
+                if let previous = entries.first(where: { $0.key == entry.key }) {
+                    return .failure(
+                        Diagnostic(
+                            "Duplicate key", at: entry.keyRange,
+                            detail: "<\(entry.key)> was already given on line \(previous.keyRange.start.line)"))
+                }
+                entries.append(entry)
+            }
+        }
+        return .success(
+            .mapping(
+                Mapping(
+                    entries: entries, range: SourceRange(start: location(first, first.content.startIndex), length: 1))))
+    }
+
+    /// `key: value`, `key:` followed by a deeper block, or `key: |` followed by text.
+    private mutating func parseEntry(_ line: Line, content: Substring, indent: Int) -> Result<Mapping.Entry, Diagnostic>
+    {
+        guard let colon = content.firstIndex(of: ":") else {
+            return .failure(
+                Diagnostic(
+                    "Expected `key: value`",
+                    at: SourceRange(start: location(line, content.startIndex), length: content.count),
+                    detail: "no colon on this line"))
+        }
+        let key = content[..<colon].trimmingTrailingSpaces()
+        let keyRange = SourceRange(start: location(line, content.startIndex), length: key.count)
+        guard !key.isEmpty else {
+            return .failure(Diagnostic("Missing key", at: keyRange, detail: "a line cannot start with a colon"))
+        }
+        let rest = content[content.index(after: colon)...]
+        let value = rest.drop { $0 == " " }
+        index += 1
+        if value.isEmpty {
+            guard index < lines.count, lines[index].indent > indent else {
+                return .success(
+                    Mapping.Entry(
+                        key: String(key), keyRange: keyRange,
+                        value: .scalar(
+                            Scalar(text: "", range: SourceRange(start: location(line, rest.startIndex), length: 1)))))
+            }
+            return parseBlock(indent: lines[index].indent).map {
+                Mapping.Entry(key: String(key), keyRange: keyRange, value: $0)
+            }
+        }
+        if value == "|" {
+            var text: [String] = []
+            let start = index < lines.count ? lines[index] : line
+            while index < lines.count, lines[index].indent > indent {
+                text.append(String(lines[index].raw.dropFirst(min(lines[index].indent, start.indent))))
+                index += 1
+            }
+            return .success(
+                Mapping.Entry(
+                    key: String(key), keyRange: keyRange,
+                    value: .scalar(
+                        Scalar(
+                            text: text.joined(separator: "\n"),
+                            range: SourceRange(start: location(line, value.startIndex), length: 1)))))
+        }
+        return scalarOrList(line, value).map { Mapping.Entry(key: String(key), keyRange: keyRange, value: $0) }
+    }
+
+    /// `- value`, or `- key: value` opening a mapping whose other keys line up after the dash.
+    private mutating func parseItem(_ line: Line) -> Result<Node, Diagnostic> {
+        let content = line.content.dropFirst(1).drop { $0 == " " }
+        let itemIndent = line.indent + (line.content.count - content.count)
+        if content.isEmpty {
+            index += 1
+            guard index < lines.count, lines[index].indent > line.indent else {
+                return .failure(
+                    Diagnostic(
+                        "Empty list item", at: SourceRange(start: location(line, line.content.startIndex), length: 1),
+                        detail: "write a value after `- `"))
+            }
+            return parseBlock(indent: lines[index].indent)
+        }
+        if Self.looksLikeEntry(content) {
+            var entries: [Mapping.Entry] = []
+            switch parseEntry(line, content: content, indent: itemIndent) {
+            case .failure(let diagnostic): return .failure(diagnostic)
+            case .success(let entry): entries.append(entry)
+            }
+            if index < lines.count, lines[index].indent == itemIndent, !lines[index].content.hasPrefix("- ") {
+                switch parseBlock(indent: itemIndent) {
+                case .failure(let diagnostic): return .failure(diagnostic)
+                case .success(.mapping(let more)):
+                    for entry in more.entries {
+                        if let previous = entries.first(where: { $0.key == entry.key }) {
+                            return .failure(
+                                Diagnostic(
+                                    "Duplicate key", at: entry.keyRange,
+                                    detail: "<\(entry.key)> was already given on line \(previous.keyRange.start.line)"))
+                        }
+                        entries.append(entry)
+                    }
+                case .success(let other):
+                    return .failure(
+                        Diagnostic("Mixed block", at: other.range, detail: "expected more `key: value` lines"))
+                }
+            }
+            return .success(
+                .mapping(
+                    Mapping(entries: entries, range: SourceRange(start: location(line, content.startIndex), length: 1)))
+            )
+        }
+        index += 1
+        return scalarOrList(line, content)
+    }
+
+    /// A colon followed by a space or the end, outside quotes and brackets, makes a `key: value`.
+    static func looksLikeEntry(_ text: Substring) -> Bool {
+        guard let first = text.first, first != "\"", first != "[" else { return false }
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        let after = text.index(after: colon)
+        return after == text.endIndex || text[after] == " "
+    }
+
+    private func scalarOrList(_ line: Line, _ value: Substring) -> Result<Node, Diagnostic> {
+        let trimmed = value.trimmingTrailingSpaces()
+        let start = location(line, value.startIndex)
+        if trimmed.hasPrefix("[") {
+            guard trimmed.hasSuffix("]") else {
+                return .failure(
+                    Diagnostic(
+                        "Unclosed list", at: SourceRange(start: start, length: trimmed.count),
+                        detail: "an inline list ends with `]`"))
+            }
+            var items: [Node] = []
+            var cursor = trimmed.index(after: trimmed.startIndex)
+            let end = trimmed.index(before: trimmed.endIndex)
+            for part in trimmed[cursor..<end].split(separator: ",", omittingEmptySubsequences: false) {
+                let item = part.drop { $0 == " " }.trimmingTrailingSpaces()
+                if !item.isEmpty {
+                    let itemStart = location(line, item.startIndex)
+                    items.append(
+                        .scalar(
+                            Scalar(text: Self.unquote(item), range: SourceRange(start: itemStart, length: item.count))))
+                }
+                cursor = part.endIndex
+            }
+            return .success(.sequence(Sequence(items: items, range: SourceRange(start: start, length: trimmed.count))))
+        }
+        if trimmed.hasPrefix("\""), !trimmed.hasSuffix("\"") || trimmed.count == 1 {
+            return .failure(
+                Diagnostic(
+                    "Unclosed quote", at: SourceRange(start: start, length: trimmed.count),
+                    detail: "a quoted value ends with `\"`"))
+        }
+        return .success(
+            .scalar(Scalar(text: Self.unquote(trimmed), range: SourceRange(start: start, length: trimmed.count))))
+    }
+
+    static func unquote(_ text: Substring) -> String {
+        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return String(text) }
+        var out = ""
+        var escaped = false
+        for character in text.dropFirst().dropLast() {
+            if escaped || character != "\\" {
+                out.append(character)
+                escaped = false
+            } else {
+                escaped = true
+            }
+        }
+        return out
+    }
+}
+
+extension Substring {
+    func trimmingTrailingSpaces() -> Substring {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == " " { end = index(before: end) }
+        return self[startIndex..<end]
+    }
+}

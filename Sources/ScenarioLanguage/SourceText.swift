@@ -1,0 +1,40 @@
+/// A position in a scenario file: 1-based line and column (columns count characters).
+public struct SourceLocation: Sendable, Equatable, Comparable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public static func < (a: SourceLocation, b: SourceLocation) -> Bool { (a.line, a.column) < (b.line, b.column) }
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A span on one line, for carets under what is wrong.
+public struct SourceRange: Sendable, Equatable {
+    public var start: SourceLocation
+    /// Characters underlined, at least 1.
+    public var length: Int
+
+    public init(start: SourceLocation, length: Int) {
+        self.start = start
+        self.length = max(1, length)
+    }
+}
+
+/// A scenario file's text, kept for diagnostics (the source line under the error).
+public struct SourceFile: Sendable {
+    public var path: String
+    public var text: String
+    public let lines: [Substring]
+
+    public init(path: String, text: String) {
+        self.path = path
+        self.text = text
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    public func line(_ number: Int) -> Substring { lines.indices.contains(number - 1) ? lines[number - 1] : "" }
+}

@@ -1,0 +1,4 @@
+scenario: Bad indentation
+steps:
+  - call: alice
+ - advance: 1h
