@@ -36,10 +36,14 @@ let package = Package(
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
         // The fake APNs service.
         .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
+        // Running a checked scenario: the mock, the world, the provider, the expectations.
+        .target(
+            name: "Scenario",
+            dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server"]),
         // The command line.
         .executableTarget(
             name: "ringside",
-            dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage"]),
+            dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage", "Scenario"]),
         // bench/world.sh: a million phones through the world and the mock.
         // bench/provider.sh: the reference provider's client against the mock.
         .executableTarget(name: "ProviderBench", dependencies: ["Provider", "APNs"]),

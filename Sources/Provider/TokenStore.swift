@@ -44,7 +44,8 @@ public final class TokenStore: @unchecked Sendable {
         entries.removeAll { entry in
             guard entry.token == token.lowercased() else { return false }
             guard let milliseconds else { return true }
-            return entry.registeredAt * 1000 <= Double(milliseconds)
+            // Both at millisecond precision: APNs' timestamp is whole milliseconds ([RESP]).
+            return Int64((entry.registeredAt * 1000).rounded(.down)) <= milliseconds
         }
     }
 }

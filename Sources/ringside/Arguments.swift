@@ -46,6 +46,15 @@ struct Arguments {
         return number
     }
 
+    /// Takes every argument left (positional ones); an unknown option is a usage error.
+    mutating func remaining() throws(UsageError) -> [String] {
+        if let option = items.first(where: { $0.hasPrefix("--") }) {
+            throw UsageError("unknown option <\(option)>; see 'ringside \(command) --help'")
+        }
+        defer { items.removeAll() }
+        return items
+    }
+
     /// Fails on anything left over.
     func finish() throws(UsageError) {
         if let first = items.first {

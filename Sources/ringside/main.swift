@@ -9,6 +9,7 @@ let rootHelp = """
     Commands:
       serve     Run the fake APNs on a port (prints the provider contract, logs every request).
       token     Print a JWT signed with a test key, for curl.
+      run       Run scenario files against the built-in provider and report.
       check     Parse and check scenario files without running them.
       send      Send one push and print the exchange, annotated.
       explain   Explain a reason, a header, a curl command or a transcript line.
@@ -27,12 +28,13 @@ case "token": status = TokenCommand.run(Array(arguments.dropFirst()))
 case "explain": status = ExplainCommand.run(Array(arguments.dropFirst()))
 case "send": status = SendCommand.run(Array(arguments.dropFirst()))
 case "check": status = CheckCommand.run(Array(arguments.dropFirst()))
+case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case nil, "--help", "-h", "help":
     Output.out(rootHelp)
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
     Output.error(
-        "error: unknown command <\(arguments[0])>; commands are serve, check, token, send, explain (see 'ringside --help')"
+        "error: unknown command <\(arguments[0])>; commands are serve, run, check, token, send, explain (see 'ringside --help')"
     )
     status = ExitCode.usage
 }

@@ -1,0 +1,362 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+import Provider
+import ScenarioLanguage
+import World
+
+/// Runs one checked scenario: a mock on a free port with its own world, the provider driven through
+/// its adapter, the steps in order, every expectation evaluated, everything stopped at the end.
+public final class ScenarioRunner {
+    let file: SourceFile
+    let certs: String
+    private var world: SharedWorld!
+    private var clock = SystemClock()
+    private var mock: MockAPNs!
+    private var server: HTTP2Server!
+    private var provider: ReferenceProvider!
+    private let recorder = PushRecorder()
+    private var phoneIds: [String: Int] = [:]
+    private var calls: [String: [String]] = [:]
+    private var result: ScenarioResult
+
+    /// Runs every scenario with this provider profile instead of the one it names (to see a broken
+    /// provider fail at the right line).
+    let providerOverride: ProviderProfile?
+
+    public init(file: SourceFile, certs: String, provider: ProviderProfile? = nil) {
+        self.file = file
+        self.certs = certs
+        providerOverride = provider
+        result = ScenarioResult(path: file.path, name: file.path)
+    }
+
+    public static func run(_ file: SourceFile, certs: String, provider: ProviderProfile? = nil) -> ScenarioResult {
+        ScenarioRunner(file: file, certs: certs, provider: provider).run()
+    }
+
+    public func run() -> ScenarioResult {
+        let started = Date()
+        defer { result.seconds = Date().timeIntervalSince(started) }
+        let problems = Checker.check(file)
+        guard problems.isEmpty, case .success(let root) = Parser.parse(file) else {
+            result.diagnostics = problems
+            return result
+        }
+        if case .scalar(let name)? = root.value("scenario") { result.name = name.text }
+        if case .scalar(let teaches)? = root.value("teaches") { result.teaches = teaches.text }
+        do {
+            try start(root)
+            defer { stop() }
+            if case .sequence(let steps)? = root.value("steps") {
+                for step in steps.items {
+                    guard case .mapping(let mapping) = step else { continue }
+                    try perform(mapping)
+                }
+            }
+        } catch {
+            result.error = "\(error)"
+        }
+        return result
+    }
+
+    // MARK: Setting up
+
+    private func start(_ root: Mapping) throws {
+        var settings = WorldSettings()
+        var seed: UInt64 = 1
+        if case .scalar(let text)? = root.value("seed") { seed = UInt64(Double(text.text) ?? 1) }
+        var validation = ValidationSettings()
+        var certificateAuth = false
+        if case .mapping(let apns)? = root.value("apns") {
+            if let environment = text(apns, "environment").flatMap(APNsEnvironment.init(rawValue:)) {
+                validation.environment = environment
+            }
+            if let profile = text(apns, "profile").flatMap(ValidationSettings.Profile.init(rawValue:)) {
+                validation.profile = profile
+            }
+            certificateAuth = text(apns, "auth") == "certificate"
+            for rule in list(apns, "folklore") {
+                switch rule {
+                case "dead-token-penalty": settings.folklore.deadTokenPenalty = 3
+                case "daily-voip-budget": settings.folklore.dailyVoIPBudget = 10
+                case "force-quit-blocks-voip": settings.folklore.forceQuitBlocksVoIP = true
+                default: break
+                }
+            }
+        }
+        if case .mapping(let numbers)? = root.value("world") {
+            if let delay = text(numbers, "unregister-delay").flatMap(parseDuration) { settings.unregisterDelay = delay }
+            if let limit = text(numbers, "unreported-limit").flatMap(Int.init) { settings.unreportedLimit = limit }
+            if let timeout = text(numbers, "ring-timeout").flatMap(parseDuration) { settings.ringTimeout = timeout }
+            if let latency = text(numbers, "delivery-latency").flatMap(parseDuration) {
+                settings.deliveryLatency = latency
+            }
+        }
+        world = SharedWorld(settings: settings, seed: seed)
+        var configuration = MockConfiguration(validation: validation, keys: try KeyStore.load(directory: certs))
+        configuration.world = world
+        configuration.clock = clock
+        configuration.seed = seed
+        mock = MockAPNs(configuration: configuration)
+        mock.addObserver(recorder)
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.port = 0
+        serverConfiguration.workers = 1
+        serverConfiguration.tls = try TLSContext(
+            certificateFile: certs + "/server.pem", keyFile: certs + "/server.key", trustedCAFile: certs + "/ca.pem",
+            clientCertificates: .optional)
+        server = HTTP2Server(configuration: serverConfiguration, service: mock)
+        try server.start()
+        world.startTicking(clock: clock)
+
+        if case .sequence(let phones)? = root.value("phones") {
+            for case .mapping(let phone) in phones.items {
+                let name = text(phone, "name") ?? "phone"
+                var specs: [AppSpec] = []
+                if case .sequence(let apps)? = phone.value("apps") {
+                    for case .mapping(let app) in apps.items {
+                        let behaviour =
+                            AppBehaviour.named(
+                                text(app, "behaviour") ?? "reports-at-once",
+                                seconds: text(app, "round-trip").flatMap(parseDuration) ?? 2,
+                                blocking: text(app, "blocking") == "true") ?? .reportsAtOnce
+                        specs.append(
+                            AppSpec(
+                                bundleId: text(app, "bundle") ?? "com.ringside.testapp",
+                                ios: text(app, "ios").flatMap(OSVersion.init) ?? OSVersion(18), behaviour: behaviour,
+                                environment: text(app, "environment").flatMap(APNsEnvironment.init(rawValue:))
+                                    ?? validation.environment,
+                                isEntitled: text(app, "entitled") != "false"))
+                    }
+                }
+                if specs.isEmpty {
+                    specs = [AppSpec(bundleId: "com.ringside.testapp", environment: validation.environment)]
+                }
+                let online = text(phone, "online") != "false"
+                phoneIds[name] = world.withWorld {
+                    $0.addPhone(name: name, online: online, apps: specs, at: clock.now().world)
+                }
+            }
+        }
+
+        var profile = ProviderProfile.reference
+        if case .mapping(let providerBlock)? = root.value("provider"),
+            let builtin = text(providerBlock, "builtin").flatMap(ProviderProfile.init(rawValue:))
+        {
+            profile = builtin
+        }
+        if let providerOverride { profile = providerOverride }
+        let authentication: ClientConfiguration.Authentication =
+            certificateAuth
+            ? .certificate(certificateFile: certs + "/client-voip.pem", keyFile: certs + "/client-voip.key")
+            : .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
+        provider = try ReferenceProvider(
+            configuration: ClientConfiguration(
+                url: "https://127.0.0.1:\(server.port)", caFile: certs + "/ca.pem", authentication: authentication,
+                timeout: 5),
+            bundleId: "com.ringside.testapp", profile: profile)
+        // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
+        provider.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
+    }
+
+    private func stop() {
+        world?.stopTicking()
+        server?.stop()
+    }
+
+    // MARK: Steps
+
+    private func perform(_ step: Mapping) throws {
+        guard let first = step.entries.first, case .scalar(let argument) = first.value else { return }
+        let now = clock.now().world
+        let phone = argument.text
+        switch first.key {
+        case "register":
+            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
+            let kind: TokenKind = text(step, "token") == "alert" ? .alert : .voip
+            let bundle = text(step, "app") ?? "com.ringside.testapp"
+            if let token = world.withWorld({ $0.token(phone: id, bundleId: bundle, kind: kind) }) {
+                provider.register(user: text(step, "as") ?? phone, token: token, kind: kind == .alert ? .alert : .voip)
+            }
+        case "unregister":
+            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
+            if let token = world.withWorld({ $0.token(phone: id, bundleId: "com.ringside.testapp", kind: .voip) }) {
+                provider.store.unregister(token: token)
+            }
+        case "call":
+            let answers = try provider.placeCall(to: phone, caller: text(step, "from") ?? "caller")
+            calls[text(step, "as") ?? "last"] = answers.compactMap(\.apnsId)
+            calls["last"] = answers.compactMap(\.apnsId)
+        case "reinstall", "uninstall":
+            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
+            let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall
+            world.withWorld {
+                $0.apply(event, phone: id, bundleId: text(step, "app") ?? "com.ringside.testapp", at: now)
+            }
+        case "offline", "online":
+            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
+            world.withWorld { $0.change(phone: id, .online(first.key == "online"), at: now) }
+        case "advance":
+            clock.advance(by: parseDuration(phone) ?? 0)
+            world.withWorld { $0.run(until: clock.now().world) }
+        case "wait":
+            usleep(UInt32(min(parseDuration(phone) ?? 0, 10) * 1_000_000))
+        case "fault":
+            armFault(phone, step)
+        case "expect phone": expectPhone(phone, step, range: first.keyRange)
+        case "expect apns": expectAPNs(step, range: first.keyRange)
+        case "expect provider": expectProvider(step, range: first.keyRange)
+        default: break
+        }
+    }
+
+    private func missingPhone(_ name: String, _ range: SourceRange) {
+        result.expectations.append(
+            .init(
+                range: range, passed: false, expected: "a phone named <\(name)>",
+                happened: "no such phone in `phones:`", chain: []))
+    }
+
+    private func armFault(_ what: String, _ step: Mapping) {
+        let plan = mock.configuration.faults
+        let count = text(step, "count").flatMap(Int.init) ?? 1
+        let match = FaultPlan.Match(deviceToken: text(step, "token"))
+        switch what {
+        case "drop": plan.arm(.init(action: .drop, count: count, match: match))
+        case "delay":
+            plan.arm(
+                .init(action: .delay(text(step, "seconds").flatMap(parseDuration) ?? 1), count: count, match: match))
+        case "goaway":
+            plan.arm(
+                .init(
+                    action: .goAwayAfterAccepted(text(step, "after-accepted").flatMap(Int.init) ?? 1, .shutdown),
+                    match: match))
+        case "stale-connections": plan.staleAfterIdle = text(step, "seconds").flatMap(parseDuration) ?? 60
+        case "lower-streams-after-rejection": plan.lowerStreamsAfterRejection = true
+        default:
+            if let reason = Reason(wire: what) { plan.arm(.init(action: .answer(reason), count: count, match: match)) }
+        }
+    }
+
+    // MARK: Expectations
+
+    private func expectPhone(_ phone: String, _ step: Mapping, range: SourceRange) {
+        guard let id = phoneIds[phone] else { return missingPhone(phone, range) }
+        let expected = text(step, "outcome") ?? "rang"
+        let reason = text(step, "reason")
+        let deadline = Date().addingTimeInterval(text(step, "within").flatMap(parseDuration) ?? 2)
+        let ids = text(step, "call").flatMap { calls[$0] }
+        var fate: PushFate?
+        repeat {
+            world.withWorld { $0.run(until: clock.now().world) }
+            fate = world.withWorld { w in
+                w.pushes.last { push in push.phone == id && (ids.map { $0.contains(push.apnsId) } ?? true) }
+            }
+            if let fate, fate.outcome.kind == expected, reason == nil || fate.outcome.reason == reason { break }
+            if let fate, fate.outcome.isFinal, Date() > deadline { break }
+            usleep(10_000)
+        } while Date() < deadline
+        let happened =
+            fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
+            ?? "no push reached APNs for this phone"
+        let passed = fate.map { $0.outcome.kind == expected && (reason == nil || $0.outcome.reason == reason) } ?? false
+        result.expectations.append(
+            .init(
+                range: range, passed: passed, expected: "\(expected)\(reason.map { " (\($0))" } ?? "") on \(phone)",
+                happened: happened, chain: fate?.texts ?? []))
+    }
+
+    private func expectAPNs(_ step: Mapping, range: SourceRange) {
+        let status = text(step, "status").flatMap(Int.init)
+        let reason = text(step, "reason")
+        let matching = recorder.records.filter { record in
+            (status == nil || record.status == status) && (reason == nil || record.rejection?.reason.wire == reason)
+        }
+        let count = text(step, "count").flatMap(Int.init)
+        let passed = count.map { matching.count == $0 } ?? !matching.isEmpty
+        var description = [status.map { "status \($0)" }, reason].compactMap { $0 }.joined(separator: " ")
+        if description.isEmpty { description = "requests" }
+        result.expectations.append(
+            .init(
+                range: range, passed: passed, expected: "\(count.map(String.init) ?? "some") \(description)",
+                happened: "\(matching.count) of \(recorder.records.count) requests matched: "
+                    + recorder.records.map { "\($0.status)\($0.rejection.map { " \($0.reason.wire)" } ?? "")" }.joined(
+                        separator: ", "),
+                chain: []))
+    }
+
+    private func expectProvider(_ step: Mapping, range: SourceRange) {
+        var checks: [(String, Bool, String)] = []
+        let actions = provider.actions
+        if let phone = text(step, "never-pushes") {
+            // A token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
+            var refused = Set<String>()
+            var again = 0
+            for record in recorder.records {
+                guard let token = record.request.deviceToken else { continue }
+                if refused.contains(token) { again += 1 }
+                if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
+            }
+            checks.append(
+                (
+                    "no push to \(phone)'s token after APNs refused it for good", again == 0,
+                    "\(again) pushes after a refusal"
+                ))
+        }
+        if text(step, "refreshed-jwt") == "true" {
+            checks.append(
+                ("a new JWT after ExpiredProviderToken", actions.contains(.refreshedJWT), "actions: \(actions.count)"))
+        }
+        if let retried = text(step, "retried").flatMap(Int.init) {
+            let count = actions.filter { if case .retried = $0 { return true } else { return false } }.count
+            checks.append(("at least \(retried) retries with back-off", count >= retried, "\(count) retries"))
+        }
+        if text(step, "reconnected") == "true" {
+            let reconnected = actions.contains {
+                if case .resentOnNewConnection = $0 { return true } else { return false }
+            }
+            let connections = Set(recorder.records.map(\.connection)).count
+            checks.append(
+                ("sent again on a new connection", reconnected || connections > 1, "\(connections) connections"))
+        }
+        for (expected, passed, happened) in checks {
+            result.expectations.append(
+                .init(range: range, passed: passed, expected: expected, happened: happened, chain: []))
+        }
+    }
+
+    private func text(_ mapping: Mapping, _ key: String) -> String? {
+        if case .scalar(let scalar)? = mapping.value(key) { return scalar.text }
+        return nil
+    }
+
+    private func list(_ mapping: Mapping, _ key: String) -> [String] {
+        switch mapping.value(key) {
+        case .sequence(let sequence)?:
+            return sequence.items.compactMap { if case .scalar(let s) = $0 { return s.text } else { return nil } }
+        case .scalar(let scalar)?: return [scalar.text]
+        default: return []
+        }
+    }
+}
+
+/// Keeps every request the mock answered, for `expect apns` and `expect provider`.
+final class PushRecorder: MockObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [PushRecord] = []
+
+    func observe(_ event: MockEvent) {
+        guard case .push(let record) = event else { return }
+        lock.lock()
+        kept.append(record)
+        lock.unlock()
+    }
+
+    var records: [PushRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        return kept
+    }
+}

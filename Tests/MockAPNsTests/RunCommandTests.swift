@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// `ringside run` over the bundled scenario library: all pass against the reference provider, and a
+/// broken provider fails at the right line with the right explanation.
+@Suite(.serialized) struct RunCommandTests {
+    static let binary = Paths.root + "/.build/debug/ringside"
+    static let scenarios = Paths.root + "/scenarios"
+
+    @Test("Every bundled scenario passes against the built-in provider")
+    func libraryPasses() throws {
+        let result = try run(Self.binary, ["run", "--certs", Paths.certs, Self.scenarios])
+        #expect(result.status == 0, "\(result.stdout)")
+        let count = try FileManager.default.contentsOfDirectory(atPath: Self.scenarios).filter { $0.hasSuffix(".ring") }
+            .count
+        #expect(count >= 10)
+        #expect(result.stdout.contains("scenarios: \(count) passed, 0 failed"))
+    }
+
+    @Test(
+        "A broken provider fails at the right line with the right explanation",
+        arguments: [
+            (
+                "04-410-forgets-token.ring", "keeps-pushing-after-410", "04-410-forgets-token.ring:18:5",
+                "pushes after a refusal"
+            ),
+            (
+                "02-expiration-zero-no-ghost.ring", "non-zero-expiration", "02-expiration-zero-no-ghost.ring:14:5",
+                "happened: rang-late"
+            ),
+            (
+                "01-a-call-rings.ring", "forgets-voip-suffix", "01-a-call-rings.ring:18:5",
+                "no push reached APNs for this phone"
+            ),
+            (
+                "10-duplicate-registration.ring", "registers-twice", "10-duplicate-registration.ring:13:5",
+                "happened: 2 of 2 requests matched"
+            ),
+        ])
+    func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--provider", profile, "\(Self.scenarios)/\(file)"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains(location), "\(result.stdout)")
+        #expect(result.stdout.contains(explanation), "\(result.stdout)")
+    }
+
+    @Test("A scenario that does not check exits 2 and shows where")
+    func invalidScenario() throws {
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, Paths.root + "/Tests/golden/scenarios/typos.ring"])
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("typos.ring:3:3"))
+    }
+}
