@@ -13,7 +13,7 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)")
         let count = try FileManager.default.contentsOfDirectory(atPath: Self.scenarios).filter { $0.hasSuffix(".ring") }
             .count
-        #expect(count >= 10)
+        #expect(count >= 11)
         #expect(result.stdout.contains("scenarios: \(count) passed, 0 failed"))
     }
 
