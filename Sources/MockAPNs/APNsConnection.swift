@@ -127,10 +127,15 @@ final class APNsConnection: HTTP2ConnectionHandler {
             if let reason = faults.noteAccepted(token: request.deviceToken, connection: info.id, at: now.world) {
                 // GOAWAY with the last accepted stream; later streams are ignored, then the connection
                 // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
+                // nghttp2 sends control frames ahead of responses; APNs answers first, then says GOAWAY
+                // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
                 closing = true
-                connection.goAway(
-                    lastStreamId: http.streamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: false)
-                connection.after(1) { [weak connection] in connection?.close() }
+                let streamId = http.streamId
+                connection.after(0) { [weak connection] in
+                    connection?.goAway(
+                        lastStreamId: streamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: false)
+                    connection?.after(1) { [weak connection] in connection?.close() }
+                }
                 mock.emit(.goAway(connection: info.id, lastStreamId: http.streamId, reason: reason, at: now))
             }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:

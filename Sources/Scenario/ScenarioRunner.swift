@@ -15,7 +15,7 @@ public final class ScenarioRunner {
     private var clock = SystemClock()
     private var mock: MockAPNs!
     private var server: HTTP2Server!
-    private var provider: ReferenceProvider!
+    private var provider: (any ProviderDriver)!
     private let recorder = PushRecorder()
     private var phoneIds: [String: Int] = [:]
     private var calls: [String: [String]] = [:]
@@ -142,23 +142,47 @@ public final class ScenarioRunner {
         }
 
         var profile = ProviderProfile.reference
-        if case .mapping(let providerBlock)? = root.value("provider"),
-            let builtin = text(providerBlock, "builtin").flatMap(ProviderProfile.init(rawValue:))
-        {
-            profile = builtin
+        var execTemplate: String?
+        if case .mapping(let providerBlock)? = root.value("provider") {
+            if let builtin = text(providerBlock, "builtin").flatMap(ProviderProfile.init(rawValue:)) {
+                profile = builtin
+            }
+            execTemplate = text(providerBlock, "exec")
         }
-        if let providerOverride { profile = providerOverride }
+        if let providerOverride {
+            profile = providerOverride
+            execTemplate = nil
+        }
+        let url = "https://127.0.0.1:\(server.port)"
+        if let execTemplate {
+            let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
+            let jwt = try ProviderToken.sign(
+                keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
+            provider = ExecProvider(template: execTemplate, environment: contract(url: url), jwt: jwt)
+            return
+        }
         let authentication: ClientConfiguration.Authentication =
             certificateAuth
             ? .certificate(certificateFile: certs + "/client-voip.pem", keyFile: certs + "/client-voip.key")
             : .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
-        provider = try ReferenceProvider(
+        let reference = try ReferenceProvider(
             configuration: ClientConfiguration(
-                url: "https://127.0.0.1:\(server.port)", caFile: certs + "/ca.pem", authentication: authentication,
-                timeout: 5),
+                url: url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5),
             bundleId: "com.ringside.testapp", profile: profile)
         // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
-        provider.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
+        reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
+        provider = reference
+    }
+
+    /// The provider contract (DESIGN.md) for an adapter's environment.
+    private func contract(url: String) -> [String: String] {
+        [
+            "APNS_URL": url, "APNS_HOST": "127.0.0.1", "APNS_PORT": String(server.port),
+            "APNS_CA_FILE": certs + "/ca.pem",
+            "APNS_TOPIC": "com.ringside.testapp", "APNS_KEY_FILE": certs + "/AuthKey_RINGKEY001.p8",
+            "APNS_KEY_ID": "RINGKEY001", "APNS_TEAM_ID": "RINGTEAM01", "APNS_CERT_FILE": certs + "/client-voip.pem",
+            "APNS_CERT_KEY_FILE": certs + "/client-voip.key",
+        ]
     }
 
     private func stop() {
@@ -183,12 +207,13 @@ public final class ScenarioRunner {
         case "unregister":
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
             if let token = world.withWorld({ $0.token(phone: id, bundleId: "com.ringside.testapp", kind: .voip) }) {
-                provider.store.unregister(token: token)
+                provider.unregister(token: token)
             }
         case "call":
-            let answers = try provider.placeCall(to: phone, caller: text(step, "from") ?? "caller")
-            calls[text(step, "as") ?? "last"] = answers.compactMap(\.apnsId)
-            calls["last"] = answers.compactMap(\.apnsId)
+            let ids = try provider.placeCall(
+                to: phone, callUUID: UUID().uuidString.lowercased(), caller: text(step, "from") ?? "caller")
+            calls[text(step, "as") ?? "last"] = ids
+            calls["last"] = ids
         case "reinstall", "uninstall":
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
             let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall

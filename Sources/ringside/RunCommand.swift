@@ -6,11 +6,12 @@ import ScenarioLanguage
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
     static let help = """
-        Usage: ringside run [--filter TEXT] [--provider PROFILE] [--certs DIR] FILE|DIR…
+        Usage: ringside run [--filter TEXT] [--provider PROFILE] [--junit FILE] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
         expectation's line, what was expected, what happened and the phone's chain of events.
+        --junit FILE writes a JUnit XML report (one testcase per scenario).
         --provider runs every scenario against another built-in profile (reference, or a naive one:
         forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
         keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
@@ -29,6 +30,8 @@ enum RunCommand {
         return runCommand {
             let filter = try arguments.value("--filter")
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
+            let junit = try arguments.value("--junit")
+            var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
             guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
                 Output.error("error: cannot find certs-test/; pass --certs DIR")
                 return ExitCode.cannotProceed
@@ -57,6 +60,7 @@ enum RunCommand {
                 let file = SourceFile(path: path, text: text)
                 if let filter, !path.contains(filter), !text.contains(filter) { continue }
                 let result = ScenarioRunner.run(file, certs: certs, provider: provider)
+                cases.append((result.name, path, result.seconds, failureText(result, file)))
                 let counter = "[\(index + 1)/\(files.count)]"
                 if !result.diagnostics.isEmpty {
                     invalid += 1
@@ -81,9 +85,49 @@ enum RunCommand {
                 }
             }
             Output.out("scenarios: \(passed) passed, \(failed + invalid + broken) failed")
+            if let junit { try junitXML(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
             if invalid > 0 { return ExitCode.scenarioInvalid }
             if broken > 0 { return ExitCode.cannotProceed }
             return failed > 0 ? ExitCode.expectationFailed : ExitCode.success
         }
+    }
+
+    /// The failure of a scenario in plain text (for JUnit), or nil when it passed.
+    static func failureText(_ result: ScenarioResult, _ file: SourceFile) -> String? {
+        if result.passed { return nil }
+        if let error = result.error { return "could not run: \(error)" }
+        if !result.diagnostics.isEmpty { return result.diagnostics.map { $0.render(in: file) }.joined(separator: "\n") }
+        return result.expectations.filter { !$0.passed }.map { expectation in
+            Diagnostic(
+                "Expectation failed", at: expectation.range,
+                detail: "expected \(expectation.expected); happened: \(expectation.happened)"
+            )
+            .render(in: file) + expectation.chain.map { "\n    - \($0)" }.joined()
+        }.joined(separator: "\n")
+    }
+
+    /// A JUnit XML report: one testsuite, one testcase per scenario.
+    static func junitXML(_ cases: [(name: String, path: String, seconds: Double, failure: String?)]) -> String {
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        }
+        let failures = cases.filter { $0.failure != nil }.count
+        let total = cases.reduce(0) { $0 + $1.seconds }
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml +=
+            #"<testsuite name="ringside" tests="\#(cases.count)" failures="\#(failures)" time="\#(String(format: "%.3f", total))">"#
+            + "\n"
+        for testCase in cases {
+            xml +=
+                #"  <testcase classname="\#(escape(testCase.path))" name="\#(escape(testCase.name))" time="\#(String(format: "%.3f", testCase.seconds))""#
+            if let failure = testCase.failure {
+                let first = failure.split(separator: "\n").prefix(2).joined(separator: " ")
+                xml += ">\n    <failure message=\"\(escape(first))\">\(escape(failure))</failure>\n  </testcase>\n"
+            } else {
+                xml += "/>\n"
+            }
+        }
+        return xml + "</testsuite>\n"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import Testing
 
 /// `ringside run` over the bundled scenario library: all pass against the reference provider, and a
@@ -43,6 +44,34 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout.contains(location), "\(result.stdout)")
         #expect(result.stdout.contains(explanation), "\(result.stdout)")
+    }
+
+    @Test("An exec provider that is a curl one-liner is driven end to end; ignoring 410 fails at the expectation")
+    func execProvider() throws {
+        let golden = Paths.root + "/Tests/golden/scenarios"
+        let rings = try run(Self.binary, ["run", "--certs", Paths.certs, golden + "/exec-curl-rings.ring"])
+        #expect(rings.status == 0, "\(rings.stdout)")
+        let ignores = try run(Self.binary, ["run", "--certs", Paths.certs, golden + "/exec-curl-ignores-410.ring"])
+        #expect(ignores.status == 1)
+        #expect(ignores.stdout.contains("exec-curl-ignores-410.ring:13:5"))
+        #expect(ignores.stdout.contains("1 pushes after a refusal"))
+    }
+
+    @Test("--junit writes a JUnit XML report with one testcase per scenario and the failure's message")
+    func junit() throws {
+        let path = NSTemporaryDirectory() + "ringside-junit-\(UUID().uuidString).xml"
+        let golden = Paths.root + "/Tests/golden/scenarios"
+        _ = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--junit", path, golden + "/exec-curl-rings.ring",
+                golden + "/exec-curl-ignores-410.ring",
+            ])
+        let xml = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(xml.contains(#"<testsuite name="ringside" tests="2" failures="1""#))
+        #expect(xml.contains("<failure message="))
+        #expect(xml.contains("exec-curl-ignores-410.ring:13:5"))
+        #expect(try XMLDocument(xmlString: xml).rootElement()?.name == "testsuite")
     }
 
     @Test("A scenario that does not check exits 2 and shows where")
