@@ -25,15 +25,21 @@ public final class ScenarioRunner {
     /// provider fail at the right line).
     let providerOverride: ProviderProfile?
 
-    public init(file: SourceFile, certs: String, provider: ProviderProfile? = nil) {
+    /// Where to write this scenario's JSONL transcript, if anywhere.
+    let transcriptPath: String?
+
+    public init(file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil) {
         self.file = file
         self.certs = certs
         providerOverride = provider
+        transcriptPath = transcript
         result = ScenarioResult(path: file.path, name: file.path)
     }
 
-    public static func run(_ file: SourceFile, certs: String, provider: ProviderProfile? = nil) -> ScenarioResult {
-        ScenarioRunner(file: file, certs: certs, provider: provider).run()
+    public static func run(
+        _ file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil
+    ) -> ScenarioResult {
+        ScenarioRunner(file: file, certs: certs, provider: provider, transcript: transcript).run()
     }
 
     public func run() -> ScenarioResult {
@@ -101,6 +107,7 @@ public final class ScenarioRunner {
         configuration.seed = seed
         mock = MockAPNs(configuration: configuration)
         mock.addObserver(recorder)
+        if let transcriptPath { mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.port = 0
         serverConfiguration.workers = 1

@@ -6,12 +6,15 @@ import ScenarioLanguage
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
     static let help = """
-        Usage: ringside run [--filter TEXT] [--provider PROFILE] [--junit FILE] [--certs DIR] FILE|DIR…
+        Usage: ringside run [--filter TEXT] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
+                            [--transcript DIR] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
         expectation's line, what was expected, what happened and the phone's chain of events.
-        --junit FILE writes a JUnit XML report (one testcase per scenario).
+        --junit FILE writes a JUnit XML report (one testcase per scenario); --transcript DIR one JSONL
+        transcript per scenario. --jobs N runs N scenarios at once; --shard K/N runs the K-th of N
+        slices (for CI machines); --filter keeps files whose path or text contains TEXT.
         --provider runs every scenario against another built-in profile (reference, or a naive one:
         forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
         keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
@@ -31,7 +34,9 @@ enum RunCommand {
             let filter = try arguments.value("--filter")
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
             let junit = try arguments.value("--junit")
-            var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
+            let transcripts = try arguments.value("--transcript")
+            let jobs = try arguments.number("--jobs", Int.self) ?? 1
+            let shard = try arguments.value("--shard")
             guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
                 Output.error("error: cannot find certs-test/; pass --certs DIR")
                 return ExitCode.cannotProceed
@@ -51,39 +56,43 @@ enum RunCommand {
                     files.append(path)
                 }
             }
-            var passed = 0
-            var failed = 0
-            var invalid = 0
-            var broken = 0
-            for (index, path) in files.enumerated() {
+            if let shard {
+                let parts = shard.split(separator: "/").compactMap { Int($0) }
+                guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
+                    throw UsageError("--shard takes k/n with 1 ≤ k ≤ n, got <\(shard)>")
+                }
+                files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
+            }
+            let selected: [(path: String, file: SourceFile)] = files.compactMap { path in
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-                let file = SourceFile(path: path, text: text)
-                if let filter, !path.contains(filter), !text.contains(filter) { continue }
-                let result = ScenarioRunner.run(file, certs: certs, provider: provider)
-                cases.append((result.name, path, result.seconds, failureText(result, file)))
-                let counter = "[\(index + 1)/\(files.count)]"
-                if !result.diagnostics.isEmpty {
-                    invalid += 1
-                    Output.out("✘ \(counter) \(path): does not check")
-                    for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
-                } else if let error = result.error {
-                    broken += 1
-                    Output.out("✘ \(counter) \(result.name) (\(path)): could not run: \(error)")
-                } else if result.passed {
-                    passed += 1
-                    Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, result.name, path, result.seconds))
-                } else {
-                    failed += 1
-                    Output.out("✘ \(counter) \(result.name) (\(path))")
-                    for expectation in result.expectations where !expectation.passed {
-                        let diagnostic = Diagnostic(
-                            "Expectation failed", at: expectation.range,
-                            detail: "expected \(expectation.expected); happened: \(expectation.happened)")
-                        Output.out(diagnostic.render(in: file))
-                        for step in expectation.chain { Output.out("    - \(step)") }
+                if let filter, !path.contains(filter), !text.contains(filter) { return nil }
+                return (path, SourceFile(path: path, text: text))
+            }
+            if let transcripts {
+                try FileManager.default.createDirectory(atPath: transcripts, withIntermediateDirectories: true)
+            }
+            let tally = Tally()
+            // Independent scenarios run in parallel, each with its own mock on a free port.
+            let queue = DispatchQueue(label: "ringside.run", attributes: .concurrent)
+            let slots = DispatchSemaphore(value: max(1, jobs))
+            let group = DispatchGroup()
+            for (path, file) in selected {
+                slots.wait()
+                group.enter()
+                queue.async {
+                    defer {
+                        slots.signal()
+                        group.leave()
                     }
+                    let transcript = transcripts.map {
+                        "\($0)/\(((path as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
+                    }
+                    let result = ScenarioRunner.run(file, certs: certs, provider: provider, transcript: transcript)
+                    tally.report(result, file: file, path: path, total: selected.count)
                 }
             }
+            group.wait()
+            let (passed, failed, invalid, broken, cases) = tally.totals
             Output.out("scenarios: \(passed) passed, \(failed + invalid + broken) failed")
             if let junit { try junitXML(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
             if invalid > 0 { return ExitCode.scenarioInvalid }
@@ -129,5 +138,45 @@ enum RunCommand {
             }
         }
         return xml + "</testsuite>\n"
+    }
+
+    /// Counts and prints results as scenarios finish (from several threads).
+    final class Tally: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done = 0
+        private var passed = 0
+        private var failed = 0
+        private var invalid = 0
+        private var broken = 0
+        private var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
+
+        func report(_ result: ScenarioResult, file: SourceFile, path: String, total: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            done += 1
+            cases.append((result.name, path, result.seconds, RunCommand.failureText(result, file)))
+            let counter = "[\(done)/\(total)]"
+            if !result.diagnostics.isEmpty {
+                invalid += 1
+                Output.out("✘ \(counter) \(path): does not check")
+                for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
+            } else if let error = result.error {
+                broken += 1
+                Output.out("✘ \(counter) \(result.name) (\(path)): could not run: \(error)")
+            } else if result.passed {
+                passed += 1
+                Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, result.name, path, result.seconds))
+            } else {
+                failed += 1
+                Output.out("✘ \(counter) \(result.name) (\(path))")
+                if let failure = RunCommand.failureText(result, file) { Output.out(failure) }
+            }
+        }
+
+        var totals: (Int, Int, Int, Int, [(name: String, path: String, seconds: Double, failure: String?)]) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (passed, failed, invalid, broken, cases.sorted { $0.path < $1.path })
+        }
     }
 }

@@ -74,6 +74,28 @@ import Testing
         #expect(try XMLDocument(xmlString: xml).rootElement()?.name == "testsuite")
     }
 
+    @Test("--jobs runs scenarios in parallel, --shard splits them, --transcript writes one JSONL per scenario")
+    func jobsShardsTranscripts() throws {
+        let directory = NSTemporaryDirectory() + "ringside-transcripts-\(UUID().uuidString)"
+        let all = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--jobs", "3", "--transcript", directory, Self.scenarios])
+        #expect(all.status == 0, "\(all.stdout)")
+        let count = try FileManager.default.contentsOfDirectory(atPath: Self.scenarios).filter { $0.hasSuffix(".ring") }
+            .count
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == count)
+        let line = try String(contentsOfFile: directory + "/01-a-call-rings.jsonl", encoding: .utf8).split(
+            separator: "\n"
+        ).first
+        #expect(line.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil } == true)
+        var shardTotal = 0
+        for k in 1...3 {
+            let shard = try run(Self.binary, ["run", "--certs", Paths.certs, "--shard", "\(k)/3", Self.scenarios])
+            let summary = shard.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            shardTotal += Int(summary.split(separator: " ")[1]) ?? 0
+        }
+        #expect(shardTotal == count)
+    }
+
     @Test("A scenario that does not check exits 2 and shows where")
     func invalidScenario() throws {
         let result = try run(
