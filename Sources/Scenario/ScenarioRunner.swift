@@ -16,6 +16,8 @@ public final class ScenarioRunner {
     private var mock: MockAPNs!
     private var server: HTTP2Server!
     private var provider: (any ProviderDriver)!
+    /// The `http` provider's process, stopped with the scenario (also on failure).
+    private var httpProvider: HTTPServiceProvider?
     private let recorder = PushRecorder()
     private var phoneIds: [String: Int] = [:]
     private var calls: [String: [String]] = [:]
@@ -44,11 +46,16 @@ public final class ScenarioRunner {
 
     public func run() -> ScenarioResult {
         let started = Date()
-        defer { result.seconds = Date().timeIntervalSince(started) }
+        execute()
+        result.seconds = Date().timeIntervalSince(started)
+        return result
+    }
+
+    private func execute() {
         let problems = Checker.check(file)
         guard problems.isEmpty, case .success(let root) = Parser.parse(file) else {
             result.diagnostics = problems
-            return result
+            return
         }
         if case .scalar(let name)? = root.value("scenario") { result.name = name.text }
         if case .scalar(let teaches)? = root.value("teaches") { result.teaches = teaches.text }
@@ -64,7 +71,6 @@ public final class ScenarioRunner {
         } catch {
             result.error = "\(error)"
         }
-        return result
     }
 
     // MARK: Setting up
@@ -165,7 +171,10 @@ public final class ScenarioRunner {
             let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
             let jwt = try ProviderToken.sign(
                 keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
-            provider = ExecProvider(template: execTemplate, environment: contract(url: url), jwt: jwt)
+            provider = ExecProvider(
+                template: execTemplate.replacingOccurrences(of: "{dir}", with: directory),
+                environment: contract(url: url),
+                jwt: jwt)
             return
         }
         let authentication: ClientConfiguration.Authentication =
@@ -181,6 +190,11 @@ public final class ScenarioRunner {
         provider = reference
     }
 
+    /// The scenario file's directory, for `{dir}` in adapter commands.
+    private var directory: String {
+        URL(fileURLWithPath: file.path).standardizedFileURL.deletingLastPathComponent().path
+    }
+
     /// The provider contract (DESIGN.md) for an adapter's environment.
     private func contract(url: String) -> [String: String] {
         [
@@ -193,6 +207,7 @@ public final class ScenarioRunner {
     }
 
     private func stop() {
+        httpProvider?.stop()
         world?.stopTicking()
         server?.stop()
     }

@@ -57,6 +57,15 @@ import Testing
         #expect(ignores.stdout.contains("1 pushes after a refusal"))
     }
 
+    @Test("An http provider written in Python with the standard library only is started, driven and stopped")
+    func httpProvider() throws {
+        let result = try run(
+            Self.binary,
+            ["run", "--certs", Paths.certs, Paths.root + "/Tests/golden/scenarios/http-python-provider.ring"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("scenarios: 1 passed, 0 failed"))
+    }
+
     @Test("--junit writes a JUnit XML report with one testcase per scenario and the failure's message")
     func junit() throws {
         let path = NSTemporaryDirectory() + "ringside-junit-\(UUID().uuidString).xml"

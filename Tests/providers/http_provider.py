@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""A push provider written with Python's standard library only, for Ringside's `http` adapter.
+
+It speaks the provider contract: APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_KEY_FILE, APNS_KEY_ID and
+APNS_TEAM_ID come from the environment; PORT says where to listen. HTTP API:
+  GET  /health                                     200 when ready
+  POST /register   {"user": …, "token": …}          stores a VoIP token
+  POST /unregister {"token": …}
+  POST /call       {"user": …, "callId": …, "caller": …}   one VoIP push per token of the user
+It signs its JWT with the `openssl` CLI (ES256, DER signature: APNs accepts both encodings) and
+pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToken for.
+"""
+import base64
+import http.server
+import json
+import os
+import subprocess
+import time
+
+TOKENS = {}  # token -> user
+JWT = {"value": None, "issued": 0}
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt():
+    if JWT["value"] and time.time() - JWT["issued"] < 50 * 60:
+        return JWT["value"]
+    header = b64url(json.dumps({"alg": "ES256", "kid": os.environ["APNS_KEY_ID"]}).encode())
+    issued = int(time.time())
+    claims = b64url(json.dumps({"iss": os.environ["APNS_TEAM_ID"], "iat": issued}).encode())
+    signing_input = f"{header}.{claims}".encode()
+    signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", os.environ["APNS_KEY_FILE"]],
+                               input=signing_input, capture_output=True, check=True).stdout
+    JWT["value"], JWT["issued"] = f"{header}.{claims}.{b64url(signature)}", issued
+    return JWT["value"]
+
+
+def push(token, call_id, caller):
+    payload = json.dumps({"aps": {}, "callUUID": call_id, "handle": caller})
+    result = subprocess.run(
+        ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-w", "\n%{http_code}",
+         "-H", f"authorization: bearer {jwt()}", "-H", f"apns-topic: {os.environ['APNS_TOPIC']}.voip",
+         "-H", "apns-push-type: voip", "-H", "apns-priority: 10", "-H", "apns-expiration: 0",
+         "--data-binary", payload, f"{os.environ['APNS_URL']}/3/device/{token}"],
+        capture_output=True, text=True)
+    body, _, status = result.stdout.rpartition("\n")
+    reason = json.loads(body).get("reason") if body.strip() else None
+    if status == "410" or reason == "BadDeviceToken":
+        TOKENS.pop(token, None)  # never push it again
+    return {"token": token, "status": int(status or 0), "reason": reason}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, value):
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.answer(200 if self.path == "/health" else 404, {"ok": self.path == "/health"})
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", 0))
+        data = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/register":
+            TOKENS[data["token"]] = data["user"]
+            self.answer(200, {"registered": data["token"]})
+        elif self.path == "/unregister":
+            TOKENS.pop(data["token"], None)
+            self.answer(200, {"unregistered": data["token"]})
+        elif self.path == "/call":
+            results = [push(token, data["callId"], data.get("caller", "")) for token, user in list(TOKENS.items())
+                       if user == data["user"]]
+            self.answer(200, {"pushes": results})
+        else:
+            self.answer(404, {"error": self.path})
+
+
+if __name__ == "__main__":
+    http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_forever()
