@@ -40,10 +40,14 @@ let package = Package(
         .target(
             name: "Scenario",
             dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server"]),
+        // Reports: renderers of scenario results.
+        .target(name: "Reports", dependencies: ["Scenario"]),
         // The command line.
         .executableTarget(
             name: "ringside",
-            dependencies: ["MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage", "Scenario"]),
+            dependencies: [
+                "MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage", "Scenario", "Reports",
+            ]),
         // bench/world.sh: a million phones through the world and the mock.
         // bench/provider.sh: the reference provider's client against the mock.
         .executableTarget(name: "ProviderBench", dependencies: ["Provider", "APNs"]),

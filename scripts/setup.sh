@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what Ringside needs on a fresh Debian 12 machine, only what is missing:
 # the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
-# tests and benchmarks drive (curl, h2load, nghttpd, and aioapns from PyPI).
+# tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, and aioapns from PyPI).
 set -euo pipefail
 
 packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip)
+  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip chromium)
 fi
 
 missing=()

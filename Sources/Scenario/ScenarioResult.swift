@@ -11,6 +11,19 @@ public struct ScenarioResult: Sendable {
         public var chain: [String]
     }
 
+    /// One message of the sequence diagram: provider ↔ APNs ↔ phone, at a world time.
+    public struct LadderEvent: Sendable {
+        public enum Party: String, Sendable { case provider, apns, phone }
+        public var at: Double
+        public var from: Party
+        public var to: Party
+        public var label: String
+        public var failed: Bool
+    }
+
+    /// Everything that happened, in order, for the report's sequence diagram.
+    public var ladder: [LadderEvent] = []
+
     public var path: String
     public var name: String
     public var teaches: String?

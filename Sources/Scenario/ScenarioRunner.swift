@@ -206,7 +206,52 @@ public final class ScenarioRunner {
         ]
     }
 
+    /// The sequence diagram: requests and answers from the mock's records, the phone's outcomes from
+    /// the world, and the failed expectations at the time they were checked.
+    private func buildLadder() {
+        guard let world else { return }
+        var events: [ScenarioResult.LadderEvent] = []
+        for record in recorder.records {
+            let token = record.request.deviceToken.map { String($0.prefix(6)) + "…" } ?? "?"
+            events.append(
+                .init(
+                    at: record.at.world, from: .provider, to: .apns,
+                    label: "\(record.request.method ?? "?") /3/device/\(token) \(record.request.pushType ?? "")",
+                    failed: false))
+            let answer =
+                record.status == 0
+                ? (record.fault ?? "no answer") : "\(record.status) \(record.rejection?.reason.wire ?? "")"
+            events.append(
+                .init(at: record.at.world, from: .apns, to: .provider, label: answer, failed: record.status >= 400))
+        }
+        for fate in world.withWorld({ $0.pushes }) {
+            if let delivered = fate.deliveredAt {
+                events.append(
+                    .init(
+                        at: delivered, from: .apns, to: .phone, label: "VoIP push \(fate.callUUID ?? "")", failed: false
+                    ))
+            }
+            if fate.outcome.isFinal {
+                let label = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")"
+                events.append(
+                    .init(
+                        at: fate.finishedAt ?? fate.sentAt, from: .phone, to: .phone, label: label,
+                        failed: !["rang"].contains(fate.outcome.kind)))
+            }
+        }
+        for expectation in result.expectations where !expectation.passed {
+            events.append(
+                .init(
+                    at: clock.now().world, from: .provider, to: .phone,
+                    label:
+                        "✘ line \(expectation.range.start.line): expected \(expectation.expected); happened: \(expectation.happened)",
+                    failed: true))
+        }
+        result.ladder = events.sorted { $0.at < $1.at }
+    }
+
     private func stop() {
+        buildLadder()
         httpProvider?.stop()
         world?.stopTicking()
         server?.stop()

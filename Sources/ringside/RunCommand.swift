@@ -1,5 +1,6 @@
 import Foundation
 import Provider
+import Reports
 import Scenario
 import ScenarioLanguage
 
@@ -7,11 +8,12 @@ import ScenarioLanguage
 enum RunCommand {
     static let help = """
         Usage: ringside run [--filter TEXT] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
-                            [--transcript DIR] [--certs DIR] FILE|DIR…
+                            [--report FILE.html] [--transcript DIR] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
         expectation's line, what was expected, what happened and the phone's chain of events.
+        --report FILE.html writes one self-contained page with a sequence diagram per scenario.
         --junit FILE writes a JUnit XML report (one testcase per scenario); --transcript DIR one JSONL
         transcript per scenario. --jobs N runs N scenarios at once; --shard K/N runs the K-th of N
         slices (for CI machines); --filter keeps files whose path or text contains TEXT.
@@ -36,6 +38,7 @@ enum RunCommand {
             let junit = try arguments.value("--junit")
             let transcripts = try arguments.value("--transcript")
             let jobs = try arguments.number("--jobs", Int.self) ?? 1
+            let report = try arguments.value("--report")
             let shard = try arguments.value("--shard")
             guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
                 Output.error("error: cannot find certs-test/; pass --certs DIR")
@@ -95,6 +98,9 @@ enum RunCommand {
             let (passed, failed, invalid, broken, cases) = tally.totals
             Output.out("scenarios: \(passed) passed, \(failed + invalid + broken) failed")
             if let junit { try junitXML(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let report {
+                try HTMLReport.render(tally.results).write(toFile: report, atomically: true, encoding: .utf8)
+            }
             if invalid > 0 { return ExitCode.scenarioInvalid }
             if broken > 0 { return ExitCode.cannotProceed }
             return failed > 0 ? ExitCode.expectationFailed : ExitCode.success
@@ -149,11 +155,20 @@ enum RunCommand {
         private var invalid = 0
         private var broken = 0
         private var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
+        private var kept: [ScenarioResult] = []
+
+        /// Every result, in file order.
+        var results: [ScenarioResult] {
+            lock.lock()
+            defer { lock.unlock() }
+            return kept.sorted { $0.path < $1.path }
+        }
 
         func report(_ result: ScenarioResult, file: SourceFile, path: String, total: Int) {
             lock.lock()
             defer { lock.unlock() }
             done += 1
+            kept.append(result)
             cases.append((result.name, path, result.seconds, RunCommand.failureText(result, file)))
             let counter = "[\(done)/\(total)]"
             if !result.diagnostics.isEmpty {

@@ -105,6 +105,27 @@ import Testing
         #expect(shardTotal == count)
     }
 
+    @Test("--report writes one HTML page that a real headless browser renders, showing the failed step")
+    func htmlReport() throws {
+        let report = NSTemporaryDirectory() + "ringside-report-\(UUID().uuidString).html"
+        let result = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider", "non-zero-expiration", "--report", report,
+                Self.scenarios + "/01-a-call-rings.ring", Self.scenarios + "/02-expiration-zero-no-ghost.ring",
+            ])
+        #expect(result.status == 1)
+        let chromium = try run(
+            "/usr/bin/chromium", ["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", "file://" + report])
+        // The page's script counted the failed steps after rendering: the browser ran it.
+        #expect(chromium.stdout.contains("<title>Ringside: 2 failed steps</title>"), "\(chromium.stderr.suffix(300))")
+        #expect(
+            chromium.stdout.contains(
+                "✘ line 14: expected not-delivered (offline-not-stored) on alice; happened: rang-late"))
+        #expect(chromium.stdout.contains(#"<section class="scenario passed""#))
+        #expect(chromium.stdout.contains(#"<section class="scenario failed""#))
+    }
+
     @Test("A scenario that does not check exits 2 and shows where")
     func invalidScenario() throws {
         let result = try run(
