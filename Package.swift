@@ -56,7 +56,9 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs"]),
-        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider"]),
+        .testTarget(
+            name: "MockAPNsTests",
+            dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage"]),
     ],
     swiftLanguageModes: [.v6]
 )
