@@ -37,6 +37,8 @@ public struct MockConfiguration: Sendable {
     /// The world behind the mock: its phones answer for tokens and receive accepted pushes. Without
     /// one, `directory` answers and accepted pushes go nowhere.
     public var world: SharedWorld?
+    /// When set, recorded answers are served back in order (`ringside replay`).
+    public var replay: ReplayPlan?
 
     public init(validation: ValidationSettings, keys: KeyStore) {
         self.validation = validation

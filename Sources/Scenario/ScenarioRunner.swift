@@ -29,19 +29,26 @@ public final class ScenarioRunner {
 
     /// Where to write this scenario's JSONL transcript, if anywhere.
     let transcriptPath: String?
+    /// Recorded answers to serve instead of judging (`ringside replay`).
+    let replay: ReplayPlan?
 
-    public init(file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil) {
+    public init(
+        file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
+        replay: ReplayPlan? = nil
+    ) {
         self.file = file
         self.certs = certs
         providerOverride = provider
         transcriptPath = transcript
+        self.replay = replay
         result = ScenarioResult(path: file.path, name: file.path)
     }
 
     public static func run(
-        _ file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil
+        _ file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
+        replay: ReplayPlan? = nil
     ) -> ScenarioResult {
-        ScenarioRunner(file: file, certs: certs, provider: provider, transcript: transcript).run()
+        ScenarioRunner(file: file, certs: certs, provider: provider, transcript: transcript, replay: replay).run()
     }
 
     public func run() -> ScenarioResult {
@@ -111,6 +118,7 @@ public final class ScenarioRunner {
         configuration.world = world
         configuration.clock = clock
         configuration.seed = seed
+        configuration.replay = replay
         mock = MockAPNs(configuration: configuration)
         mock.addObserver(recorder)
         if let transcriptPath { mock.addObserver(try TranscriptWriter(path: transcriptPath)) }

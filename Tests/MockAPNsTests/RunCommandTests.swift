@@ -126,6 +126,24 @@ import Testing
         #expect(chromium.stdout.contains(#"<section class="scenario failed""#))
     }
 
+    @Test(
+        "Replaying a recorded run against the same provider finds no difference; a changed provider is named at its first request"
+    )
+    func replay() throws {
+        let directory = NSTemporaryDirectory() + "ringside-replay-\(UUID().uuidString)"
+        let scenario = Self.scenarios + "/06-backoff-on-503.ring"
+        #expect(try run(Self.binary, ["run", "--certs", Paths.certs, "--transcript", directory, scenario]).status == 0)
+        let transcript = directory + "/06-backoff-on-503.jsonl"
+        let same = try run(Self.binary, ["replay", "--certs", Paths.certs, transcript, "--scenario", scenario])
+        #expect(same.status == 0)
+        #expect(same.stdout.contains("no difference"))
+        let changed = try run(
+            Self.binary,
+            ["replay", "--certs", Paths.certs, transcript, "--scenario", scenario, "--provider", "priority-5"])
+        #expect(changed.status == 1)
+        #expect(changed.stdout.contains("request 1 differs: apns-priority was <10>, now <5>"))
+    }
+
     @Test("A scenario that does not check exits 2 and shows where")
     func invalidScenario() throws {
         let result = try run(

@@ -1,0 +1,65 @@
+import Foundation
+import MockAPNs
+import Provider
+import Scenario
+import ScenarioLanguage
+
+/// `ringside replay TRANSCRIPT --scenario FILE`: the recorded run's APNs answers, served back in order
+/// to the provider while the scenario's steps drive it; reports the first request that differs.
+enum ReplayCommand {
+    static let help = """
+        Usage: ringside replay TRANSCRIPT.jsonl --scenario FILE [--provider PROFILE] [--certs DIR]
+
+        Runs the scenario again, but the fake APNs answers each request with the answer recorded in the
+        transcript (`ringside run --transcript DIR` writes them), in order, as long as the provider's
+        requests are the same as then. Prints "no difference", or the first request that differs and
+        how (method, path, topic, push type, priority, expiration, collapse id).
+
+        Exit codes: 0 no difference, 1 a request differs, 2 the scenario does not check, 3 cannot run,
+        64 bad arguments.
+        """
+
+    static func run(_ raw: [String]) -> Int32 {
+        var arguments = Arguments(raw, command: "replay")
+        if arguments.flag("--help") || arguments.flag("-h") || raw.isEmpty {
+            Output.out(help)
+            return raw.isEmpty ? ExitCode.usage : ExitCode.success
+        }
+        return runCommand {
+            guard let scenario = try arguments.value("--scenario") else {
+                throw UsageError("--scenario FILE is required")
+            }
+            let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
+            guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
+                Output.error("error: cannot find certs-test/; pass --certs DIR")
+                return ExitCode.cannotProceed
+            }
+            let rest = try arguments.remaining()
+            guard rest.count == 1 else { throw UsageError("give one transcript file") }
+            let plan = try ReplayPlan.load(transcript: rest[0])
+            guard let data = FileManager.default.contents(atPath: scenario) else {
+                throw UsageError("cannot read <\(scenario)>")
+            }
+            let file = SourceFile(path: scenario, text: String(decoding: data, as: UTF8.self))
+            let result = ScenarioRunner.run(file, certs: certs, provider: provider, replay: plan)
+            if !result.diagnostics.isEmpty {
+                for diagnostic in result.diagnostics { Output.error(diagnostic.render(in: file)) }
+                return ExitCode.scenarioInvalid
+            }
+            if let error = result.error {
+                Output.error("error: \(error)")
+                return ExitCode.cannotProceed
+            }
+            if let difference = plan.difference {
+                Output.out(difference.description)
+                return ExitCode.expectationFailed
+            }
+            if plan.missing > 0 {
+                Output.out("the run made \(plan.missing) fewer requests than the recording")
+                return ExitCode.expectationFailed
+            }
+            Output.out("no difference: every request matched the recording")
+            return ExitCode.success
+        }
+    }
+}
