@@ -114,6 +114,9 @@ public final class ScenarioRunner {
             }
         }
         world = SharedWorld(settings: settings, seed: seed)
+        if case .mapping(let numbers)? = root.value("world"), text(numbers, "accept-unknown-tokens") == "true" {
+            world.acceptsUnknownTokens = true
+        }
         var configuration = MockConfiguration(validation: validation, keys: try KeyStore.load(directory: certs))
         configuration.world = world
         configuration.clock = clock
@@ -305,6 +308,19 @@ public final class ScenarioRunner {
             usleep(UInt32(min(parseDuration(phone) ?? 0, 10) * 1_000_000))
         case "fault":
             armFault(phone, step)
+        case "exec":
+            // One command run to its end with the provider contract in its environment (what
+            // `ringside record` recorded).
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", argument.text]
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                contract(url: "https://127.0.0.1:\(server.port)")
+            ) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
         case "expect phone": expectPhone(phone, step, range: first.keyRange)
         case "expect apns": expectAPNs(step, range: first.keyRange)
         case "expect provider": expectProvider(step, range: first.keyRange)

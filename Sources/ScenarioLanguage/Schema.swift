@@ -48,7 +48,7 @@ enum Schema {
         "world": .block(
             [
                 "unregister-delay": .duration, "unreported-limit": .number, "ring-timeout": .duration,
-                "delivery-latency": .duration, "throttle": .text,
+                "delivery-latency": .duration, "throttle": .text, "accept-unknown-tokens": .boolean,
             ], required: []),
         "phones": .listOf(
             ["name": .text, "online": .boolean, "apps": .listOf(app, required: ["bundle"])], required: ["name"]),
@@ -73,6 +73,7 @@ enum Schema {
         "online": [:],
         "advance": [:],
         "wait": [:],
+        "exec": [:],
         "fault": ["count": .number, "token": .text, "after-accepted": .number, "seconds": .duration],
         "expect apns": ["count": .number, "status": .number, "reason": .oneOf(reasons), "within": .duration],
         "expect phone": ["outcome": .oneOf(outcomes), "reason": .text, "within": .duration, "call": .text],

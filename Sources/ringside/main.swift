@@ -12,6 +12,7 @@ let rootHelp = """
       run       Run scenario files against the built-in provider and report.
       check     Parse and check scenario files without running them.
       replay    Serve a recorded run's answers back and report the first request that differs.
+      record    Run the mock around a provider command and write what it saw as a scenario.
       send      Send one push and print the exchange, annotated.
       explain   Explain a reason, a header, a curl command or a transcript line.
 
@@ -31,12 +32,13 @@ case "send": status = SendCommand.run(Array(arguments.dropFirst()))
 case "check": status = CheckCommand.run(Array(arguments.dropFirst()))
 case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "replay": status = ReplayCommand.run(Array(arguments.dropFirst()))
+case "record": status = RecordCommand.run(Array(arguments.dropFirst()))
 case nil, "--help", "-h", "help":
     Output.out(rootHelp)
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
     Output.error(
-        "error: unknown command <\(arguments[0])>; commands are serve, run, check, replay, token, send, explain (see 'ringside --help')"
+        "error: unknown command <\(arguments[0])>; commands are serve, run, check, replay, record, token, send, explain (see 'ringside --help')"
     )
     status = ExitCode.usage
 }

@@ -106,10 +106,13 @@ struct CommandResult {
 }
 
 /// Runs a command to completion (no shell), with an optional standard input.
-func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> CommandResult {
+func run(_ executable: String, _ arguments: [String], input: Data? = nil, directory: String? = nil) throws
+    -> CommandResult
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -144,6 +144,42 @@ import Testing
         #expect(changed.stdout.contains("request 1 differs: apns-priority was <10>, now <5>"))
     }
 
+    @Test("An expectation failure reads as in the golden file (holes for ids and dates)")
+    func expectationFailureGolden() throws {
+        let result = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider", "non-zero-expiration",
+                "scenarios/02-expiration-zero-no-ghost.ring",
+            ],
+            directory: Paths.root)
+        let golden = try String(contentsOfFile: Paths.root + "/Tests/golden/expectation-failure.out", encoding: .utf8)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let expected = golden.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == expected.count, "\(result.stdout)")
+        for (line, pattern) in zip(lines, expected) {
+            #expect(ControlAPIDocumentationTests.matchesText(pattern, line), "\(line)\n≠ \(pattern)")
+        }
+    }
+
+    @Test("record writes what the mock saw as a scenario that passes when run again")
+    func record() throws {
+        let out = NSTemporaryDirectory() + "ringside-recorded-\(UUID().uuidString).ring"
+        let recorded = try run(
+            "/usr/bin/env",
+            [
+                "RINGSIDE_BINARY=\(Self.binary)", Self.binary, "record", "--out", out, "--certs", Paths.certs, "--",
+                "sh",
+                Paths.root + "/Tests/providers/two_pushes.sh",
+            ])
+        #expect(recorded.stdout.contains("recorded 2 requests"), "\(recorded.stderr)")
+        let scenario = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(scenario.contains("reason: BadDeviceToken"))
+        let again = try run(
+            "/usr/bin/env", ["RINGSIDE_BINARY=\(Self.binary)", Self.binary, "run", "--certs", Paths.certs, out])
+        #expect(again.status == 0, "\(again.stdout)")
+    }
+
     @Test("A scenario that does not check exits 2 and shows where")
     func invalidScenario() throws {
         let result = try run(

@@ -1,0 +1,101 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+import World
+
+/// `ringside record -- COMMAND…`: runs the mock around a provider command until it exits, and writes
+/// what the mock saw as a scenario that passes when run again.
+enum RecordCommand {
+    static let help = """
+        Usage: ringside record [--out FILE] [--certs DIR] -- COMMAND [ARGUMENT…]
+
+        Starts a fake APNs (any well-formed token accepted), runs COMMAND with the provider contract
+        (APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, …) in its
+        environment until it exits, and writes a scenario (default recorded.ring) that runs the same
+        command and expects the same answers.
+
+        Exit codes: 0 recorded, 3 the mock could not start, 64 bad arguments.
+        """
+
+    static func run(_ raw: [String]) -> Int32 {
+        guard let separator = raw.firstIndex(of: "--"), separator + 1 < raw.count else {
+            Output.out(help)
+            return raw.contains("--help") ? ExitCode.success : ExitCode.usage
+        }
+        var arguments = Arguments(Array(raw[..<separator]), command: "record")
+        let command = raw[(separator + 1)...].map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+        return runCommand {
+            let out = try arguments.value("--out") ?? "recorded.ring"
+            guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
+                Output.error("error: cannot find certs-test/; pass --certs DIR")
+                return ExitCode.cannotProceed
+            }
+            try arguments.finish()
+            let world = SharedWorld()
+            world.acceptsUnknownTokens = true
+            var configuration = MockConfiguration(
+                validation: ValidationSettings(), keys: try KeyStore.load(directory: certs))
+            configuration.world = world
+            let mock = MockAPNs(configuration: configuration)
+            let seen = TranscriptBuffer()
+            mock.addObserver(seen)
+            var server = ServerConfiguration()
+            server.port = 0
+            server.tls = try TLSContext(
+                certificateFile: certs + "/server.pem", keyFile: certs + "/server.key",
+                trustedCAFile: certs + "/ca.pem",
+                clientCertificates: .optional)
+            let http2 = HTTP2Server(configuration: server, service: mock)
+            try http2.start()
+            defer { http2.stop() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            process.environment = ProcessInfo.processInfo.environment.merging([
+                "APNS_URL": "https://127.0.0.1:\(http2.port)", "APNS_HOST": "127.0.0.1",
+                "APNS_PORT": String(http2.port),
+                "APNS_CA_FILE": certs + "/ca.pem", "APNS_TOPIC": TestCredentials.defaultTopic,
+                "APNS_KEY_FILE": certs + "/AuthKey_\(TestCredentials.defaultKeyId).p8",
+                "APNS_KEY_ID": TestCredentials.defaultKeyId,
+                "APNS_TEAM_ID": TestCredentials.defaultTeamId, "APNS_CERT_FILE": certs + "/client-voip.pem",
+                "APNS_CERT_KEY_FILE": certs + "/client-voip.key",
+            ]) { $1 }
+            try process.run()
+            process.waitUntilExit()
+            // Group the answers: one `expect apns` per status and reason, with its count.
+            var groups: [String: (status: Int, reason: String?, count: Int)] = [:]
+            var order: [String] = []
+            for line in seen.all {
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                    object["event"] as? String == "push"
+                else { continue }
+                let status = object["status"] as? Int ?? 0
+                let reason = object["reason"] as? String
+                let key = "\(status) \(reason ?? "")"
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: (status, reason, 0)].count += 1
+            }
+            var text = """
+                scenario: Recorded run of \(command.replacingOccurrences(of: "\n", with: " "))
+                teaches: |
+                  Recorded by `ringside record`: the provider command, and the answers the fake APNs gave it.
+                world:
+                  accept-unknown-tokens: true
+                steps:
+                  - exec: \(command)
+
+                """
+            for key in order {
+                let group = groups[key]!
+                text += "  - expect apns: recorded\n    count: \(group.count)\n    status: \(group.status)\n"
+                if let reason = group.reason { text += "    reason: \(reason)\n" }
+            }
+            try text.write(toFile: out, atomically: true, encoding: .utf8)
+            Output.out(
+                "recorded \(groups.values.reduce(0) { $0 + $1.count }) requests into \(out) (the command exited \(process.terminationStatus))"
+            )
+            return ExitCode.success
+        }
+    }
+}
