@@ -14,5 +14,9 @@ steps:
   - expect apns: lint-clean
     count: 1
     status: 200
+  - expect apns: right headers
+    count: 1
+    phone: alice
+    header: "apns-priority: 10"
   - expect phone: alice
     outcome: rang

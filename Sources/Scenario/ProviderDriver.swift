@@ -60,7 +60,13 @@ final class ExecProvider: ProviderDriver {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            // A one-liner that hangs must not hang the suite.
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < deadline { usleep(5_000) }
+            if process.isRunning {
+                process.terminate()
+                throw ScenarioError("the exec provider did not finish within 30 s and was stopped")
+            }
         }
         return []
     }

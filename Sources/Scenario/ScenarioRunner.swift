@@ -31,6 +31,8 @@ public final class ScenarioRunner {
     let transcriptPath: String?
     /// Recorded answers to serve instead of judging (`ringside replay`).
     let replay: ReplayPlan?
+    /// Overrides the scenario's `seed:` (`ringside run --seed`).
+    public var seedOverride: UInt64?
 
     public init(
         file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
@@ -46,9 +48,12 @@ public final class ScenarioRunner {
 
     public static func run(
         _ file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
-        replay: ReplayPlan? = nil
+        replay: ReplayPlan? = nil, seed: UInt64? = nil
     ) -> ScenarioResult {
-        ScenarioRunner(file: file, certs: certs, provider: provider, transcript: transcript, replay: replay).run()
+        let runner = ScenarioRunner(
+            file: file, certs: certs, provider: provider, transcript: transcript, replay: replay)
+        runner.seedOverride = seed
+        return runner.run()
     }
 
     public func run() -> ScenarioResult {
@@ -86,6 +91,7 @@ public final class ScenarioRunner {
         var settings = WorldSettings()
         var seed: UInt64 = 1
         if case .scalar(let text)? = root.value("seed") { seed = UInt64(Double(text.text) ?? 1) }
+        if let seedOverride { seed = seedOverride }
         var validation = ValidationSettings()
         var certificateAuth = false
         if case .mapping(let apns)? = root.value("apns") {
@@ -320,11 +326,21 @@ public final class ScenarioRunner {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            try waitForExit(process, seconds: 60)
         case "expect phone": expectPhone(phone, step, range: first.keyRange)
         case "expect apns": expectAPNs(step, range: first.keyRange)
         case "expect provider": expectProvider(step, range: first.keyRange)
         default: break
+        }
+    }
+
+    /// Waits for a command the scenario started; one that hangs is stopped and fails the run.
+    private func waitForExit(_ process: Process, seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            throw ScenarioError("the command did not finish within \(Int(seconds)) s and was stopped")
         }
     }
 
@@ -387,12 +403,32 @@ public final class ScenarioRunner {
     private func expectAPNs(_ step: Mapping, range: SourceRange) {
         let status = text(step, "status").flatMap(Int.init)
         let reason = text(step, "reason")
+        // `phone: alice` keeps requests to any token alice's apps ever had; `header: "name: value"`
+        // keeps requests that carried exactly that header.
+        var tokens: Set<String>?
+        if let phone = text(step, "phone") {
+            guard let id = phoneIds[phone] else { return missingPhone(phone, range) }
+            tokens = Set(
+                world.withWorld { w in
+                    w.pushes.filter { $0.phone == id }.map(\.token)
+                        + w.phones[id].apps.flatMap { [$0.voipToken.description, $0.alertToken.description] }
+                })
+        }
+        let header = text(step, "header").map { line -> (String, String) in
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return (parts[0].lowercased(), parts.count > 1 ? parts[1] : "")
+        }
         let matching = recorder.records.filter { record in
             (status == nil || record.status == status) && (reason == nil || record.rejection?.reason.wire == reason)
+                && (tokens == nil || tokens!.contains(record.request.deviceToken ?? ""))
+                && (header == nil || Self.value(of: header!.0, in: record.request) == header!.1)
         }
         let count = text(step, "count").flatMap(Int.init)
         let passed = count.map { matching.count == $0 } ?? !matching.isEmpty
-        var description = [status.map { "status \($0)" }, reason].compactMap { $0 }.joined(separator: " ")
+        var description = [
+            status.map { "status \($0)" }, reason, text(step, "phone").map { "to \($0)" },
+            text(step, "header").map { "with <\($0)>" },
+        ].compactMap { $0 }.joined(separator: " ")
         if description.isEmpty { description = "requests" }
         result.expectations.append(
             .init(
@@ -440,6 +476,19 @@ public final class ScenarioRunner {
         for (expected, passed, happened) in checks {
             result.expectations.append(
                 .init(range: range, passed: passed, expected: expected, happened: happened, chain: []))
+        }
+    }
+
+    static func value(of header: String, in request: PushRequest) -> String? {
+        switch header {
+        case "apns-topic": return request.topic
+        case "apns-push-type": return request.pushType
+        case "apns-priority": return request.priority
+        case "apns-expiration": return request.expiration
+        case "apns-collapse-id": return request.collapseId
+        case "apns-id": return request.apnsId
+        case ":method": return request.method
+        default: return nil
         }
     }
 

@@ -75,7 +75,10 @@ enum Schema {
         "wait": [:],
         "exec": [:],
         "fault": ["count": .number, "token": .text, "after-accepted": .number, "seconds": .duration],
-        "expect apns": ["count": .number, "status": .number, "reason": .oneOf(reasons), "within": .duration],
+        "expect apns": [
+            "count": .number, "status": .number, "reason": .oneOf(reasons), "within": .duration, "phone": .text,
+            "header": .text,
+        ],
         "expect phone": ["outcome": .oneOf(outcomes), "reason": .text, "within": .duration, "call": .text],
         "expect provider": [
             "never-pushes": .text, "retried": .text, "reconnected": .boolean, "refreshed-jwt": .boolean,

@@ -7,7 +7,7 @@ import ScenarioLanguage
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
     static let help = """
-        Usage: ringside run [--filter TEXT] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
+        Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
                             [--report FILE.html] [--transcript DIR] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
@@ -16,7 +16,8 @@ enum RunCommand {
         --report FILE.html writes one self-contained page with a sequence diagram per scenario.
         --junit FILE writes a JUnit XML report (one testcase per scenario); --transcript DIR one JSONL
         transcript per scenario. --jobs N runs N scenarios at once; --shard K/N runs the K-th of N
-        slices (for CI machines); --filter keeps files whose path or text contains TEXT.
+        slices (for CI machines); --filter keeps files whose path or text contains TEXT; --seed N
+        overrides every scenario's seed.
         --provider runs every scenario against another built-in profile (reference, or a naive one:
         forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
         keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
@@ -39,6 +40,7 @@ enum RunCommand {
             let transcripts = try arguments.value("--transcript")
             let jobs = try arguments.number("--jobs", Int.self) ?? 1
             let report = try arguments.value("--report")
+            let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
             guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
                 Output.error("error: cannot find certs-test/; pass --certs DIR")
@@ -90,7 +92,8 @@ enum RunCommand {
                     let transcript = transcripts.map {
                         "\($0)/\(((path as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
                     }
-                    let result = ScenarioRunner.run(file, certs: certs, provider: provider, transcript: transcript)
+                    let result = ScenarioRunner.run(
+                        file, certs: certs, provider: provider, transcript: transcript, seed: seed)
                     tally.report(result, file: file, path: path, total: selected.count)
                 }
             }
