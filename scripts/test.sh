@@ -16,6 +16,6 @@ swift test --skip-build 2>&1 | tee "$log" || status=$?
 # One plain closing line for CI: Swift Testing's summary as "N passed, N failed".
 summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
 total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
-failed=$(grep -cE "^. Test .* failed" "$log" || true)
+failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
 [[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"
