@@ -120,12 +120,7 @@ public struct Parser {
             switch parseEntry(line, content: line.content, indent: indent) {
             case .failure(let diagnostic): return .failure(diagnostic)
             case .success(let entry):
-                if let previous = entries.first(where: { $0.key == entry.key }) {
-                    return .failure(
-                        Diagnostic(
-                            "Duplicate key", at: entry.keyRange,
-                            detail: "<\(entry.key)> was already given on line \(previous.keyRange.start.line)"))
-                }
+                if let duplicate = Self.duplicate(entry, in: entries) { return .failure(duplicate) }
                 entries.append(entry)
             }
         }
@@ -208,12 +203,7 @@ public struct Parser {
                 case .failure(let diagnostic): return .failure(diagnostic)
                 case .success(.mapping(let more)):
                     for entry in more.entries {
-                        if let previous = entries.first(where: { $0.key == entry.key }) {
-                            return .failure(
-                                Diagnostic(
-                                    "Duplicate key", at: entry.keyRange,
-                                    detail: "<\(entry.key)> was already given on line \(previous.keyRange.start.line)"))
-                        }
+                        if let duplicate = Self.duplicate(entry, in: entries) { return .failure(duplicate) }
                         entries.append(entry)
                     }
                 case .success(let other):
@@ -228,6 +218,14 @@ public struct Parser {
         }
         index += 1
         return scalarOrList(line, content)
+    }
+
+    /// A key may appear once per block.
+    static func duplicate(_ entry: Mapping.Entry, in entries: [Mapping.Entry]) -> Diagnostic? {
+        guard let previous = entries.first(where: { $0.key == entry.key }) else { return nil }
+        return Diagnostic(
+            "Duplicate key", at: entry.keyRange,
+            detail: "<\(entry.key)> was already given on line \(previous.keyRange.start.line)")
     }
 
     /// A colon followed by a space or the end, outside quotes and brackets, makes a `key: value`.

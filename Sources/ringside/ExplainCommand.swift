@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import ScenarioLanguage
 
 /// `ringside explain`: a reason, a header, a curl command or a transcript line, in words.
 enum ExplainCommand {
@@ -35,7 +36,7 @@ enum ExplainCommand {
             return ExitCode.success
         }
         let words = Reason.allCases.map(\.wire) + HeaderVocabulary.entries.map(\.name)
-        let hint = closest(first, in: words).map { "; did you mean <\($0)>?" } ?? ""
+        let hint = didYouMean(first, among: words).map { "; did you mean <\($0)>?" } ?? ""
         Output.error("error: <\(first)> is not a reason, a header, a curl command or a transcript line\(hint)")
         return ExitCode.usage
     }
@@ -149,23 +150,5 @@ enum ExplainCommand {
             for step in object["chain"] as? [[String: Any]] ?? [] { out.append("  - \(step["text"] as? String ?? "")") }
         }
         return out.isEmpty ? nil : out.joined(separator: "\n")
-    }
-
-    /// The nearest word by edit distance, if near enough to be a typo.
-    static func closest(_ word: String, in words: [String]) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = current
-            }
-            return previous[b.count]
-        }
-        let scored = words.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 4) else { return nil }
-        return best.0
     }
 }

@@ -60,13 +60,7 @@ import Testing
                 "--payload", #"{"callUUID":"c1","handle":"alice"}"#,
             ] + extra)
         #expect(result.status == status)
-        let expected = try String(contentsOfFile: "\(Paths.root)/Tests/golden/\(name).txt", encoding: .utf8)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let goldenLines = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.count == goldenLines.count, "\(result.stdout)")
-        for (line, golden) in zip(lines, goldenLines) {
-            #expect(ControlAPIDocumentationTests.matchesText(golden, line), "\(line)\n≠ \(golden)")
-        }
+        try expectMatchesGolden(result.stdout, "\(Paths.root)/Tests/golden/\(name).txt")
     }
 
     @Test("send --curl prints an equivalent curl command")

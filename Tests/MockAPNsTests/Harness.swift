@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import HTTP2Server
 import MockAPNs
+import Testing
 
 /// Paths of the committed test credentials and client scripts.
 enum Paths {
@@ -254,4 +255,19 @@ enum Probe {
 struct ProbeError: Error, CustomStringConvertible {
     let output: String
     var description: String { "probe failed: \(output)" }
+}
+
+/// Compares output with a golden file line by line; `<any>` in the golden file matches anything.
+func expectMatchesGolden(_ output: String, _ goldenPath: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+{
+    let golden = try String(contentsOfFile: goldenPath, encoding: .utf8)
+    let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let expected = golden.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(lines.count == expected.count, "\(output)", sourceLocation: sourceLocation)
+    for (line, pattern) in zip(lines, expected) {
+        #expect(
+            ControlAPIDocumentationTests.matchesText(pattern, line), "\(line)\n≠ \(pattern)",
+            sourceLocation: sourceLocation)
+    }
 }

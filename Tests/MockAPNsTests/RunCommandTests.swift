@@ -153,13 +153,7 @@ import Testing
                 "scenarios/02-expiration-zero-no-ghost.ring",
             ],
             directory: Paths.root)
-        let golden = try String(contentsOfFile: Paths.root + "/Tests/golden/expectation-failure.out", encoding: .utf8)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let expected = golden.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.count == expected.count, "\(result.stdout)")
-        for (line, pattern) in zip(lines, expected) {
-            #expect(ControlAPIDocumentationTests.matchesText(pattern, line), "\(line)\n≠ \(pattern)")
-        }
+        try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/expectation-failure.out")
     }
 
     @Test("record writes what the mock saw as a scenario that passes when run again")
