@@ -7,14 +7,14 @@ let rootHelp = """
     Usage: ringside <command> [options]
 
     Commands:
-      serve     Run the fake APNs on a port (prints the provider contract, logs every request).
-      token     Print a JWT signed with a test key, for curl.
       run       Run scenario files against the built-in provider and report.
+      serve     Run the fake APNs on a port (prints the provider contract, logs every request).
       check     Parse and check scenario files without running them.
       replay    Serve a recorded run's answers back and report the first request that differs.
       record    Run the mock around a provider command and write what it saw as a scenario.
       send      Send one push and print the exchange, annotated.
       explain   Explain a reason, a header, a curl command or a transcript line.
+      token     Print a JWT signed with a test key, for curl.
 
     'ringside <command> --help' describes a command.
 
