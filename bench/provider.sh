@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, one connection, 100 streams at a
-# time) against `ringside serve`, next to h2load against the same mock in the same run (-c 1 -m 100,
+# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, one connection, up to 100
+# streams in flight) against `ringside serve`, next to h2load against the same mock in the same run (-c 1 -m 100,
 # the same requests). Target: at least half of h2load's rate.
 #
 # usage: bash bench/provider.sh [PUSHES] [ROUNDS]       (defaults 100000 and 3)
@@ -24,7 +24,7 @@ for round in $(seq "$rounds"); do
   h2=$(h2load -n "$pushes" -c 1 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
     -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
     -H "apns-expiration: 0" "$url/3/device/$token" 2>&1 | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
-  provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 100)
+  provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 10000)
   rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
   echo "round $round: h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
 done

@@ -123,31 +123,41 @@ public final class APNsClient {
         return answers
     }
 
-    private func perform(_ work: [(OutgoingPush, String?, Bool)]) -> [PushAnswer] {
-        var exchanges: [Exchange] = []
-        for (push, authorization, fresh) in work {
-            let exchange = idle.popLast() ?? Exchange()
-            exchange.reset(for: push)
-            exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
-            curl_multi_add_handle(multi, exchange.handle)
-            exchanges.append(exchange)
+    /// Sends with at most `window` streams in flight: a finished stream makes room for the next push
+    /// at once, so the connection never idles between batches.
+    private func perform(_ work: [(OutgoingPush, String?, Bool)], window: Int = 100) -> [PushAnswer] {
+        var answers = [PushAnswer](repeating: PushAnswer(status: 0), count: work.count)
+        var inFlight: [UnsafeMutableRawPointer: (index: Int, exchange: Exchange)] = [:]
+        var next = 0
+        func admit() {
+            while next < work.count, inFlight.count < window {
+                let (push, authorization, fresh) = work[next]
+                let exchange = idle.popLast() ?? Exchange()
+                exchange.reset(for: push)
+                exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
+                curl_multi_add_handle(multi, exchange.handle)
+                inFlight[exchange.handle] = (next, exchange)
+                next += 1
+            }
         }
+        admit()
         var running: Int32 = 1
-        while running > 0 {
+        while !inFlight.isEmpty {
             curl_multi_perform(multi, &running)
-            if running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
+            var remaining: Int32 = 0
+            while let message = curl_multi_info_read(multi, &remaining) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let entry = inFlight.removeValue(forKey: handle)
+                else { continue }
+                entry.exchange.finish(ringside_curl_msg_result(message))
+                answers[entry.index] = entry.exchange.answer
+                curl_multi_remove_handle(multi, handle)
+                // Easy handles are kept for the next pushes: making one costs more than the request.
+                if idle.count < 1000 { idle.append(entry.exchange) }
+            }
+            admit()
+            if !inFlight.isEmpty, running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
         }
-        var remaining: Int32 = 0
-        var byHandle: [UnsafeMutableRawPointer: Exchange] = [:]
-        for exchange in exchanges { byHandle[exchange.handle] = exchange }
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
-            byHandle[handle]?.finish(ringside_curl_msg_result(message))
-        }
-        for exchange in exchanges { curl_multi_remove_handle(multi, exchange.handle) }
-        let answers = exchanges.map(\.answer)
-        // Easy handles are kept for the next pushes: making one costs more than the request.
-        idle += exchanges.prefix(max(0, 1000 - idle.count))
         return answers
     }
 }

@@ -9,7 +9,8 @@ guard arguments.count >= 5, let count = Int(arguments[3]) else {
     print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH]")
     exit(64)
 }
-let batch = arguments.count > 5 ? Int(arguments[5]) ?? 100 : 100
+// Pushes handed to the client per call; the client keeps 100 streams in flight within a call.
+let batch = arguments.count > 5 ? Int(arguments[5]) ?? 10000 : 10000
 let certs = arguments[4]
 let client = try APNsClient(
     configuration: ClientConfiguration(
