@@ -293,8 +293,6 @@ public final class World {
         }
     }
 
-    /// The earliest scheduled event, for a driver that sleeps until then.
-    public var nextEventTime: Double? { schedule.peek?.at }
 
     private func scheduleArrival(_ number: Int, at time: Double) {
         schedule.push(ScheduledEvent(at: time, kind: .arrive(number)))
