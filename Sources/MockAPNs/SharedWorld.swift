@@ -14,6 +14,10 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private var ticker: Thread?
     private let stopFlag = NSCondition()
     private var stopping = false
+    /// Whether any phone exists, readable without the lock: without `--world` and before any phone is
+    /// added, every token is unknown and accepted, and the world can be skipped on the hot path.
+    private let hasPhones = Atomic<Bool>(false)
+
     /// When set, time spent inside the world (lock held) is added up, for `bench/world.sh`.
     public var measuresBusyTime = false
     private let busyNanoseconds = Atomic<UInt64>(0)
@@ -41,6 +45,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             throw error
         }
         let finished = world.takeFinished().map { world.pushes[$0] }
+        hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         if measuresBusyTime {
             var ended = timespec()
             clock_gettime(CLOCK_MONOTONIC, &ended)
@@ -57,6 +62,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         lock.lock()
         if let settings { self.settings = settings }
         world = World(settings: self.settings, seed: seed)
+        hasPhones.store(false, ordering: .releasing)
         lock.unlock()
     }
 
@@ -65,6 +71,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     public var acceptsUnknownTokens = false
 
     public func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
+        if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return .active }
         let answer = withWorld { $0.lookup(token: token, topic: topic, environment: environment, at: now) }
         return answer == .unknown && acceptsUnknownTokens ? .active : answer
     }
@@ -72,6 +79,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// An accepted push enters the world. Without `--world`, pushes to tokens no phone holds are not
     /// recorded: they reach nothing, and a load test must not grow the world's history.
     func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double) {
+        if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return }
         withWorld { world in
             if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return }
             world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)

@@ -293,7 +293,6 @@ public final class World {
         }
     }
 
-
     private func scheduleArrival(_ number: Int, at time: Double) {
         schedule.push(ScheduledEvent(at: time, kind: .arrive(number)))
     }
