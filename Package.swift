@@ -41,7 +41,7 @@ let package = Package(
             name: "Scenario",
             dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server"]),
         // Reports: renderers of scenario results.
-        .target(name: "Reports", dependencies: ["Scenario"]),
+        .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage"]),
         // The command line.
         .executableTarget(
             name: "ringside",

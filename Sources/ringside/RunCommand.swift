@@ -100,7 +100,7 @@ enum RunCommand {
             group.wait()
             let (passed, failed, invalid, broken, cases) = tally.totals
             Output.out("scenarios: \(passed) passed, \(failed + invalid + broken) failed")
-            if let junit { try junitXML(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let junit { try JUnitReport.render(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
             if let report {
                 try HTMLReport.render(tally.results).write(toFile: report, atomically: true, encoding: .utf8)
             }
@@ -108,45 +108,6 @@ enum RunCommand {
             if broken > 0 { return ExitCode.cannotProceed }
             return failed > 0 ? ExitCode.expectationFailed : ExitCode.success
         }
-    }
-
-    /// The failure of a scenario in plain text (for JUnit), or nil when it passed.
-    static func failureText(_ result: ScenarioResult, _ file: SourceFile) -> String? {
-        if result.passed { return nil }
-        if let error = result.error { return "could not run: \(error)" }
-        if !result.diagnostics.isEmpty { return result.diagnostics.map { $0.render(in: file) }.joined(separator: "\n") }
-        return result.expectations.filter { !$0.passed }.map { expectation in
-            Diagnostic(
-                "Expectation failed", at: expectation.range,
-                detail: "expected \(expectation.expected); happened: \(expectation.happened)"
-            )
-            .render(in: file) + expectation.chain.map { "\n    - \($0)" }.joined()
-        }.joined(separator: "\n")
-    }
-
-    /// A JUnit XML report: one testsuite, one testcase per scenario.
-    static func junitXML(_ cases: [(name: String, path: String, seconds: Double, failure: String?)]) -> String {
-        func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
-        let failures = cases.filter { $0.failure != nil }.count
-        let total = cases.reduce(0) { $0 + $1.seconds }
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml +=
-            #"<testsuite name="ringside" tests="\#(cases.count)" failures="\#(failures)" time="\#(String(format: "%.3f", total))">"#
-            + "\n"
-        for testCase in cases {
-            xml +=
-                #"  <testcase classname="\#(escape(testCase.path))" name="\#(escape(testCase.name))" time="\#(String(format: "%.3f", testCase.seconds))""#
-            if let failure = testCase.failure {
-                let first = failure.split(separator: "\n").prefix(2).joined(separator: " ")
-                xml += ">\n    <failure message=\"\(escape(first))\">\(escape(failure))</failure>\n  </testcase>\n"
-            } else {
-                xml += "/>\n"
-            }
-        }
-        return xml + "</testsuite>\n"
     }
 
     /// Counts and prints results as scenarios finish (from several threads).
@@ -172,7 +133,7 @@ enum RunCommand {
             defer { lock.unlock() }
             done += 1
             kept.append(result)
-            cases.append((result.name, path, result.seconds, RunCommand.failureText(result, file)))
+            cases.append((result.name, path, result.seconds, ConsoleReport.failure(result, in: file)))
             let counter = "[\(done)/\(total)]"
             if !result.diagnostics.isEmpty {
                 invalid += 1
@@ -187,7 +148,7 @@ enum RunCommand {
             } else {
                 failed += 1
                 Output.out("✘ \(counter) \(result.name) (\(path))")
-                if let failure = RunCommand.failureText(result, file) { Output.out(failure) }
+                if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
         }
 

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A JUnit XML report for CI systems: one testsuite, one testcase per scenario.
+public enum JUnitReport {
+    /// A JUnit XML report: one testsuite, one testcase per scenario.
+    public static func render(_ cases: [(name: String, path: String, seconds: Double, failure: String?)]) -> String {
+        let escape = HTMLReport.escape  // XML needs the same four entities
+        let failures = cases.filter { $0.failure != nil }.count
+        let total = cases.reduce(0) { $0 + $1.seconds }
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml +=
+            #"<testsuite name="ringside" tests="\#(cases.count)" failures="\#(failures)" time="\#(String(format: "%.3f", total))">"#
+            + "\n"
+        for testCase in cases {
+            xml +=
+                #"  <testcase classname="\#(escape(testCase.path))" name="\#(escape(testCase.name))" time="\#(String(format: "%.3f", testCase.seconds))""#
+            if let failure = testCase.failure {
+                let first = failure.split(separator: "\n").prefix(2).joined(separator: " ")
+                xml += ">\n    <failure message=\"\(escape(first))\">\(escape(failure))</failure>\n  </testcase>\n"
+            } else {
+                xml += "/>\n"
+            }
+        }
+        return xml + "</testsuite>\n"
+    }
+}
