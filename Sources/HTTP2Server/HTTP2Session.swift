@@ -89,8 +89,6 @@ public final class HTTP2Session {
         failure == nil && (nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0)
     }
 
-    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
-
     /// The highest client stream id this session has processed (for GOAWAY's last-stream-id).
     public var lastProcessedStreamId: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 

@@ -53,20 +53,7 @@ final class ExecProvider: ProviderDriver {
             for (placeholder, value) in values {
                 command = command.replacingOccurrences(of: placeholder, with: value)
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // A one-liner that hangs must not hang the suite.
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline { usleep(5_000) }
-            if process.isRunning {
-                process.terminate()
-                throw ScenarioError("the exec provider did not finish within 30 s and was stopped")
-            }
+            try ShellCommand.run(command, environment: environment, timeout: 30, what: "the exec provider")
         }
         return []
     }

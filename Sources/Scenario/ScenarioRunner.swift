@@ -154,7 +154,7 @@ public final class ScenarioRunner {
                                 blocking: text(app, "blocking") == "true") ?? .reportsAtOnce
                         specs.append(
                             AppSpec(
-                                bundleId: text(app, "bundle") ?? "com.ringside.testapp",
+                                bundleId: text(app, "bundle") ?? ProviderContract.topic,
                                 ios: text(app, "ios").flatMap(OSVersion.init) ?? OSVersion(18), behaviour: behaviour,
                                 environment: text(app, "environment").flatMap(APNsEnvironment.init(rawValue:))
                                     ?? validation.environment,
@@ -162,7 +162,7 @@ public final class ScenarioRunner {
                     }
                 }
                 if specs.isEmpty {
-                    specs = [AppSpec(bundleId: "com.ringside.testapp", environment: validation.environment)]
+                    specs = [AppSpec(bundleId: ProviderContract.topic, environment: validation.environment)]
                 }
                 let online = text(phone, "online") != "false"
                 phoneIds[name] = world.withWorld {
@@ -185,9 +185,11 @@ public final class ScenarioRunner {
         }
         let url = "https://127.0.0.1:\(server.port)"
         if let execTemplate {
-            let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
+            let key = try ES256Key(
+                pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
             let jwt = try ProviderToken.sign(
-                keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
+                keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
+                issuedAt: Int64(Date().timeIntervalSince1970), key: key)
             provider = ExecProvider(
                 template: execTemplate.replacingOccurrences(of: "{dir}", with: directory),
                 environment: contract(url: url),
@@ -197,11 +199,13 @@ public final class ScenarioRunner {
         let authentication: ClientConfiguration.Authentication =
             certificateAuth
             ? .certificate(certificateFile: certs + "/client-voip.pem", keyFile: certs + "/client-voip.key")
-            : .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
+            : .token(
+                keyFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", keyId: ProviderContract.keyId,
+                teamId: ProviderContract.teamId)
         let reference = try ReferenceProvider(
             configuration: ClientConfiguration(
                 url: url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5),
-            bundleId: "com.ringside.testapp", profile: profile)
+            bundleId: ProviderContract.topic, profile: profile)
         // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
         reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
         provider = reference
@@ -214,13 +218,7 @@ public final class ScenarioRunner {
 
     /// The provider contract (DESIGN.md) for an adapter's environment.
     private func contract(url: String) -> [String: String] {
-        [
-            "APNS_URL": url, "APNS_HOST": "127.0.0.1", "APNS_PORT": String(server.port),
-            "APNS_CA_FILE": certs + "/ca.pem",
-            "APNS_TOPIC": "com.ringside.testapp", "APNS_KEY_FILE": certs + "/AuthKey_RINGKEY001.p8",
-            "APNS_KEY_ID": "RINGKEY001", "APNS_TEAM_ID": "RINGTEAM01", "APNS_CERT_FILE": certs + "/client-voip.pem",
-            "APNS_CERT_KEY_FILE": certs + "/client-voip.key",
-        ]
+        ProviderContract.environment(url: url, host: "127.0.0.1", port: server.port, certs: certs)
     }
 
     /// The sequence diagram: requests and answers from the mock's records, the phone's outcomes from
@@ -284,13 +282,13 @@ public final class ScenarioRunner {
         case "register":
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
             let kind: TokenKind = text(step, "token") == "alert" ? .alert : .voip
-            let bundle = text(step, "app") ?? "com.ringside.testapp"
+            let bundle = text(step, "app") ?? ProviderContract.topic
             if let token = world.withWorld({ $0.token(phone: id, bundleId: bundle, kind: kind) }) {
                 provider.register(user: text(step, "as") ?? phone, token: token, kind: kind == .alert ? .alert : .voip)
             }
         case "unregister":
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
-            if let token = world.withWorld({ $0.token(phone: id, bundleId: "com.ringside.testapp", kind: .voip) }) {
+            if let token = world.withWorld({ $0.token(phone: id, bundleId: ProviderContract.topic, kind: .voip) }) {
                 provider.unregister(token: token)
             }
         case "call":
@@ -302,7 +300,7 @@ public final class ScenarioRunner {
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
             let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall
             world.withWorld {
-                $0.apply(event, phone: id, bundleId: text(step, "app") ?? "com.ringside.testapp", at: now)
+                $0.apply(event, phone: id, bundleId: text(step, "app") ?? ProviderContract.topic, at: now)
             }
         case "offline", "online":
             guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
@@ -317,30 +315,13 @@ public final class ScenarioRunner {
         case "exec":
             // One command run to its end with the provider contract in its environment (what
             // `ringside record` recorded).
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", argument.text]
-            process.environment = ProcessInfo.processInfo.environment.merging(
-                contract(url: "https://127.0.0.1:\(server.port)")
-            ) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try waitForExit(process, seconds: 60)
+            try ShellCommand.run(
+                argument.text, environment: contract(url: "https://127.0.0.1:\(server.port)"), timeout: 60,
+                what: "the command")
         case "expect phone": expectPhone(phone, step, range: first.keyRange)
         case "expect apns": expectAPNs(step, range: first.keyRange)
         case "expect provider": expectProvider(step, range: first.keyRange)
         default: break
-        }
-    }
-
-    /// Waits for a command the scenario started; one that hangs is stopped and fails the run.
-    private func waitForExit(_ process: Process, seconds: Double) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            throw ScenarioError("the command did not finish within \(Int(seconds)) s and was stopped")
         }
     }
 

@@ -18,7 +18,13 @@ enum TestCredentials {
         return nil
     }
 
-    static let defaultKeyId = "RINGKEY001"
-    static let defaultTeamId = "RINGTEAM01"
-    static let defaultTopic = "com.ringside.testapp"
+    /// The directory, or an error that says how to give it (exit code 3 through `runCommand`).
+    static func required(_ explicit: String?) throws -> String {
+        guard let directory = directory(explicit) else { throw MissingCertificates() }
+        return directory
+    }
+
+    struct MissingCertificates: Error, CustomStringConvertible {
+        let description = "cannot find certs-test/; pass --certs DIR"
+    }
 }

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import HTTP2Server
 import MockAPNs
+import Scenario
 import World
 
 /// `ringside record -- COMMAND…`: runs the mock around a provider command until it exits, and writes
@@ -27,10 +28,7 @@ enum RecordCommand {
         let command = raw[(separator + 1)...].map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
         return runCommand {
             let out = try arguments.value("--out") ?? "recorded.ring"
-            guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
-                Output.error("error: cannot find certs-test/; pass --certs DIR")
-                return ExitCode.cannotProceed
-            }
+            let certs = try TestCredentials.required(try arguments.value("--certs"))
             try arguments.finish()
             let world = SharedWorld()
             world.acceptsUnknownTokens = true
@@ -52,15 +50,10 @@ enum RecordCommand {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", command]
-            process.environment = ProcessInfo.processInfo.environment.merging([
-                "APNS_URL": "https://127.0.0.1:\(http2.port)", "APNS_HOST": "127.0.0.1",
-                "APNS_PORT": String(http2.port),
-                "APNS_CA_FILE": certs + "/ca.pem", "APNS_TOPIC": TestCredentials.defaultTopic,
-                "APNS_KEY_FILE": certs + "/AuthKey_\(TestCredentials.defaultKeyId).p8",
-                "APNS_KEY_ID": TestCredentials.defaultKeyId,
-                "APNS_TEAM_ID": TestCredentials.defaultTeamId, "APNS_CERT_FILE": certs + "/client-voip.pem",
-                "APNS_CERT_KEY_FILE": certs + "/client-voip.key",
-            ]) { $1 }
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ProviderContract.environment(
+                    url: "https://127.0.0.1:\(http2.port)", host: "127.0.0.1", port: http2.port, certs: certs)
+            ) { $1 }
             try process.run()
             process.waitUntilExit()
             // Group the answers: one `expect apns` per status and reason, with its count.

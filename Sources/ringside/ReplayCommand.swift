@@ -30,10 +30,7 @@ enum ReplayCommand {
                 throw UsageError("--scenario FILE is required")
             }
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
-            guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
-                Output.error("error: cannot find certs-test/; pass --certs DIR")
-                return ExitCode.cannotProceed
-            }
+            let certs = try TestCredentials.required(try arguments.value("--certs"))
             let rest = try arguments.remaining()
             guard rest.count == 1 else { throw UsageError("give one transcript file") }
             let plan = try ReplayPlan.load(transcript: rest[0])

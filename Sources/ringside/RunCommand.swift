@@ -42,10 +42,7 @@ enum RunCommand {
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
-            guard let certs = TestCredentials.directory(try arguments.value("--certs")) else {
-                Output.error("error: cannot find certs-test/; pass --certs DIR")
-                return ExitCode.cannotProceed
-            }
+            let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
             var files: [String] = []
             for path in paths {

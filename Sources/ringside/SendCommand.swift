@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Provider
+import Scenario
 
 /// `ringside send`: one push, and the exchange annotated header by header.
 enum SendCommand {
@@ -50,7 +51,7 @@ enum SendCommand {
                 let value = try arguments.value(option) ?? fallback
                 if let value, value != "none" { headers.append((name, value)) }
             }
-            try header("--topic", "apns-topic", "\(TestCredentials.defaultTopic).voip")
+            try header("--topic", "apns-topic", "\(ProviderContract.topic).voip")
             try header("--push-type", "apns-push-type", "voip")
             try header("--priority", "apns-priority", "10")
             try header("--expiration", "apns-expiration", "0")
@@ -74,10 +75,10 @@ enum SendCommand {
             let authentication: ClientConfiguration.Authentication
             switch auth {
             case "token":
-                let keyId = try arguments.value("--key-id") ?? TestCredentials.defaultKeyId
+                let keyId = try arguments.value("--key-id") ?? ProviderContract.keyId
                 authentication = .token(
                     keyFile: try arguments.value("--key") ?? "\(certs)/AuthKey_\(keyId).p8", keyId: keyId,
-                    teamId: try arguments.value("--team-id") ?? TestCredentials.defaultTeamId)
+                    teamId: try arguments.value("--team-id") ?? ProviderContract.teamId)
             case "certificate":
                 authentication = .certificate(
                     certificateFile: try arguments.value("--cert") ?? "\(certs)/client-voip.pem",

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import HTTP2Server
 import MockAPNs
+import Scenario
 import World
 
 /// `ringside serve`: the fake APNs on a port, until Ctrl-C.
@@ -236,20 +237,12 @@ enum ServeCommand {
     /// The provider contract (DESIGN.md) as KEY=value lines.
     static func printContract(options: Options, port: UInt16, controlPort: UInt16, certs: String) {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-        let lines = [
-            "APNS_URL=\(options.plaintext ? "http" : "https")://\(host):\(port)",
-            "APNS_HOST=\(options.host)",
-            "APNS_PORT=\(port)",
-            "APNS_ENVIRONMENT=\(options.environment.rawValue)",
-            "APNS_CA_FILE=\(certs)/ca.pem",
-            "APNS_TOPIC=\(TestCredentials.defaultTopic)",
-            "APNS_KEY_FILE=\(certs)/AuthKey_\(TestCredentials.defaultKeyId).p8",
-            "APNS_KEY_ID=\(TestCredentials.defaultKeyId)",
-            "APNS_TEAM_ID=\(TestCredentials.defaultTeamId)",
-            "APNS_CERT_FILE=\(certs)/client-voip.pem",
-            "APNS_CERT_KEY_FILE=\(certs)/client-voip.key",
-            "RINGSIDE_CONTROL_URL=http://\(host):\(controlPort)",
-        ]
+        var variables = ProviderContract.variables(
+            url: "\(options.plaintext ? "http" : "https")://\(host):\(port)", host: options.host, port: port,
+            certs: certs)
+        variables.insert(("APNS_ENVIRONMENT", options.environment.rawValue), at: 3)
+        variables.append(("RINGSIDE_CONTROL_URL", "http://\(host):\(controlPort)"))
+        let lines = variables.map { "\($0.name)=\($0.value)" }
         Output.out(lines.joined(separator: "\n"))
     }
 }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Scenario
 
 /// `ringside token`: prints a provider token (JWT) signed with a test key, for curl and scripts.
 enum TokenCommand {
@@ -18,8 +19,8 @@ enum TokenCommand {
             return ExitCode.success
         }
         return runCommand {
-            let keyId = try arguments.value("--key-id") ?? TestCredentials.defaultKeyId
-            let teamId = try arguments.value("--team-id") ?? TestCredentials.defaultTeamId
+            let keyId = try arguments.value("--key-id") ?? ProviderContract.keyId
+            let teamId = try arguments.value("--team-id") ?? ProviderContract.teamId
             let certs = try arguments.value("--certs")
             let keyFile = try arguments.value("--key")
             let age = try arguments.number("--age", Int64.self) ?? 0
