@@ -17,13 +17,15 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The kept events as JSONL lines.
-    public var all: [String] {
+    /// The kept events, oldest first.
+    public var kept: [MockEvent] {
         lock.lock()
-        let kept = events
-        lock.unlock()
-        return kept.map(TranscriptWriter.render)
+        defer { lock.unlock() }
+        return events
     }
+
+    /// The kept events as JSONL lines.
+    public var all: [String] { kept.map(TranscriptWriter.render) }
 
     public func clear() {
         lock.lock()

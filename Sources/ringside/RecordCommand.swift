@@ -59,12 +59,9 @@ enum RecordCommand {
             // Group the answers: one `expect apns` per status and reason, with its count.
             var groups: [String: (status: Int, reason: String?, count: Int)] = [:]
             var order: [String] = []
-            for line in seen.all {
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                    object["event"] as? String == "push"
-                else { continue }
-                let status = object["status"] as? Int ?? 0
-                let reason = object["reason"] as? String
+            for case .push(let record) in seen.kept {
+                let status = record.status
+                let reason = record.rejection?.reason.wire
                 let key = "\(status) \(reason ?? "")"
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: (status, reason, 0)].count += 1
