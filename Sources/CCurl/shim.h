@@ -15,6 +15,12 @@ static inline CURLcode ringside_curl_setopt_write_function(CURL *c, size_t (*f)(
 static inline CURLcode ringside_curl_setopt_header_function(CURL *c, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, f);
 }
+static inline CURLcode ringside_curl_setopt_sockopt_function(CURL *c, int (*f)(void *, curl_socket_t, curlsocktype)) {
+    return curl_easy_setopt(c, CURLOPT_SOCKOPTFUNCTION, f);
+}
+static inline CURLcode ringside_curl_setopt_closesocket_function(CURL *c, int (*f)(void *, curl_socket_t)) {
+    return curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, f);
+}
 static inline CURLMcode ringside_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline long ringside_CURLPIPE_MULTIPLEX(void) { return CURLPIPE_MULTIPLEX; }
 static inline CURLcode ringside_curl_msg_result(CURLMsg *message) { return message->data.result; }

@@ -77,6 +77,7 @@ public final class APNsClient {
     private var tokens: ProviderTokenCache?
     /// Easy handles ready for reuse.
     private var idle: [Exchange] = []
+    private let sockets = CorkedSockets()
 
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
@@ -132,7 +133,7 @@ public final class APNsClient {
         func admit() {
             while next < work.count, inFlight.count < window {
                 let (push, authorization, fresh) = work[next]
-                let exchange = idle.popLast() ?? Exchange()
+                let exchange = idle.popLast() ?? Exchange(sockets: sockets)
                 exchange.reset(for: push)
                 exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
                 curl_multi_add_handle(multi, exchange.handle)
@@ -155,6 +156,9 @@ public final class APNsClient {
                 // Easy handles are kept for the next pushes: making one costs more than the request.
                 if idle.count < 1000 { idle.append(entry.exchange) }
             }
+            // What libcurl wrote in this round (frames of many streams, RST_STREAMs of finished ones)
+            // leaves now, together.
+            sockets.flush()
             admit()
             if !inFlight.isEmpty, running > 0 { curl_multi_poll(multi, nil, 0, 100, nil) }
         }
@@ -170,10 +174,15 @@ final class Exchange {
     var body: [UInt8] = []
     var answer = PushAnswer(status: 0)
     private var responseHeaders: [(String, String)] = []
+    /// Options that stay the same for every push on this client are set once per handle.
+    private var configured = false
 
-    init() { handle = curl_easy_init()! }
+    init(sockets: CorkedSockets) {
+        handle = curl_easy_init()!
+        sockets.watch(handle)
+    }
 
-    /// Prepares the handle for another push (options set by `configure` are all set again).
+    /// Prepares the handle for another push (`configure` then sets what differs per push).
     func reset(for push: OutgoingPush) {
         self.push = push
         body.removeAll(keepingCapacity: true)
@@ -189,13 +198,28 @@ final class Exchange {
     }
 
     func configure(_ configuration: ClientConfiguration, authorization: String?, freshConnection: Bool) {
-        let url = "\(configuration.url)/3/device/\(push.deviceToken)"
-        _ = ringside_curl_setopt_string(handle, CURLOPT_URL, url)
-        let cleartext = configuration.url.hasPrefix("http://")
-        let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
-        _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
-        _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
-        _ = ringside_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
+        if !configured {
+            configured = true
+            let cleartext = configuration.url.hasPrefix("http://")
+            let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
+            _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+            _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+            // No SIGPIPE dance around every call (libcurl otherwise installs and restores a handler
+            // several times per request); sends use MSG_NOSIGNAL.
+            _ = ringside_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = ringside_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
+            if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
+            if case .certificate(let certificate, let key) = configuration.authentication {
+                _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
+                _ = ringside_curl_setopt_string(handle, CURLOPT_SSLKEY, key)
+            }
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            _ = ringside_curl_setopt_write_function(handle, writeBody)
+            _ = ringside_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+            _ = ringside_curl_setopt_header_function(handle, writeHeader)
+            _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        }
+        _ = ringside_curl_setopt_string(handle, CURLOPT_URL, "\(configuration.url)/3/device/\(push.deviceToken)")
         _ = ringside_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, push.method)
         if push.method == "POST" {
             _ = ringside_curl_setopt_long(handle, CURLOPT_POST, 1)
@@ -207,11 +231,6 @@ final class Exchange {
             }
         }
         _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
-        if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
-        if case .certificate(let certificate, let key) = configuration.authentication {
-            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
-            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLKEY, key)
-        }
         var fields = push.headers.map { "\($0.name): \($0.value)" }
         if let authorization, !push.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
             fields.append("authorization: \(authorization)")
@@ -220,11 +239,6 @@ final class Exchange {
         fields.append("content-type:")  // APNs needs none; Apple's samples send none
         for field in fields { headerList = curl_slist_append(headerList, field) }
         _ = ringside_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = ringside_curl_setopt_write_function(handle, writeBody)
-        _ = ringside_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-        _ = ringside_curl_setopt_header_function(handle, writeHeader)
-        _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
     }
 
     /// One response header line from libcurl ("name: value\r\n"); the status line is skipped.

@@ -47,6 +47,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     private let configuration: ClientConfiguration
     private let policy = ResponsePolicy()
     private var random = SystemRandomNumberGenerator()
+    private var ids = MessageIdGenerator()
     /// Sleeping, replaceable so tests need not wait (and never assert on wall-clock time).
     public var sleep: (Double) -> Void = { usleep(UInt32(max(0, $0) * 1_000_000)) }
 
@@ -82,8 +83,7 @@ public final class ReferenceProvider: @unchecked Sendable {
 
     func push(to token: String, callUUID: String, caller: String, cancel: Bool = false) -> OutgoingPush {
         var push = OutgoingPush.voip(
-            token: token, bundleId: bundleId, callUUID: callUUID, caller: caller, apnsId: UUID().uuidString.lowercased()
-        )
+            token: token, bundleId: bundleId, callUUID: callUUID, caller: caller, apnsId: ids.next())
         if cancel { push.payload = Array(#"{"aps":{},"callUUID":"\#(callUUID)","cancel":true}"#.utf8) }
         push.headers = push.headers.map { field -> (name: String, value: String) in
             switch (profile, field.name) {

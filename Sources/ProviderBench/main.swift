@@ -17,6 +17,7 @@ let client = try APNsClient(
         url: arguments[1], caFile: arguments[2],
         authentication: .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")))
 let token = String(repeating: "ab", count: 32)
+var ids = MessageIdGenerator()
 var sent = 0
 var failed = 0
 var resent = 0
@@ -26,7 +27,7 @@ while sent < count {
     let pushes = (0..<size).map { index in
         OutgoingPush.voip(
             token: token, bundleId: "com.ringside.testapp", callUUID: "call-\(sent + index)", caller: "alice",
-            apnsId: UUID().uuidString.lowercased())
+            apnsId: ids.next())
     }
     let answers = try client.send(pushes)
     failed += answers.filter { $0.status != 200 }.count
