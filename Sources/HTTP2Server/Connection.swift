@@ -160,7 +160,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     }
 
     func closed() {
-        handler?.closed(why: endReason ?? "closed")
+        handler?.closed(why: endReason ?? session?.goAwayByLibrary ?? "closed")
         handler = nil
         session?.delegate = nil
     }

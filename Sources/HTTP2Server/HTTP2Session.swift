@@ -26,6 +26,12 @@ public final class HTTP2Session {
     private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
     public private(set) var failure: String?
+    /// RST_STREAM frames the client sent. libcurl 7.88 resets every stream it has finished
+    /// (STREAM_CLOSED), which nghttp2's rapid-reset protection counts (see `goAwayByLibrary`).
+    public fileprivate(set) var resetsReceived = 0
+    /// Why nghttp2 itself sent GOAWAY (not through `goAway`), in words; nil when it did not.
+    public private(set) var goAwayByLibrary: String?
+    private var goAwaySubmitted = false
 
     public init(limits: HTTP2Limits, initialMaxConcurrentStreams: UInt32) {
         self.limits = limits
@@ -37,6 +43,7 @@ public final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         defer { nghttp2_option_del(option) }
@@ -142,10 +149,27 @@ public final class HTTP2Session {
 
     /// Sends GOAWAY with debug data; `lastStreamId` nil means the last stream processed.
     public func goAway(lastStreamId: Int32? = nil, errorCode: UInt32 = 0, debugData: [UInt8] = []) {
+        goAwaySubmitted = true
         let last = lastStreamId ?? lastProcessedStreamId
         _ = debugData.withUnsafeBufferPointer { buffer in
             nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    /// nghttp2 sent a GOAWAY the server did not ask for. Debian's libnghttp2 1.52.0-1+deb12u1 carries
+    /// the CVE-2023-44487 fix: more RST_STREAMs than a burst of 1,000, refilled at 33 a second,
+    /// end the connection with INTERNAL_ERROR (nghttp2.h, nghttp2_option_set_stream_reset_rate_limit).
+    fileprivate func sentGoAway(errorCode: UInt32, lastStreamId: Int32) {
+        guard !goAwaySubmitted, goAwayByLibrary == nil else { return }
+        if errorCode == NGHTTP2_INTERNAL_ERROR.rawValue, resetsReceived >= 1000 {
+            goAwayByLibrary =
+                "nghttp2 sent GOAWAY INTERNAL_ERROR (last stream \(lastStreamId)) after \(resetsReceived) RST_STREAM "
+                + "frames from the client: its rapid-reset protection (CVE-2023-44487) allows a burst of 1,000, "
+                + "then 33 a second; libcurl 7.88 resets every stream it has finished"
+        } else {
+            let name = String(cString: nghttp2_http2_strerror(errorCode))
+            goAwayByLibrary = "nghttp2 sent GOAWAY \(name) (last stream \(lastStreamId))"
         }
     }
 
@@ -256,12 +280,21 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamId,
 private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
+    if type == NGHTTP2_RST_STREAM.rawValue { HTTP2Session.with(userData) { $0.resetsReceived += 1 } }
     let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if type == NGHTTP2_HEADERS.rawValue, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
         HTTP2Session.with(userData) { $0.endOfHeaders(streamId: frame.pointee.hd.stream_id, endStream: endStream) }
     } else if endStream, type == NGHTTP2_DATA.rawValue || type == NGHTTP2_HEADERS.rawValue {
         // DATA with END_STREAM, or trailers.
         HTTP2Session.with(userData) { $0.endOfRequest(streamId: frame.pointee.hd.stream_id) }
+    }
+    return 0
+}
+
+private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
+    HTTP2Session.with(userData) {
+        $0.sentGoAway(errorCode: frame.pointee.goaway.error_code, lastStreamId: frame.pointee.goaway.last_stream_id)
     }
     return 0
 }

@@ -102,7 +102,11 @@ public final class APNsClient {
     /// Sends the pushes concurrently over one connection; answers come back in the same order.
     ///
     /// Debian's libcurl 7.88.1 fails a reused HTTP/2 connection after about 1,000 requests with
-    /// CURLE_HTTP2 (16): such a request is sent once more on a fresh connection.
+    /// CURLE_HTTP2 (16). The cause, found with the mock: libcurl 7.88 sends RST_STREAM(STREAM_CLOSED)
+    /// for every stream it has finished, and a server with the rapid-reset protection of
+    /// CVE-2023-44487 (nghttp2: a burst of 1,000, then 33 a second) ends the connection with
+    /// GOAWAY INTERNAL_ERROR; the streams in flight fail. Such a request is sent once more on a
+    /// fresh connection.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
         let authorization = try tokens.map { cache -> String in
             var cache = cache

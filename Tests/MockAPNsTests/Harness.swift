@@ -45,6 +45,10 @@ final class EventLog: MockObserver, @unchecked Sendable {
         all.compactMap { if case .connectionRefused(_, let why, _) = $0 { return why } else { return nil } }
     }
 
+    var closings: [String] {
+        all.compactMap { if case .connectionClosed(_, let why, _) = $0 { return why } else { return nil } }
+    }
+
     var pushes: [PushRecord] {
         all.compactMap { if case .push(let record) = $0 { return record } else { return nil } }
     }
