@@ -31,7 +31,7 @@ let package = Package(
         // The scenario language: parser, checker, diagnostics. No I/O.
         .target(name: "ScenarioLanguage", dependencies: ["APNs"]),
         // Driving providers; the reference APNs client on libcurl.
-        .target(name: "Provider", dependencies: ["APNs", "CCurl"]),
+        .target(name: "Provider", dependencies: ["APNs", "CCurl", "CNghttp2", "COpenSSL"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
         // The fake APNs service.

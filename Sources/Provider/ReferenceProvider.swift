@@ -25,6 +25,9 @@ public enum ProviderProfile: String, Sendable, CaseIterable {
     case cancelsWithPush = "cancels-with-push"
     /// Registers the same device again on every session restore (incident 12).
     case registersTwice = "registers-twice"
+    /// Caches one connection and watches only for error answers: after APNs's GOAWAY nothing is sent
+    /// again until a restart (incident 1).
+    case ignoresGoAway = "ignores-goaway"
 }
 
 /// What the provider did, for tests and reports.
@@ -43,7 +46,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     public let bundleId: String
     public let store: TokenStore
     public private(set) var actions: [ProviderAction] = []
-    private var client: APNsClient
+    private var client: any PushTransport
     private let configuration: ClientConfiguration
     private let policy = ResponsePolicy()
     private var random = SystemRandomNumberGenerator()
@@ -56,7 +59,15 @@ public final class ReferenceProvider: @unchecked Sendable {
         self.bundleId = bundleId
         self.profile = profile
         store = TokenStore(deduplicates: profile != .registersTwice)
-        client = try APNsClient(configuration: configuration)
+        client = try Self.transport(configuration, profile)
+    }
+
+    /// The libcurl client, or for `ignores-goaway` the connection it never replaces.
+    private static func transport(_ configuration: ClientConfiguration, _ profile: ProviderProfile) throws
+        -> any PushTransport
+    {
+        profile == .ignoresGoAway
+            ? try CachedConnection(configuration: configuration) : try APNsClient(configuration: configuration)
     }
 
     public var signedTokens: Int { client.signedTokens }
@@ -119,6 +130,9 @@ public final class ReferenceProvider: @unchecked Sendable {
                 (.prunesOnlyOn410, .forgetToken(let reason)) where answer.status != 410:
                 actions.append(.gaveUp(token: push.deviceToken, reason: reason))
                 return answer
+            case (.ignoresGoAway, .reconnectAndRetry):
+                actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
+                return answer
             case (.noBackoffOn503, .retry) where attempt < 10: step = .retry(after: 0)
             case (.noBackoffOn503, .giveUp) where answer.status == 503 && attempt < 10: step = .retry(after: 0)
             default: break
@@ -135,13 +149,13 @@ public final class ReferenceProvider: @unchecked Sendable {
             case .refreshTokenAndRetry:
                 // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
                 // (pushy closes it), and a second JWT on one connection within 20 minutes is 429.
-                client = try APNsClient(configuration: configuration)
+                client = try Self.transport(configuration, profile)
                 actions.append(.refreshedJWT)
             case .retry(let delay):
                 actions.append(.retried(token: push.deviceToken, after: delay))
                 sleep(delay)
             case .reconnectAndRetry:
-                client = try APNsClient(configuration: configuration)
+                client = try Self.transport(configuration, profile)
                 actions.append(.resentOnNewConnection(token: push.deviceToken))
             }
             if profile == .newTokenPerRequest { client.providerTokenExpired() }

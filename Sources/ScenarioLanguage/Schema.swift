@@ -26,7 +26,7 @@ enum Schema {
     static let providerProfiles = [
         "reference", "forgets-voip-suffix", "priority-5", "non-zero-expiration", "new-jwt-per-request",
         "keeps-pushing-after-410", "prunes-only-on-410", "no-backoff-on-503", "uses-regular-token", "cancels-with-push",
-        "registers-twice",
+        "registers-twice", "ignores-goaway",
     ]
     static let outcomes = ["rang", "rang-late", "not-delivered", "app-killed", "call-refused", "duplicate"]
     static let reasons = Reason.allCases.map(\.wire)

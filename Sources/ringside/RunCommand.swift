@@ -21,7 +21,7 @@ enum RunCommand {
         --provider runs every scenario against another built-in profile (reference, or a naive one:
         forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
         keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
-        cancels-with-push, registers-twice).
+        cancels-with-push, registers-twice, ignores-goaway).
 
         Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
         3 the run could not proceed, 64 bad arguments.

@@ -137,6 +137,28 @@ import Testing
         #expect(Set(world.server.events.pushes.map(\.connection)).count >= 2, "a new connection after the GOAWAY")
     }
 
+    @Test(
+        "ignores-goaway: the cached connection is never replaced; after the GOAWAY no push reaches APNs, no phone rings"
+    )
+    func ignoresGoAway() throws {
+        let world = try WorldServer()
+        let provider = try provider(world, .ignoresGoAway, certificate: true)
+        for _ in 0..<4 { provider.register(user: "alice", token: try world.phone().voip) }
+        try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 1, "reason": "Shutdown"])
+        let first = try provider.placeCall(to: "alice", caller: "bob")
+        #expect(first.map(\.status) == [200, 0, 0, 0], "\(first.map { $0.transportError ?? "" })")
+        let seenAfterFirstCall = world.server.events.pushes.count
+        let later = try provider.placeCall(to: "alice", caller: "bob")
+        #expect(later.map(\.status) == [0, 0, 0, 0])
+        // Refused by nghttp2 on the connection that got GOAWAY, or not sent once APNs closed it: the
+        // provider never opens another, so nothing more reaches APNs.
+        #expect(later.allSatisfy { $0.transportError != nil })
+        #expect(world.server.events.pushes.count == seenAfterFirstCall)
+        #expect(world.server.events.pushes.filter { $0.status == 200 }.count == 1)
+        #expect(Set(world.server.events.pushes.map(\.connection)).count == 1, "never a new connection")
+        #expect(provider.actions.filter { if case .gaveUp = $0 { true } else { false } }.count == 7)
+    }
+
     @Test("no-backoff-on-503 retries at once, again and again; the reference waits longer each time")
     func noBackoff() throws {
         let world = try WorldServer()

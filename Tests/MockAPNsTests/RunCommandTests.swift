@@ -37,6 +37,10 @@ import Testing
                 "10-duplicate-registration.ring", "registers-twice", "10-duplicate-registration.ring:13:5",
                 "happened: 2 of 2 requests matched"
             ),
+            (
+                "15-goaway-then-call-again.ring", "ignores-goaway", "15-goaway-then-call-again.ring:23:5",
+                "no push reached APNs for this phone"
+            ),
         ])
     func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
         let result = try run(
