@@ -269,7 +269,8 @@ final class Exchange {
         if code != CURLE_OK {
             answer.transportError = "libcurl error \(code.rawValue): \(String(cString: curl_easy_strerror(code)))"
         }
-        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+        // A 200 has no body; an error's is JSON with the reason.
+        if !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
             answer.reasonText = object["reason"] as? String
             answer.reason = answer.reasonText.flatMap(Reason.init(wire:))
             answer.timestamp = (object["timestamp"] as? NSNumber)?.int64Value
