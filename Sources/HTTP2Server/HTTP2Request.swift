@@ -79,6 +79,12 @@ public struct HTTP2Limits: Sendable {
     public var maximumKeptBody = 8192
     /// Stop reading from a client while this many bytes wait to be written to it (back-pressure).
     public var maximumPendingOutput = 1 << 20
+    /// RST_STREAMs a client may send: a burst, refilled at a rate per second; past it, GOAWAY
+    /// INTERNAL_ERROR. nil: no limit. nghttp2's protection against rapid reset (CVE-2023-44487) is on
+    /// by default at 1,000 and 33 a second and counts resets of finished streams too, which
+    /// libcurl 7.88 sends for every stream; Apple documents no such limit for APNs, so the mock has none
+    /// unless asked (`serve --reset-limit 1000/33`).
+    public var streamResets: (burst: UInt64, perSecond: UInt64)?
 
     public init() {}
 }

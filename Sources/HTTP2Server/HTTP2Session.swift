@@ -49,6 +49,9 @@ public final class HTTP2Session {
         defer { nghttp2_option_del(option) }
         // Closed streams are kept only for RFC 7540 priorities, which APNs ignores ([SEND]).
         nghttp2_option_set_no_closed_streams(option, 1)
+        // No limit is a bucket that never empties (2^62 tokens, refilled faster than time can overflow).
+        let resets = limits.streamResets ?? (1 << 62, 1 << 32)
+        nghttp2_option_set_stream_reset_rate_limit(option, resets.burst, resets.perSecond)
         var raw: OpaquePointer?
         nghttp2_session_server_new2(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         session = raw
@@ -158,15 +161,17 @@ public final class HTTP2Session {
     }
 
     /// nghttp2 sent a GOAWAY the server did not ask for. Debian's libnghttp2 1.52.0-1+deb12u1 carries
-    /// the CVE-2023-44487 fix: more RST_STREAMs than a burst of 1,000, refilled at 33 a second,
-    /// end the connection with INTERNAL_ERROR (nghttp2.h, nghttp2_option_set_stream_reset_rate_limit).
+    /// the CVE-2023-44487 fix: more RST_STREAMs than `limits.streamResets` end the connection with
+    /// INTERNAL_ERROR (nghttp2.h, nghttp2_option_set_stream_reset_rate_limit).
     fileprivate func sentGoAway(errorCode: UInt32, lastStreamId: Int32) {
         guard !goAwaySubmitted, goAwayByLibrary == nil else { return }
-        if errorCode == NGHTTP2_INTERNAL_ERROR.rawValue, resetsReceived >= 1000 {
+        if errorCode == NGHTTP2_INTERNAL_ERROR.rawValue, let limit = limits.streamResets,
+            resetsReceived >= limit.burst
+        {
             goAwayByLibrary =
                 "nghttp2 sent GOAWAY INTERNAL_ERROR (last stream \(lastStreamId)) after \(resetsReceived) RST_STREAM "
-                + "frames from the client: its rapid-reset protection (CVE-2023-44487) allows a burst of 1,000, "
-                + "then 33 a second; libcurl 7.88 resets every stream it has finished"
+                + "frames from the client: its rapid-reset protection (CVE-2023-44487) allows a burst of "
+                + "\(limit.burst), then \(limit.perSecond) a second; libcurl 7.88 resets every stream it has finished"
         } else {
             let name = String(cString: nghttp2_http2_strerror(errorCode))
             goAwayByLibrary = "nghttp2 sent GOAWAY \(name) (last stream \(lastStreamId))"

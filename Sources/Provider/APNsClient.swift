@@ -93,6 +93,9 @@ public final class APNsClient {
 
     deinit { curl_multi_cleanup(multi) }
 
+    /// How many connections libcurl has opened so far.
+    public var connectionsOpened: Int { sockets.opened }
+
     /// How many JWTs were signed so far (token authentication).
     public var signedTokens: Int { tokens?.signed ?? 0 }
 
@@ -103,10 +106,10 @@ public final class APNsClient {
     ///
     /// Debian's libcurl 7.88.1 fails a reused HTTP/2 connection after about 1,000 requests with
     /// CURLE_HTTP2 (16). The cause, found with the mock: libcurl 7.88 sends RST_STREAM(STREAM_CLOSED)
-    /// for every stream it has finished, and a server with the rapid-reset protection of
-    /// CVE-2023-44487 (nghttp2: a burst of 1,000, then 33 a second) ends the connection with
-    /// GOAWAY INTERNAL_ERROR; the streams in flight fail. Such a request is sent once more on a
-    /// fresh connection.
+    /// for every stream it has finished, and a server with nghttp2's rapid-reset protection
+    /// (CVE-2023-44487: a burst of 1,000, then 33 a second; `serve --reset-limit 1000/33`) ends the
+    /// connection with GOAWAY INTERNAL_ERROR; streams in flight fail. Such a request is sent once more
+    /// on a fresh connection.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
         let authorization = try tokens.map { cache -> String in
             var cache = cache

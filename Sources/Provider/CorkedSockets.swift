@@ -10,6 +10,8 @@ import Glibc
 /// unchanged.
 final class CorkedSockets {
     private(set) var open: Set<Int32> = []
+    /// How many sockets libcurl has opened: its connections to APNs.
+    private(set) var opened = 0
 
     /// Sends everything held on every socket, then corks them again.
     func flush() {
@@ -21,6 +23,7 @@ final class CorkedSockets {
 
     fileprivate func opened(_ socket: Int32) {
         open.insert(socket)
+        opened += 1
         setOption(socket, 1)
     }
 

@@ -38,5 +38,5 @@ let seconds = Date().timeIntervalSince(start)
 print(
     String(
         format:
-            "provider: %d pushes in %.2f s, %.0f pushes/s, %d failed, %d sent again on a fresh connection (libcurl 7.88), %d JWT signed",
-        count, seconds, Double(count) / seconds, failed, resent, client.signedTokens))
+            "provider: %d pushes in %.2f s, %.0f pushes/s, %d failed, %d sent again on a fresh connection (libcurl 7.88), %d connection(s), %d JWT signed",
+        count, seconds, Double(count) / seconds, failed, resent, client.connectionsOpened, client.signedTokens))

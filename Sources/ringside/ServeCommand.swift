@@ -38,6 +38,10 @@ enum ServeCommand {
           --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
                                  BadEnvironmentKeyIdInToken (Apple's spelling).
           --idle-timeout SECS    Close connections idle this long with GOAWAY IdleTimeout (default 3600).
+          --reset-limit B/R      End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs,
+                                 refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its
+                                 default (libcurl 7.88 resets every finished stream). Default: no limit,
+                                 as Apple documents none.
           --certs DIR            Test credentials (default: ./certs-test or the checkout's).
           --seed N               Seed for generated apns-ids, so runs repeat.
           --workers N            Event-loop threads (default: one per core).
@@ -76,6 +80,7 @@ enum ServeCommand {
         var order = ValidationOrder.authFirst
         var environmentKeyReason = Reason.badEnvironmentKeyInToken
         var idleTimeout: Double = 3600
+        var resetLimit: (burst: UInt64, perSecond: UInt64)?
         var certs: String?
         var seed: UInt64?
         var workers: Int?
@@ -107,6 +112,13 @@ enum ServeCommand {
                 environmentKeyReason = parsed
             }
             if let seconds = try arguments.number("--idle-timeout", Int.self) { idleTimeout = Double(seconds) }
+            if let text = try arguments.value("--reset-limit") {
+                let parts = text.split(separator: "/").compactMap { UInt64($0) }
+                guard parts.count == 2, parts[0] > 0 else {
+                    throw UsageError("--reset-limit wants BURST/RATE, e.g. 1000/33; got \(text)")
+                }
+                resetLimit = (parts[0], parts[1])
+            }
             certs = try arguments.value("--certs")
             seed = try arguments.number("--seed", UInt64.self)
             workers = try arguments.number("--workers", Int.self)
@@ -171,6 +183,7 @@ enum ServeCommand {
         server.host = options.host
         server.port = options.port
         server.idleTimeout = options.idleTimeout
+        server.limits.streamResets = options.resetLimit
         if let workers = options.workers { server.workers = max(1, workers) }
         if !options.plaintext {
             do {

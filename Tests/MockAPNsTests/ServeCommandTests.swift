@@ -1,4 +1,6 @@
+import APNs
 import Foundation
+import Provider
 import Testing
 
 /// `ringside serve` as a user meets it: the contract on stdout, a line per request on stderr, a
@@ -162,6 +164,30 @@ import Testing
         let refused = try run(Self.binary, ["serve", "--port", "0", "--certs", Paths.certs, "--world", bad])
         #expect(refused.status == 3)
         #expect(refused.stderr.contains("unknown behaviour <sometimes>"))
+    }
+
+    @Test("--reset-limit 1000/33 turns on nghttp2's rapid-reset limit; the log says why the connection ended")
+    func resetLimit() throws {
+        let serve = try Serve(["--reset-limit", "1000/33"])
+        let client = try APNsClient(
+            configuration: ClientConfiguration(
+                url: serve.contract["APNS_URL"]!, caFile: Paths.ca,
+                authentication: .token(
+                    keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")))
+        var ids = MessageIdGenerator(seed: 3)
+        for _ in 0..<15 {
+            let pushes = (0..<100).map { _ in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: ids.next(), caller: "alice",
+                    apnsId: ids.next())
+            }
+            #expect(try client.send(pushes).allSatisfy { $0.status == 200 })
+        }
+        #expect(serve.interrupt() == 0)
+        #expect(serve.log.contains("rapid-reset protection (CVE-2023-44487) allows a burst of 1000, then 33 a second"))
+        let bad = try run(Self.binary, ["serve", "--reset-limit", "1000"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--reset-limit wants BURST/RATE"))
     }
 
     @Test("Exit codes: --help 0, a bad argument 64, a busy port 3; a non-loopback host is warned about")
