@@ -45,6 +45,22 @@ import Testing
     }
 
     @Test(
+        "MAX_CONCURRENT_STREAMS 3: 300 pushes, 100 handed to libcurl at once, all delivered on one connection, none refused"
+    )
+    func respectsStreamLimit() throws {
+        var limits = HTTP2Limits()
+        limits.maxConcurrentStreams = 3
+        let server = try MockServer(limits: limits)
+        let client = try client(server)
+        let answers = try pushes(client, count: 300)
+        // A stream over the limit would be refused (RST_STREAM REFUSED_STREAM) and libcurl 7.88 would
+        // retry it on a new connection.
+        #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 })
+        #expect(client.connectionsOpened == 1)
+        #expect(server.events.pushes.count == 300)
+    }
+
+    @Test(
         "With nghttp2's rapid-reset limit (1000/33), libcurl 7.88's resets end the connection after ~1,000 pushes; the fresh-connection retry delivers all, and the mock says why"
     )
     func rapidResetLimit() throws {
