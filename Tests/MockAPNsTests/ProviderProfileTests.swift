@@ -138,11 +138,11 @@ import Testing
     }
 
     @Test(
-        "ignores-goaway: the cached connection is never replaced; after the GOAWAY no push reaches APNs, no phone rings"
-    )
-    func ignoresGoAway() throws {
+        "ignores-goaway: the cached connection is never replaced; after the GOAWAY no push reaches APNs, no phone rings",
+        arguments: [true, false])
+    func ignoresGoAway(certificate: Bool) throws {
         let world = try WorldServer()
-        let provider = try provider(world, .ignoresGoAway, certificate: true)
+        let provider = try provider(world, .ignoresGoAway, certificate: certificate)
         for _ in 0..<4 { provider.register(user: "alice", token: try world.phone().voip) }
         try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 1, "reason": "Shutdown"])
         let first = try provider.placeCall(to: "alice", caller: "bob")
