@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, one connection, up to 100
-# streams in flight) against `ringside serve`, next to h2load against the same mock in the same run (-c 1 -m 100,
-# the same requests). Target: at least half of h2load's rate.
+# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, up to 100 streams in flight per
+# connection) against `ringside serve`, next to h2load against the same mock in the same run with as
+# many connections (-c N -m 100, the same requests): over one connection, then over two (a thread
+# each). Target: at least half of h2load's rate.
 #
 # usage: bash bench/provider.sh [PUSHES] [ROUNDS]       (defaults 100000 and 3)
 set -euo pipefail
@@ -21,10 +22,12 @@ token=$(printf 'ab%.0s' $(seq 32))
 printf '{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}' >"$work/payload.json"
 jwt=$(.build/release/ringside token)
 for round in $(seq "$rounds"); do
-  h2=$(h2load -n "$pushes" -c 1 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
-    -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
-    -H "apns-expiration: 0" "$url/3/device/$token" 2>&1 | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
-  provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 10000)
-  rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
-  echo "round $round: h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
+  for connections in 1 2; do
+    h2=$(h2load -n "$pushes" -c "$connections" -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
+      -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
+      -H "apns-expiration: 0" "$url/3/device/$token" 2>&1 | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
+    provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 10000 "$connections")
+    rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
+    echo "round $round, $connections connection(s): h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
+  done
 done

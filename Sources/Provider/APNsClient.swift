@@ -15,12 +15,17 @@ public struct ClientConfiguration: Sendable {
     public var authentication: Authentication
     /// Gives up on an answer after this many seconds (a dropped stream must not hang the provider).
     public var timeout: Double = 10
+    /// HTTP/2 connections, each with its own thread while sending; one unless told otherwise.
+    public var connections = 1
 
-    public init(url: String, caFile: String?, authentication: Authentication, timeout: Double = 10) {
+    public init(
+        url: String, caFile: String?, authentication: Authentication, timeout: Double = 10, connections: Int = 1
+    ) {
         self.url = url
         self.caFile = caFile
         self.authentication = authentication
         self.timeout = timeout
+        self.connections = connections
     }
 }
 
@@ -69,32 +74,26 @@ public struct PushAnswer: Sendable {
     public var attempts = 1
 }
 
-/// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection, token or
-/// certificate authentication. The reference provider's transport.
+/// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection (more when told),
+/// token or certificate authentication. The reference provider's transport.
 public final class APNsClient {
     public let configuration: ClientConfiguration
-    private let multi: UnsafeMutableRawPointer
     private var tokens: ProviderTokenCache?
-    /// Easy handles ready for reuse.
-    private var idle: [Exchange] = []
-    private let sockets = CorkedSockets()
+    /// One per connection; each lane is driven by one thread at a time.
+    private let lanes: [Lane]
 
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        multi = curl_multi_init()!
-        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ringside_CURLPIPE_MULTIPLEX())
-        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        lanes = (0..<max(1, configuration.connections)).map { _ in Lane(configuration) }
         if case .token(let keyFile, let keyId, let teamId) = configuration.authentication {
             let key = try ES256Key(pem: String(contentsOfFile: keyFile, encoding: .utf8))
             tokens = ProviderTokenCache(keyId: keyId, teamId: teamId, key: key)
         }
     }
 
-    deinit { curl_multi_cleanup(multi) }
-
     /// How many connections libcurl has opened so far.
-    public var connectionsOpened: Int { sockets.opened }
+    public var connectionsOpened: Int { lanes.reduce(0) { $0 + $1.connectionsOpened } }
 
     /// How many JWTs were signed so far (token authentication).
     public var signedTokens: Int { tokens?.signed ?? 0 }
@@ -102,7 +101,8 @@ public final class APNsClient {
     /// APNs answered `ExpiredProviderToken`: the next request carries a new JWT.
     public func providerTokenExpired() { tokens?.expired() }
 
-    /// Sends the pushes concurrently over one connection; answers come back in the same order.
+    /// Sends the pushes concurrently, multiplexed over the client's connections (consecutive slices,
+    /// one thread per connection when there are several); answers come back in the same order.
     ///
     /// Debian's libcurl 7.88.1 fails a reused HTTP/2 connection after about 1,000 requests with
     /// CURLE_HTTP2 (16). The cause, found with the mock: libcurl 7.88 sends RST_STREAM(STREAM_CLOSED)
@@ -116,13 +116,63 @@ public final class APNsClient {
             defer { tokens = cache }
             return "bearer \(try cache.token(at: Date().timeIntervalSince1970))"
         }
-        var answers = perform(pushes.map { ($0, authorization, false) })
+        let work = pushes.map { ($0, authorization) }
+        let lanes = Array(self.lanes.prefix(max(1, min(self.lanes.count, pushes.count))))
+        if lanes.count == 1 { return lanes[0].send(work, retryOnFreshConnection: retryOnFreshConnection) }
+        let size = (work.count + lanes.count - 1) / lanes.count
+        let slices = stride(from: 0, to: work.count, by: size).map { Array(work[$0..<min($0 + size, work.count)]) }
+        let results = LaneResults(count: slices.count)
+        DispatchQueue.concurrentPerform(iterations: slices.count) { index in
+            results.set(index, lanes[index].send(slices[index], retryOnFreshConnection: retryOnFreshConnection))
+        }
+        return results.joined
+    }
+}
+
+/// Each lane's answers, written by its own thread.
+private final class LaneResults: @unchecked Sendable {
+    private var slots: [[PushAnswer]]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ answers: [PushAnswer]) {
+        lock.lock()
+        slots[index] = answers
+        lock.unlock()
+    }
+
+    var joined: [PushAnswer] { slots.flatMap { $0 } }
+}
+
+/// One libcurl multi handle and its connection, the easy handles it reuses and its sockets. Driven
+/// by one thread at a time (libcurl's rule for a multi handle).
+private final class Lane: @unchecked Sendable {
+    let configuration: ClientConfiguration
+    private let multi: UnsafeMutableRawPointer
+    /// Easy handles ready for reuse.
+    private var idle: [Exchange] = []
+    private let sockets = CorkedSockets()
+
+    init(_ configuration: ClientConfiguration) {
+        self.configuration = configuration
+        multi = curl_multi_init()!
+        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ringside_CURLPIPE_MULTIPLEX())
+        _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    var connectionsOpened: Int { sockets.opened }
+
+    func send(_ work: [(OutgoingPush, String?)], retryOnFreshConnection: Bool) -> [PushAnswer] {
+        var answers = perform(work.map { ($0.0, $0.1, false) })
         // A stream above a GOAWAY's last-stream-id, or libcurl 7.88's HTTP/2 failure: once more, on a
         // new connection.
         guard retryOnFreshConnection else { return answers }
         let retry = answers.indices.filter { answers[$0].transportError != nil && answers[$0].status == 0 }
         if !retry.isEmpty {
-            let again = perform(retry.map { (pushes[$0], authorization, true) })
+            let again = perform(retry.map { (work[$0].0, work[$0].1, true) })
             for (index, answer) in zip(retry, again) {
                 answers[index] = answer
                 answers[index].attempts = 2

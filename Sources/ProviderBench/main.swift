@@ -2,20 +2,22 @@ import APNs
 import Foundation
 import Provider
 
-/// bench/provider.sh: N VoIP pushes from the reference provider's libcurl client over one
-/// connection (batches of streams multiplexed), printing pushes per second and failures.
+/// bench/provider.sh: N VoIP pushes from the reference provider's libcurl client over one connection
+/// or more (streams multiplexed on each), printing pushes per second, failures and CPU per push.
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[3]) else {
-    print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH]")
+    print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS]")
     exit(64)
 }
 // Pushes handed to the client per call; the client keeps 100 streams in flight within a call.
 let batch = arguments.count > 5 ? Int(arguments[5]) ?? 10000 : 10000
 let certs = arguments[4]
+let connections = arguments.count > 6 ? Int(arguments[6]) ?? 1 : 1
 let client = try APNsClient(
     configuration: ClientConfiguration(
         url: arguments[1], caFile: arguments[2],
-        authentication: .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")))
+        authentication: .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
+        connections: connections))
 let token = String(repeating: "ab", count: 32)
 var ids = MessageIdGenerator()
 var sent = 0

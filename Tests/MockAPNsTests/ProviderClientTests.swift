@@ -44,6 +44,31 @@ import Testing
         #expect(server.events.pushes.count == 1500)
     }
 
+    @Test("Told to use 3 connections: 900 pushes over exactly 3, a thread each, answers in the order of the pushes")
+    func severalConnections() throws {
+        let server = try MockServer()
+        let client = try APNsClient(
+            configuration: ClientConfiguration(
+                url: server.url, caFile: Paths.ca,
+                authentication: .token(
+                    keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
+                connections: 3))
+        var ids = MessageIdGenerator(seed: 11)
+        let pushes = (0..<900).map { index in
+            OutgoingPush.voip(
+                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
+                apnsId: ids.next())
+        }
+        let answers = try client.send(pushes)
+        #expect(answers.allSatisfy { $0.status == 200 })
+        // APNs echoes a well-formed apns-id: each answer belongs to the push at its index.
+        let sentIds = pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value }
+        #expect(answers.map(\.apnsId) == sentIds)
+        #expect(client.connectionsOpened == 3)
+        #expect(Set(server.events.pushes.map(\.connection)).count == 3)
+        #expect(client.signedTokens == 1)
+    }
+
     @Test(
         "MAX_CONCURRENT_STREAMS 3: 300 pushes, 100 handed to libcurl at once, all delivered on one connection, none refused"
     )
