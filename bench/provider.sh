@@ -2,7 +2,9 @@
 # 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, up to 100 streams in flight per
 # connection) against `ringside serve`, next to h2load against the same mock in the same run with as
 # many connections (-c N -m 100, the same requests): over one connection, then over two (a thread
-# each). Target: at least half of h2load's rate.
+# each). Target: at least half of h2load's rate. Last, the same pushes against a mock with nghttp2's
+# rapid-reset limit (--reset-limit 1000/33), which libcurl 7.88's resets of finished streams trip
+# about every 1,000 pushes: the fresh-connection retry must still deliver every push.
 #
 # usage: bash bench/provider.sh [PUSHES] [ROUNDS]       (defaults 100000 and 3)
 set -euo pipefail
@@ -15,7 +17,8 @@ swift build -c release --product ProviderBench 2>&1 | tail -n 1
 work=$(mktemp -d)
 .build/release/ringside serve --port 0 --quiet >"$work/contract" 2>/dev/null &
 server=$!
-trap 'kill -INT $server 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+strict=
+trap 'kill -INT $server $strict 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/contract" && break; sleep 0.1; done
 url=$(sed -n 's/^APNS_URL=//p' "$work/contract")
 token=$(printf 'ab%.0s' $(seq 32))
@@ -31,3 +34,15 @@ for round in $(seq "$rounds"); do
     echo "round $round, $connections connection(s): h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
   done
 done
+.build/release/ringside serve --port 0 --quiet --reset-limit 1000/33 >"$work/strict" 2>/dev/null &
+strict=$!
+for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/strict" && break; sleep 0.1; done
+# 20,000 pushes: few enough for the mock's transcript (100,000 events) to hold every one, so it can
+# tell how many pushes APNs accepted twice (a stream accepted, its answer lost in the GOAWAY, sent again).
+few=$((pushes < 20000 ? pushes : 20000))
+echo "with --reset-limit 1000/33: $(.build/release/ProviderBench "$(sed -n 's/^APNS_URL=//p' "$work/strict")" \
+  certs-test/ca.pem "$few" certs-test 10000 1)"
+curl -s "$(sed -n 's/^RINGSIDE_CONTROL_URL=//p' "$work/strict")/transcript" | python3 -c '
+import json, sys
+ids = [e["apnsId"] for e in json.load(sys.stdin) if e.get("event") == "push" and e.get("status") == 200]
+print(f"  the mock accepted {len(ids)} pushes, {len(set(ids))} distinct: {len(ids) - len(set(ids))} accepted twice")'

@@ -109,7 +109,9 @@ public final class APNsClient {
     /// for every stream it has finished, and a server with nghttp2's rapid-reset protection
     /// (CVE-2023-44487: a burst of 1,000, then 33 a second; `serve --reset-limit 1000/33`) ends the
     /// connection with GOAWAY INTERNAL_ERROR; streams in flight fail. Such a request is sent once more
-    /// on a fresh connection.
+    /// on a fresh connection — which delivers every push, but libcurl also fails some streams APNs had
+    /// accepted, so a few pushes arrive twice (bench/provider.sh counts them); the payload's call UUID
+    /// lets the app see the second as the same call.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
         let authorization = try tokens.map { cache -> String in
             var cache = cache
