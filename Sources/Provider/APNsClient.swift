@@ -291,7 +291,8 @@ final class Exchange {
         }
         _ = ringside_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
         var fields = push.headers.map { "\($0.name): \($0.value)" }
-        if let authorization, !push.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+        let hasOwn = push.headers.contains { $0.name.utf8.count == 13 && $0.name.lowercased() == "authorization" }
+        if let authorization, !hasOwn {
             fields.append("authorization: \(authorization)")
         }
         fields.append("Expect:")  // no 100-continue round trip
@@ -300,17 +301,18 @@ final class Exchange {
         _ = ringside_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
     }
 
+    private static let statusLine = Array("HTTP/".utf8)
+
     /// One response header line from libcurl ("name: value\r\n"); the status line is skipped.
     func header(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes.starts(with: Array("HTTP/".utf8)) else {
-            return
-        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes.starts(with: Self.statusLine) else { return }
         func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 || byte == 10 }
         var start = colon + 1
         var end = bytes.count
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
+        // HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self)
         responseHeaders.append(
             (name, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
