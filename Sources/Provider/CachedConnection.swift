@@ -26,6 +26,9 @@ final class CachedConnection: PushTransport {
     private var socket: Int32 = -1
     private var context: OpaquePointer?
     private var tls: OpaquePointer?
+    /// The TLS session's memory BIOs (owned by `tls`): bytes from the socket, bytes for it.
+    private var incoming: OpaquePointer?
+    private var outgoing: OpaquePointer?
     private var session: OpaquePointer?
     /// Why the connection cannot carry pushes any more; every later push fails with it.
     private var broken: String?
@@ -279,34 +282,74 @@ final class CachedConnection: PushTransport {
                     UnsafeMutableRawPointer(mutating: $0))
             }
         }
-        SSL_set_fd(tls, socket)
-        guard SSL_connect(tls) == 1 else {
-            return "TLS handshake failed: \(CryptoError.openSSLQueue())"
+        // Memory BIOs: OpenSSL's socket BIO writes with write(2), which raises SIGPIPE when APNs has
+        // closed the connection; here every byte goes out through send(MSG_NOSIGNAL).
+        let incoming = BIO_new(BIO_s_mem())
+        let outgoing = BIO_new(BIO_s_mem())
+        _ = ringside_BIO_set_mem_eof_return(incoming, -1)  // empty means "wait for more", not EOF
+        self.incoming = incoming
+        self.outgoing = outgoing
+        SSL_set_bio(tls, incoming, outgoing)
+        SSL_set_connect_state(tls)
+        while true {
+            let result = SSL_do_handshake(tls)
+            guard flushTLS() else { return "APNs closed the connection during the TLS handshake" }
+            if result == 1 { return nil }
+            guard SSL_get_error(tls, result) == SSL_ERROR_WANT_READ else {
+                return "TLS handshake failed: \(CryptoError.openSSLQueue())"
+            }
+            guard fillTLS() > 0 else { return "APNs closed the connection during the TLS handshake" }
         }
-        return nil
     }
 
-    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written =
-                if let tls { Int(SSL_write(tls, bytes.baseAddress! + offset, Int32(bytes.count - offset))) } else {
-                    Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                }
-            if written <= 0 { return false }
-            offset += written
+    /// Sends what OpenSSL has written into `outgoing`.
+    private func flushTLS() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while ringside_BIO_pending(outgoing) > 0 {
+            let count = Int(BIO_read(outgoing, &chunk, Int32(chunk.count)))
+            guard count > 0, chunk.withUnsafeBytes({ sendAll(UnsafeRawBufferPointer(rebasing: $0[..<count])) }) else {
+                return false
+            }
         }
         return true
     }
 
+    /// Reads from the socket into `incoming`: the count, 0 when APNs closed, -1 on a timeout or error.
+    private func fillTLS() -> Int {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let count = recv(socket, &chunk, chunk.count, 0)
+        if count > 0 { BIO_write(incoming, chunk, Int32(count)) }
+        return count
+    }
+
+    private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let tls else { return sendAll(bytes) }
+        // A memory BIO takes everything at once.
+        guard SSL_write(tls, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else { return false }
+        return flushTLS()
+    }
+
     /// Bytes read, 0 when the peer closed, -1 on a timeout or an error.
     private func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if let tls {
+        guard let tls else { return recv(socket, buffer.baseAddress, buffer.count, 0) }
+        while true {
             let count = Int(SSL_read(tls, buffer.baseAddress, Int32(buffer.count)))
+            guard flushTLS() else { return 0 }
             if count > 0 { return count }
-            return SSL_get_error(tls, Int32(count)) == SSL_ERROR_ZERO_RETURN ? 0 : (errno == EAGAIN ? -1 : 0)
+            guard SSL_get_error(tls, Int32(count)) == SSL_ERROR_WANT_READ else { return 0 }
+            let filled = fillTLS()
+            if filled <= 0 { return filled }
         }
-        return recv(socket, buffer.baseAddress, buffer.count, 0)
     }
 
     fileprivate static func with<T>(_ userData: UnsafeMutableRawPointer?, _ body: (CachedConnection) -> T) -> T {

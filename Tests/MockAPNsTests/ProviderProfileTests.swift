@@ -159,6 +159,18 @@ import Testing
         #expect(provider.actions.filter { if case .gaveUp = $0 { true } else { false } }.count == 7)
     }
 
+    @Test("ignores-goaway's own TLS: a server certificate from an untrusted CA fails the handshake, and says why")
+    func cachedConnectionVerifiesTheServer() throws {
+        let world = try WorldServer()
+        let provider = try provider(world, .ignoresGoAway)
+        provider.register(user: "alice", token: try world.phone().voip)
+        try world.control("POST", "/faults", ["action": "untrusted-server-certificate"])
+        let answers = try provider.placeCall(to: "alice", caller: "bob")
+        #expect(answers.map(\.status) == [0])
+        #expect(answers[0].transportError?.contains("certificate verify failed") == true, "\(answers)")
+        #expect(world.server.events.pushes.isEmpty)
+    }
+
     @Test("no-backoff-on-503 retries at once, again and again; the reference waits longer each time")
     func noBackoff() throws {
         let world = try WorldServer()
