@@ -118,6 +118,10 @@ public final class ScenarioRunner {
             if let latency = text(numbers, "delivery-latency").flatMap(parseDuration) {
                 settings.deliveryLatency = latency
             }
+            if let rate = text(numbers, "throttle").flatMap(parseRate) {
+                settings.throttle =
+                    rate.count == 0 ? nil : WorldSettings.Throttle(count: rate.count, window: rate.window)
+            }
         }
         world = SharedWorld(settings: settings, seed: seed)
         if case .mapping(let numbers)? = root.value("world"), text(numbers, "accept-unknown-tokens") == "true" {
@@ -443,8 +447,14 @@ public final class ScenarioRunner {
                 ("a new JWT after ExpiredProviderToken", actions.contains(.refreshedJWT), "actions: \(actions.count)"))
         }
         if let retried = text(step, "retried").flatMap(Int.init) {
-            let count = actions.filter { if case .retried = $0 { return true } else { return false } }.count
-            checks.append(("at least \(retried) retries with back-off", count >= retried, "\(count) retries"))
+            let waits = retryWaits(actions)
+            checks.append(
+                (
+                    "at least \(retried) retries with back-off (each after at least \(Int(Self.minimumBackOff * 1000)) ms)",
+                    waits.count >= retried && waits.allSatisfy { $0 >= Self.minimumBackOff },
+                    "\(waits.count) retries, after "
+                        + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", "))
+                ))
         }
         if text(step, "reconnected") == "true" {
             let reconnected = actions.contains {
@@ -458,6 +468,29 @@ public final class ScenarioRunner {
             result.expectations.append(
                 .init(range: range, passed: passed, expected: expected, happened: happened, chain: []))
         }
+    }
+
+    /// The shortest wait that counts as backing off: Apple asks for exponential back-off and gives no
+    /// numbers; a provider retrying at once is back within tens of milliseconds, even one that starts
+    /// a process per push.
+    static let minimumBackOff = 0.1
+
+    /// The waits before retries, in order. The built-in provider says how long it meant to wait; for
+    /// any other they are read off what the mock saw: a request to a token after a 429 or 5xx answer
+    /// to it is a retry, and its wait is the real time since that answer.
+    private func retryWaits(_ actions: [ProviderAction]) -> [Double] {
+        let intended = actions.compactMap { action -> Double? in
+            if case .retried(_, let after) = action { return after } else { return nil }
+        }
+        if !intended.isEmpty { return intended }
+        var waits: [Double] = []
+        var answered: [String: Double] = [:]
+        for record in recorder.records {
+            guard let token = record.request.deviceToken else { continue }
+            if let since = answered.removeValue(forKey: token) { waits.append(record.at.wall - since) }
+            if record.status == 429 || record.status >= 500 { answered[token] = record.at.wall }
+        }
+        return waits
     }
 
     static func value(of header: String, in request: PushRequest) -> String? {

@@ -61,6 +61,13 @@ public struct Checker {
                         detail:
                             "<\(key)> takes a duration like <250ms>, <30s>, <5m>, <2h> or <1d>, got <\(scalar.text)>"))
             }
+        case (.rate, .scalar(let scalar)):
+            if parseRate(scalar.text) == nil {
+                problems.append(
+                    Diagnostic(
+                        "Not a rate", at: scalar.range,
+                        detail: "<\(key)> takes <N per DURATION> like <3 per 60s>, or <off>; got <\(scalar.text)>"))
+            }
         case (.oneOf(let choices), .scalar(let scalar)):
             if !choices.contains(scalar.text) {
                 problems.append(
@@ -136,7 +143,7 @@ public struct Checker {
 
     static func describe(_ value: Schema.Value) -> String {
         switch value {
-        case .text, .number, .boolean, .duration, .oneOf: return "a value"
+        case .text, .number, .boolean, .duration, .rate, .oneOf: return "a value"
         case .list: return "a list"
         case .block: return "a block of `key: value` lines"
         case .listOf, .steps: return "a list of `- ` items"

@@ -9,6 +9,8 @@ enum Schema {
         case number
         case boolean
         case duration
+        /// `N per DURATION` (e.g. `3 per 60s`), or `off`.
+        case rate
         case oneOf([String])
         case list(Value)
         case block([String: Value], required: [String])
@@ -48,7 +50,7 @@ enum Schema {
         "world": .block(
             [
                 "unregister-delay": .duration, "unreported-limit": .number, "ring-timeout": .duration,
-                "delivery-latency": .duration, "throttle": .text, "accept-unknown-tokens": .boolean,
+                "delivery-latency": .duration, "throttle": .rate, "accept-unknown-tokens": .boolean,
             ], required: []),
         "phones": .listOf(
             ["name": .text, "online": .boolean, "apps": .listOf(app, required: ["bundle"])], required: ["name"]),
@@ -88,6 +90,16 @@ enum Schema {
 }
 
 /// A duration such as `250ms`, `30s`, `5m`, `2h`, `1d`: seconds, or nil.
+/// `3 per 60s` → (3, 60); `off` → (0, 0), meaning no limit; nil when malformed.
+public func parseRate(_ text: String) -> (count: Int, window: Double)? {
+    if text == "off" { return (0, 0) }
+    let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+    guard parts.count == 3, parts[1] == "per", let count = Int(parts[0]), count > 0,
+        let window = parseDuration(String(parts[2])), window > 0
+    else { return nil }
+    return (count, window)
+}
+
 public func parseDuration(_ text: String) -> Double? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     for (unit, factor) in units where text.hasSuffix(unit) {

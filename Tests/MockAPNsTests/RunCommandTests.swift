@@ -41,6 +41,18 @@ import Testing
                 "15-goaway-then-call-again.ring", "ignores-goaway", "15-goaway-then-call-again.ring:23:5",
                 "no push reached APNs for this phone"
             ),
+            (
+                "06-backoff-on-503.ring", "no-backoff-on-503", "06-backoff-on-503.ring:15:5",
+                "happened: 2 retries, after 0.000 s, 0.000 s"
+            ),
+            (
+                "16-per-token-throttling.ring", "no-backoff-on-503", "16-per-token-throttling.ring:35:5",
+                "happened: 3 retries, after 0.000 s, 0.000 s, 0.000 s"
+            ),
+            (
+                "17-sandbox-token-to-production.ring", "prunes-only-on-410",
+                "17-sandbox-token-to-production.ring:25:5", "1 pushes after a refusal"
+            ),
         ])
     func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
         let result = try run(

@@ -8,12 +8,14 @@ APNS_TEAM_ID come from the environment; PORT says where to listen. HTTP API:
   POST /unregister {"token": …}
   POST /call       {"user": …, "callId": …, "caller": …}   one VoIP push per token of the user
 It signs its JWT with the `openssl` CLI (ES256, DER signature: APNs accepts both encodings) and
-pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToken for.
+pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToken for, and retries
+429 and 5xx answers up to three times with exponential back-off and jitter.
 """
 import base64
 import http.server
 import json
 import os
+import random
 import subprocess
 import time
 
@@ -39,6 +41,16 @@ def jwt():
 
 
 def push(token, call_id, caller):
+    for attempt in range(4):
+        answer = push_once(token, call_id, caller)
+        if answer["status"] != 429 and answer["status"] < 500:
+            break
+        if attempt < 3:
+            time.sleep(0.2 * 2 ** attempt * (0.5 + random.random() / 2))
+    return answer
+
+
+def push_once(token, call_id, caller):
     payload = json.dumps({"aps": {}, "callUUID": call_id, "handle": caller})
     result = subprocess.run(
         ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-w", "\n%{http_code}",

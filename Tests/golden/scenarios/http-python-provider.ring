@@ -1,4 +1,4 @@
-scenario: A provider in Python (standard library only) rings, then forgets a token after its 410
+scenario: A provider in Python (standard library only) rings, backs off on 503, forgets a token after its 410
 teaches: |
   The http adapter starts a provider service, waits for it, and drives it over its own HTTP API.
 phones:
@@ -15,6 +15,16 @@ steps:
     from: carol
   - expect phone: alice
     outcome: rang
+  - fault: ServiceUnavailable
+    count: 2
+  - call: alice
+    from: carol
+    as: second
+  - expect phone: alice
+    outcome: rang
+    call: second
+  - expect provider: back-off
+    retried: 2
   - uninstall: alice
   - call: alice
     from: carol
