@@ -9,21 +9,25 @@ public enum ProviderContract {
     public static let topic = "com.ringside.testapp"
 
     /// The variables in the order `ringside serve` prints them.
-    public static func variables(url: String, host: String, port: UInt16, certs: String) -> [(
-        name: String, value: String
-    )] {
+    public static func variables(url: String, host: String, port: UInt16, certs: String, certificate: String = "voip")
+        -> [(name: String, value: String)]
+    {
         [
             ("APNS_URL", url), ("APNS_HOST", host), ("APNS_PORT", String(port)),
             ("APNS_CA_FILE", certs + "/ca.pem"), ("APNS_TOPIC", topic),
             ("APNS_KEY_FILE", certs + "/AuthKey_\(keyId).p8"), ("APNS_KEY_ID", keyId), ("APNS_TEAM_ID", teamId),
-            ("APNS_CERT_FILE", certs + "/client-voip.pem"), ("APNS_CERT_KEY_FILE", certs + "/client-voip.key"),
+            ("APNS_CERT_FILE", certs + "/client-\(certificate).pem"),
+            ("APNS_CERT_KEY_FILE", certs + "/client-\(certificate).key"),
         ]
     }
 
     /// The variables as an environment to merge into a child process's.
-    public static func environment(url: String, host: String, port: UInt16, certs: String) -> [String: String] {
+    public static func environment(url: String, host: String, port: UInt16, certs: String, certificate: String = "voip")
+        -> [String: String]
+    {
         Dictionary(
-            uniqueKeysWithValues: variables(url: url, host: host, port: port, certs: certs).map { ($0.name, $0.value) })
+            uniqueKeysWithValues: variables(url: url, host: host, port: port, certs: certs, certificate: certificate)
+                .map { ($0.name, $0.value) })
     }
 }
 

@@ -19,6 +19,8 @@ public final class ScenarioRunner {
     /// The `http` provider's process, stopped with the scenario (also on failure).
     private var httpProvider: HTTPServiceProvider?
     private let recorder = PushRecorder()
+    /// Which test client certificate the provider gets (`apns: certificate:`).
+    private var certificate = "voip"
     private var phoneIds: [String: Int] = [:]
     private var calls: [String: [String]] = [:]
     private var result: ScenarioResult
@@ -102,6 +104,7 @@ public final class ScenarioRunner {
                 validation.profile = profile
             }
             certificateAuth = text(apns, "auth") == "certificate"
+            certificate = text(apns, "certificate") ?? "voip"
             for rule in list(apns, "folklore") {
                 switch rule {
                 case "dead-token-penalty": settings.folklore.deadTokenPenalty = 3
@@ -202,7 +205,8 @@ public final class ScenarioRunner {
         }
         let authentication: ClientConfiguration.Authentication =
             certificateAuth
-            ? .certificate(certificateFile: certs + "/client-voip.pem", keyFile: certs + "/client-voip.key")
+            ? .certificate(
+                certificateFile: certs + "/client-\(certificate).pem", keyFile: certs + "/client-\(certificate).key")
             : .token(
                 keyFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", keyId: ProviderContract.keyId,
                 teamId: ProviderContract.teamId)
@@ -222,7 +226,8 @@ public final class ScenarioRunner {
 
     /// The provider contract (DESIGN.md) for an adapter's environment.
     private func contract(url: String) -> [String: String] {
-        ProviderContract.environment(url: url, host: "127.0.0.1", port: server.port, certs: certs)
+        ProviderContract.environment(
+            url: url, host: "127.0.0.1", port: server.port, certs: certs, certificate: certificate)
     }
 
     /// The sequence diagram: requests and answers from the mock's records, the phone's outcomes from
@@ -386,6 +391,19 @@ public final class ScenarioRunner {
     }
 
     private func expectAPNs(_ step: Mapping, range: SourceRange) {
+        if let refused = text(step, "refused") {
+            // A connection refused in the TLS handshake, with `refused` in the mock's reason.
+            let reasons = recorder.refusals
+            result.expectations.append(
+                .init(
+                    range: range, passed: reasons.contains { $0.contains(refused) },
+                    expected: "a connection refused: \(refused)",
+                    happened: reasons.isEmpty
+                        ? "no connection was refused"
+                        : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "),
+                    chain: []))
+            if text(step, "count") == nil, text(step, "status") == nil { return }
+        }
         let status = text(step, "status").flatMap(Int.init)
         let reason = text(step, "reason")
         // `phone: alice` keeps requests to any token alice's apps ever had; `header: "name: value"`
@@ -525,12 +543,23 @@ public final class ScenarioRunner {
 final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [PushRecord] = []
+    private var refused: [String] = []
 
     func observe(_ event: MockEvent) {
-        guard case .push(let record) = event else { return }
         lock.lock()
-        kept.append(record)
-        lock.unlock()
+        defer { lock.unlock() }
+        switch event {
+        case .push(let record): kept.append(record)
+        case .connectionRefused(_, let why, _): refused.append(why)
+        default: break
+        }
+    }
+
+    /// Why connections were refused in the TLS handshake.
+    var refusals: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return refused
     }
 
     var records: [PushRecord] {

@@ -24,6 +24,10 @@ enum Schema {
         "reports-at-once", "reports-after-round-trip", "never-reports", "completes-before-reporting",
         "reports-only-well-formed",
     ]
+    /// The provider's client certificate, one of certs-test/client-*.pem.
+    static let certificates = [
+        "voip", "novoip", "sandbox-only", "production-only", "expired", "untrusted", "plain",
+    ]
     static let folklore = ["dead-token-penalty", "daily-voip-budget", "force-quit-blocks-voip"]
     static let providerProfiles = [
         "reference", "forgets-voip-suffix", "priority-5", "non-zero-expiration", "new-jwt-per-request",
@@ -45,7 +49,7 @@ enum Schema {
         "apns": .block(
             [
                 "environment": .oneOf(environments), "auth": .oneOf(["token", "certificate"]),
-                "profile": .oneOf(profiles), "folklore": .list(.oneOf(folklore)),
+                "certificate": .oneOf(certificates), "profile": .oneOf(profiles), "folklore": .list(.oneOf(folklore)),
             ], required: []),
         "world": .block(
             [
@@ -79,7 +83,7 @@ enum Schema {
         "fault": ["count": .number, "token": .text, "after-accepted": .number, "seconds": .duration],
         "expect apns": [
             "count": .number, "status": .number, "reason": .oneOf(reasons), "within": .duration, "phone": .text,
-            "header": .text,
+            "header": .text, "refused": .text,
         ],
         "expect phone": ["outcome": .oneOf(outcomes), "reason": .text, "within": .duration, "call": .text],
         "expect provider": [

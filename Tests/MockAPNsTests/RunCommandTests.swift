@@ -62,6 +62,26 @@ import Testing
         #expect(result.stdout.contains(explanation), "\(result.stdout)")
     }
 
+    @Test(
+        "apns certificate: expired makes the handshake fail; `refused:` checks the mock's reason, and says it when wrong"
+    )
+    func refusedHandshake() throws {
+        let passing = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "\(Self.scenarios)/19-expired-provider-certificate.ring"])
+        #expect(passing.status == 0, "\(passing.stdout)")
+        let text = try String(contentsOfFile: "\(Self.scenarios)/19-expired-provider-certificate.ring", encoding: .utf8)
+        let path = NSTemporaryDirectory() + "ringside-refused-\(UUID().uuidString).ring"
+        try text.replacingOccurrences(of: "certificate: expired", with: "certificate: voip").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let failing = try run(Self.binary, ["run", "--certs", Paths.certs, path])
+        #expect(failing.status == 1)
+        #expect(
+            failing.stdout.contains(
+                "expected a connection refused: certificate has expired; happened: no connection was refused"),
+            "\(failing.stdout)")
+    }
+
     @Test("An exec provider that is a curl one-liner is driven end to end; ignoring 410 fails at the expectation")
     func execProvider() throws {
         let golden = Paths.root + "/Tests/golden/scenarios"
