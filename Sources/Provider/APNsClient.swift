@@ -72,6 +72,9 @@ public struct PushAnswer: Sendable {
     public var transportError: String?
     /// How many times it was sent (a retry on a fresh connection counts).
     public var attempts = 1
+    /// The connection broke under the request (libcurl 7.88's HTTP/2 failure, a GOAWAY): worth sending
+    /// again at once on a fresh connection, unlike a refused TLS handshake.
+    var connectionLost = false
 }
 
 /// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection (more when told),
@@ -170,9 +173,9 @@ private final class Lane: @unchecked Sendable {
     func send(_ work: [(OutgoingPush, String?)], retryOnFreshConnection: Bool) -> [PushAnswer] {
         var answers = perform(work.map { ($0.0, $0.1, false) })
         // A stream above a GOAWAY's last-stream-id, or libcurl 7.88's HTTP/2 failure: once more, on a
-        // new connection.
+        // new connection. Not a failed TLS handshake: the caller decides when to try that again.
         guard retryOnFreshConnection else { return answers }
-        let retry = answers.indices.filter { answers[$0].transportError != nil && answers[$0].status == 0 }
+        let retry = answers.indices.filter { answers[$0].connectionLost }
         if !retry.isEmpty {
             let again = perform(retry.map { (work[$0].0, work[$0].1, true) })
             for (index, answer) in zip(retry, again) {
@@ -302,6 +305,10 @@ final class Exchange {
     }
 
     private static let statusLine = Array("HTTP/".utf8)
+    /// libcurl results of an HTTP/2 connection that failed under its streams: CURLE_HTTP2 (16) and
+    /// CURLE_HTTP2_STREAM (92). Not CURLE_RECV_ERROR (56): libcurl 7.88 reports a client certificate
+    /// refused after a TLS 1.3 handshake with it too, and that does not heal by reconnecting at once.
+    private static let lostConnection: Set<UInt32> = [16, 92]
 
     /// One response header line from libcurl ("name: value\r\n"); the status line is skipped.
     func header(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -324,6 +331,7 @@ final class Exchange {
         answer.headers = responseHeaders
         answer.apnsId = responseHeaders.first { $0.0 == "apns-id" }?.1
         if code != CURLE_OK {
+            answer.connectionLost = Self.lostConnection.contains(code.rawValue)
             answer.transportError = "libcurl error \(code.rawValue): \(String(cString: curl_easy_strerror(code)))"
         }
         // A 200 has no body; an error's is JSON with the reason.

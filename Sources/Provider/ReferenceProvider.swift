@@ -154,7 +154,11 @@ public final class ReferenceProvider: @unchecked Sendable {
             case .retry(let delay):
                 actions.append(.retried(token: push.deviceToken, after: delay))
                 sleep(delay)
-            case .reconnectAndRetry:
+            case .reconnectAndRetry(let delay):
+                if delay > 0 {
+                    actions.append(.retried(token: push.deviceToken, after: delay))
+                    sleep(delay)
+                }
                 client = try Self.transport(configuration, profile)
                 actions.append(.resentOnNewConnection(token: push.deviceToken))
             }

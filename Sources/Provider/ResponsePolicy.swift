@@ -12,8 +12,10 @@ public enum NextStep: Sendable, Equatable {
     case refreshTokenAndRetry
     /// Retry after this many seconds (429, 5xx): bounded exponential back-off with jitter.
     case retry(after: Double)
-    /// Open a new connection and send again (GOAWAY, a transport error).
-    case reconnectAndRetry
+    /// Open a new connection and send again after this many seconds (GOAWAY, a transport error): at
+    /// once the first time, then backing off, since APNs may treat rapid reconnects as an attack
+    /// ([CONN]) and a refused handshake (an expired certificate) does not heal in milliseconds.
+    case reconnectAndRetry(after: Double)
     /// Attempts exhausted.
     case giveUp
 }
@@ -29,20 +31,22 @@ public struct ResponsePolicy: Sendable {
     public func next(status: Int, reason: Reason?, attempt: Int, jitter: Double) -> NextStep {
         if status == 200 { return .delivered }
         guard attempt < maximumAttempts else { return .giveUp }
-        if status == 0 { return .reconnectAndRetry }
+        if status == 0 { return .reconnectAndRetry(after: attempt == 1 ? 0 : backOff(attempt - 1, jitter)) }
         switch reason {
         case .badDeviceToken?, .deviceTokenNotForTopic?, .unregistered?, .expiredToken?:
             return .forgetToken(reason!)
         case .expiredProviderToken?:
             return attempt == 1 ? .refreshTokenAndRetry : .giveUp
         case .shutdown?, .idleTimeout?:
-            return .reconnectAndRetry
+            return .reconnectAndRetry(after: attempt == 1 ? 0 : backOff(attempt - 1, jitter))
         default: break
         }
-        if status == 429 || status >= 500 {
-            let exponential = min(maximumDelay, baseDelay * Double(1 << min(attempt - 1, 16)))
-            return .retry(after: exponential * (0.5 + jitter / 2))
-        }
+        if status == 429 || status >= 500 { return .retry(after: backOff(attempt, jitter)) }
         return .fix(reason ?? .badPath)
+    }
+
+    /// Bounded exponential back-off with "equal jitter": half the step fixed, half random.
+    func backOff(_ attempt: Int, _ jitter: Double) -> Double {
+        min(maximumDelay, baseDelay * Double(1 << min(attempt - 1, 16))) * (0.5 + jitter / 2)
     }
 }

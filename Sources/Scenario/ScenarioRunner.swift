@@ -248,6 +248,12 @@ public final class ScenarioRunner {
             events.append(
                 .init(at: record.at.world, from: .apns, to: .provider, label: answer, failed: record.status >= 400))
         }
+        for refusal in recorder.refusals {
+            events.append(
+                .init(at: refusal.at.world, from: .provider, to: .apns, label: "TLS handshake", failed: false))
+            events.append(
+                .init(at: refusal.at.world, from: .apns, to: .provider, label: "refused: \(refusal.why)", failed: true))
+        }
         for fate in world.withWorld({ $0.pushes }) {
             if let delivered = fate.deliveredAt {
                 events.append(
@@ -393,7 +399,7 @@ public final class ScenarioRunner {
     private func expectAPNs(_ step: Mapping, range: SourceRange) {
         if let refused = text(step, "refused") {
             // A connection refused in the TLS handshake, with `refused` in the mock's reason.
-            let reasons = recorder.refusals
+            let reasons = recorder.refusals.map(\.why)
             result.expectations.append(
                 .init(
                     range: range, passed: reasons.contains { $0.contains(refused) },
@@ -543,20 +549,20 @@ public final class ScenarioRunner {
 final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [PushRecord] = []
-    private var refused: [String] = []
+    private var refused: [(why: String, at: Moment)] = []
 
     func observe(_ event: MockEvent) {
         lock.lock()
         defer { lock.unlock() }
         switch event {
         case .push(let record): kept.append(record)
-        case .connectionRefused(_, let why, _): refused.append(why)
+        case .connectionRefused(_, let why, let at): refused.append((why, at))
         default: break
         }
     }
 
-    /// Why connections were refused in the TLS handshake.
-    var refusals: [String] {
+    /// Connections refused in the TLS handshake: why, and when.
+    var refusals: [(why: String, at: Moment)] {
         lock.lock()
         defer { lock.unlock() }
         return refused

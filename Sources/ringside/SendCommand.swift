@@ -181,7 +181,9 @@ enum SendCommand {
         case .refreshTokenAndRetry: return "sign a new JWT and retry once"
         case .retry(let delay):
             return "retry this token after about \(Int(delay.rounded(.up))) s, backing off; keep sending to others"
-        case .reconnectAndRetry: return "open a new connection and send again"
+        case .reconnectAndRetry(let delay):
+            return delay == 0
+                ? "open a new connection and send again" : String(format: "open a new connection in %.1f s", delay)
         case .giveUp: return "give up and report the failure"
         }
     }

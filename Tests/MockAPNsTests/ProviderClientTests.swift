@@ -134,7 +134,10 @@ import Testing
         #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 2, jitter: 0) == .giveUp)
         #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 1, jitter: 0) == .retry(after: 0.25))
         #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 3, jitter: 1) == .retry(after: 2))
-        #expect(policy.next(status: 503, reason: .shutdown, attempt: 1, jitter: 0) == .reconnectAndRetry)
+        #expect(policy.next(status: 503, reason: .shutdown, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
+        // A transport error (a refused handshake, say): at once, then backing off.
+        #expect(policy.next(status: 0, reason: nil, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
+        #expect(policy.next(status: 0, reason: nil, attempt: 3, jitter: 1) == .reconnectAndRetry(after: 1))
         #expect(policy.next(status: 400, reason: .badTopic, attempt: 1, jitter: 0) == .fix(.badTopic))
         #expect(policy.next(status: 500, reason: .internalServerError, attempt: 4, jitter: 0) == .giveUp)
     }
