@@ -148,8 +148,13 @@ public final class ReferenceProvider: @unchecked Sendable {
                 return answer
             case .refreshTokenAndRetry:
                 // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
-                // (pushy closes it), and a second JWT on one connection within 20 minutes is 429.
-                client = try Self.transport(configuration, profile)
+                // (pushy closes it), and a second JWT on one connection within 20 minutes is 429. The
+                // `ignores-goaway` provider never replaces its connection: a new JWT on the same one.
+                if profile == .ignoresGoAway {
+                    client.providerTokenExpired()
+                } else {
+                    client = try Self.transport(configuration, profile)
+                }
                 actions.append(.refreshedJWT)
             case .retry(let delay):
                 actions.append(.retried(token: push.deviceToken, after: delay))
