@@ -89,10 +89,7 @@ public final class APNsClient {
         self.configuration = configuration
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         lanes = (0..<max(1, configuration.connections)).map { _ in Lane(configuration) }
-        if case .token(let keyFile, let keyId, let teamId) = configuration.authentication {
-            let key = try ES256Key(pem: String(contentsOfFile: keyFile, encoding: .utf8))
-            tokens = ProviderTokenCache(keyId: keyId, teamId: teamId, key: key)
-        }
+        tokens = try ProviderTokenCache.load(for: configuration.authentication)
     }
 
     /// How many connections libcurl has opened so far.
@@ -116,11 +113,7 @@ public final class APNsClient {
     /// accepted, so a few pushes arrive twice (bench/provider.sh counts them); the payload's call UUID
     /// lets the app see the second as the same call.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
-        let authorization = try tokens.map { cache -> String in
-            var cache = cache
-            defer { tokens = cache }
-            return "bearer \(try cache.token(at: Date().timeIntervalSince1970))"
-        }
+        let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
         let work = pushes.map { ($0, authorization) }
         let lanes = Array(self.lanes.prefix(max(1, min(self.lanes.count, pushes.count))))
         if lanes.count == 1 { return lanes[0].send(work, retryOnFreshConnection: retryOnFreshConnection) }

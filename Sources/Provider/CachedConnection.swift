@@ -40,10 +40,7 @@ final class CachedConnection: PushTransport {
 
     init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
-        if case .token(let keyFile, let keyId, let teamId) = configuration.authentication {
-            let key = try ES256Key(pem: String(contentsOfFile: keyFile, encoding: .utf8))
-            tokens = ProviderTokenCache(keyId: keyId, teamId: teamId, key: key)
-        }
+        tokens = try ProviderTokenCache.load(for: configuration.authentication)
     }
 
     deinit {
@@ -61,11 +58,7 @@ final class CachedConnection: PushTransport {
     /// retry on a fresh connection: that is the mistake.
     func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool) throws -> [PushAnswer] {
         if session == nil, broken == nil { open() }
-        let authorization = try tokens.map { cache -> String in
-            var cache = cache
-            defer { tokens = cache }
-            return "bearer \(try cache.token(at: Date().timeIntervalSince1970))"
-        }
+        let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
         var streams: [Int32?] = []
         for push in pushes {
             guard broken == nil, let session else {

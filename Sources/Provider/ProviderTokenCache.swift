@@ -1,4 +1,5 @@
 import APNs
+import Foundation
 
 /// The provider token a careful provider sends: one JWT reused for 50 minutes, never replaced sooner
 /// than 20 minutes after the last one, replaced at once after `ExpiredProviderToken` ([TOKEN]: refresh
@@ -34,4 +35,14 @@ public struct ProviderTokenCache: Sendable {
 
     /// APNs said `ExpiredProviderToken`: the next request gets a new JWT.
     public mutating func expired() { mustRefresh = true }
+
+    /// The `authorization` value to send at `now`.
+    public mutating func authorization(at now: Double) throws(CryptoError) -> String { "bearer \(try token(at: now))" }
+
+    /// A cache for token authentication, with the key read from its file; nil for certificates.
+    public static func load(for authentication: ClientConfiguration.Authentication) throws -> ProviderTokenCache? {
+        guard case .token(let keyFile, let keyId, let teamId) = authentication else { return nil }
+        let key = try ES256Key(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+        return ProviderTokenCache(keyId: keyId, teamId: teamId, key: key)
+    }
 }
