@@ -75,6 +75,16 @@ public struct PushAnswer: Sendable {
     /// The connection broke under the request (libcurl 7.88's HTTP/2 failure, a GOAWAY): worth sending
     /// again at once on a fresh connection, unlike a refused TLS handshake.
     var connectionLost = false
+
+    /// Takes the response body: a 200 has none; an error's is JSON with the reason and, for 410, the
+    /// timestamp ([RESP]).
+    mutating func read(body: [UInt8]) {
+        guard !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        else { return }
+        reasonText = object["reason"] as? String
+        reason = reasonText.flatMap(Reason.init(wire:))
+        timestamp = (object["timestamp"] as? NSNumber)?.int64Value
+    }
 }
 
 /// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection (more when told),
@@ -188,9 +198,9 @@ private final class Lane: @unchecked Sendable {
         func admit() {
             while next < work.count, inFlight.count < window {
                 let (push, authorization, fresh) = work[next]
-                let exchange = idle.popLast() ?? Exchange(sockets: sockets)
+                let exchange = idle.popLast() ?? Exchange(configuration, sockets: sockets)
                 exchange.reset(for: push)
-                exchange.configure(configuration, authorization: authorization, freshConnection: fresh)
+                exchange.configure(authorization: authorization, freshConnection: fresh)
                 curl_multi_add_handle(multi, exchange.handle)
                 inFlight[exchange.handle] = (next, exchange)
                 next += 1
@@ -229,12 +239,32 @@ final class Exchange {
     var body: [UInt8] = []
     var answer = PushAnswer(status: 0)
     private var responseHeaders: [(String, String)] = []
-    /// Options that stay the same for every push on this client are set once per handle.
-    private var configured = false
+    /// APNs's `https://host:port` (or `http://` for h2c).
+    private let url: String
 
-    init(sockets: CorkedSockets) {
+    /// A handle with the options that stay the same for every push of the client, set once.
+    init(_ configuration: ClientConfiguration, sockets: CorkedSockets) {
         handle = curl_easy_init()!
+        url = configuration.url
         sockets.watch(handle)
+        let cleartext = configuration.url.hasPrefix("http://")
+        let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
+        _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // No SIGPIPE dance around every call (libcurl otherwise installs and restores a handler
+        // several times per request); sends use MSG_NOSIGNAL.
+        _ = ringside_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = ringside_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
+        if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
+        if case .certificate(let certificate, let key) = configuration.authentication {
+            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
+            _ = ringside_curl_setopt_string(handle, CURLOPT_SSLKEY, key)
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = ringside_curl_setopt_write_function(handle, writeBody)
+        _ = ringside_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        _ = ringside_curl_setopt_header_function(handle, writeHeader)
+        _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
     }
 
     /// Prepares the handle for another push (`configure` then sets what differs per push).
@@ -252,29 +282,8 @@ final class Exchange {
         curl_easy_cleanup(handle)
     }
 
-    func configure(_ configuration: ClientConfiguration, authorization: String?, freshConnection: Bool) {
-        if !configured {
-            configured = true
-            let cleartext = configuration.url.hasPrefix("http://")
-            let version = cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
-            _ = ringside_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
-            _ = ringside_curl_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
-            // No SIGPIPE dance around every call (libcurl otherwise installs and restores a handler
-            // several times per request); sends use MSG_NOSIGNAL.
-            _ = ringside_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-            _ = ringside_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
-            if let ca = configuration.caFile { _ = ringside_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
-            if case .certificate(let certificate, let key) = configuration.authentication {
-                _ = ringside_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate)
-                _ = ringside_curl_setopt_string(handle, CURLOPT_SSLKEY, key)
-            }
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            _ = ringside_curl_setopt_write_function(handle, writeBody)
-            _ = ringside_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-            _ = ringside_curl_setopt_header_function(handle, writeHeader)
-            _ = ringside_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-        }
-        _ = ringside_curl_setopt_string(handle, CURLOPT_URL, "\(configuration.url)/3/device/\(push.deviceToken)")
+    func configure(authorization: String?, freshConnection: Bool) {
+        _ = ringside_curl_setopt_string(handle, CURLOPT_URL, "\(url)/3/device/\(push.deviceToken)")
         _ = ringside_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, push.method)
         if push.method == "POST" {
             _ = ringside_curl_setopt_long(handle, CURLOPT_POST, 1)
@@ -327,12 +336,7 @@ final class Exchange {
             answer.connectionLost = Self.lostConnection.contains(code.rawValue)
             answer.transportError = "libcurl error \(code.rawValue): \(String(cString: curl_easy_strerror(code)))"
         }
-        // A 200 has no body; an error's is JSON with the reason.
-        if !body.isEmpty, let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
-            answer.reasonText = object["reason"] as? String
-            answer.reason = answer.reasonText.flatMap(Reason.init(wire:))
-            answer.timestamp = (object["timestamp"] as? NSNumber)?.int64Value
-        }
+        answer.read(body: body)
     }
 }
 

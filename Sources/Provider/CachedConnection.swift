@@ -22,6 +22,10 @@ extension APNsClient: PushTransport {}
 /// cannot be made with it.
 final class CachedConnection: PushTransport {
     private let configuration: ClientConfiguration
+    /// APNs's address, from the configuration's URL (nil host: a URL that cannot be used).
+    private let scheme: String
+    private let host: String?
+    private let port: Int
     private var tokens: ProviderTokenCache?
     private var socket: Int32 = -1
     private var context: OpaquePointer?
@@ -40,6 +44,10 @@ final class CachedConnection: PushTransport {
 
     init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
+        let url = URL(string: configuration.url)
+        scheme = url?.scheme ?? "https"
+        host = url?.host
+        port = url?.port ?? 443
         tokens = try ProviderTokenCache.load(for: configuration.authentication)
     }
 
@@ -78,10 +86,8 @@ final class CachedConnection: PushTransport {
 
     /// Queues one request; nghttp2 holds it while MAX_CONCURRENT_STREAMS streams are open.
     private func submit(_ push: OutgoingPush, authorization: String?, on session: OpaquePointer) -> Int32? {
-        let url = URL(string: configuration.url)
         var fields: [(String, String)] = [
-            (":method", push.method), (":scheme", url?.scheme ?? "https"),
-            (":authority", "\(url?.host ?? "localhost"):\(url?.port ?? 443)"),
+            (":method", push.method), (":scheme", scheme), (":authority", "\(host ?? "localhost"):\(port)"),
             (":path", "/3/device/\(push.deviceToken)"),
         ]
         fields += push.headers.map { ($0.name.lowercased(), $0.value) }
@@ -146,18 +152,13 @@ final class CachedConnection: PushTransport {
         }
         answers = [:]
         bodies = [:]
+        responseBodies = [:]
     }
 
     fileprivate func streamClosed(_ stream: Int32, errorCode: UInt32) {
         guard var answer = answers.removeValue(forKey: stream) else { return }
         bodies[stream] = nil
-        if let body = responseBodies.removeValue(forKey: stream),
-            let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        {
-            answer.reasonText = object["reason"] as? String
-            answer.reason = answer.reasonText.flatMap(Reason.init(wire:))
-            answer.timestamp = (object["timestamp"] as? NSNumber)?.int64Value
-        }
+        answer.read(body: responseBodies.removeValue(forKey: stream) ?? [])
         if answer.status == 0 || errorCode != 0 {
             answer.status = 0
             answer.transportError = "stream closed: \(String(cString: nghttp2_http2_strerror(errorCode)))"
@@ -198,11 +199,10 @@ final class CachedConnection: PushTransport {
     // MARK: The socket, TLS and the session
 
     private func open() {
-        guard let url = URL(string: configuration.url), let host = url.host else {
+        guard let host else {
             broken = "bad URL \(configuration.url)"
             return
         }
-        let port = url.port ?? 443
         socket = connectTCP(host: host, port: port)
         guard socket >= 0 else {
             broken = "cannot connect to \(host):\(port)"
@@ -210,7 +210,7 @@ final class CachedConnection: PushTransport {
         }
         var timeout = timeval(tv_sec: Int(configuration.timeout), tv_usec: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        if url.scheme == "https" {
+        if scheme == "https" {
             if let why = startTLS(host: host) {
                 broken = why
                 return

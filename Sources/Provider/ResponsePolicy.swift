@@ -31,14 +31,15 @@ public struct ResponsePolicy: Sendable {
     public func next(status: Int, reason: Reason?, attempt: Int, jitter: Double) -> NextStep {
         if status == 200 { return .delivered }
         guard attempt < maximumAttempts else { return .giveUp }
-        if status == 0 { return .reconnectAndRetry(after: attempt == 1 ? 0 : backOff(attempt - 1, jitter)) }
+        let reconnect = NextStep.reconnectAndRetry(after: attempt == 1 ? 0 : backOff(attempt - 1, jitter))
+        if status == 0 { return reconnect }
         switch reason {
         case .badDeviceToken?, .deviceTokenNotForTopic?, .unregistered?, .expiredToken?:
             return .forgetToken(reason!)
         case .expiredProviderToken?:
             return attempt == 1 ? .refreshTokenAndRetry : .giveUp
         case .shutdown?, .idleTimeout?:
-            return .reconnectAndRetry(after: attempt == 1 ? 0 : backOff(attempt - 1, jitter))
+            return reconnect
         default: break
         }
         if status == 429 || status >= 500 { return .retry(after: backOff(attempt, jitter)) }

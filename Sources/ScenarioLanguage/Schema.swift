@@ -93,7 +93,6 @@ enum Schema {
     ]
 }
 
-/// A duration such as `250ms`, `30s`, `5m`, `2h`, `1d`: seconds, or nil.
 /// `3 per 60s` → (3, 60); `off` → (0, 0), meaning no limit; nil when malformed.
 public func parseRate(_ text: String) -> (count: Int, window: Double)? {
     if text == "off" { return (0, 0) }
@@ -104,6 +103,7 @@ public func parseRate(_ text: String) -> (count: Int, window: Double)? {
     return (count, window)
 }
 
+/// A duration such as `250ms`, `30s`, `5m`, `2h`, `1d`: seconds, or nil.
 public func parseDuration(_ text: String) -> Double? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     for (unit, factor) in units where text.hasSuffix(unit) {
