@@ -29,7 +29,7 @@ let package = Package(
         // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
         .target(name: "World", dependencies: ["APNs"]),
         // The scenario language: parser, checker, diagnostics. No I/O.
-        .target(name: "ScenarioLanguage", dependencies: ["APNs"]),
+        .target(name: "ScenarioLanguage", dependencies: ["APNs", "World"]),
         // Driving providers; the reference APNs client on libcurl.
         .target(name: "Provider", dependencies: ["APNs", "CCurl", "CNghttp2", "COpenSSL"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
@@ -55,7 +55,7 @@ let package = Package(
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
-        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs"]),
+        .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
         .testTarget(
             name: "MockAPNsTests",
             dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage"]),

@@ -20,6 +20,33 @@ public struct PushRequest: Sendable {
     public var body: [UInt8] = []
     /// How many body bytes arrived; larger than `body.count` when the server stopped keeping them.
     public var bodyLength: Int = 0
+    /// The headers APNs does not read (content-type, user-agent …), kept for expectations and
+    /// transcripts; at most `maximumOtherHeaders`, each cut to `maximumHeaderValue` bytes.
+    public var otherHeaders: [(name: String, value: String)] = []
+    static let maximumOtherHeaders = 32
+    static let maximumHeaderValue = 1024
+
+    /// A header's value by name, case-insensitively (HTTP/2 names are lower case, RFC 9113 §8.2.1;
+    /// a scenario may write them as it likes). The first one when repeated.
+    public func header(named name: String) -> String? {
+        switch name.lowercased() {
+        case ":method": return method
+        case ":path": return path
+        case "authorization": return authorization
+        case "apns-id": return apnsId
+        case "apns-expiration": return expiration
+        case "apns-priority": return priority
+        case "apns-topic": return topic
+        case "apns-push-type": return pushType
+        case "apns-collapse-id": return collapseId
+        case let other: return otherHeaders.first { $0.name == other }?.value
+        }
+    }
+
+    private mutating func keepOther(name: String, value: String) {
+        guard otherHeaders.count < Self.maximumOtherHeaders else { return }
+        otherHeaders.append((name.lowercased(), String(value.utf8.prefix(Self.maximumHeaderValue)) ?? ""))
+    }
 
     public init() {}
 
@@ -43,13 +70,21 @@ public struct PushRequest: Sendable {
         case "apns-topic": set(&topic)
         case "apns-push-type": set(&pushType)
         case "apns-collapse-id": set(&collapseId)
-        default: break
+        default: keepOther(name: name, value: value)
         }
     }
 
     /// Records one header field from raw bytes, making a string only for the headers APNs reads.
     public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let index = Self.knownIndex(name) else { return }
+        guard let index = Self.knownIndex(name) else {
+            if otherHeaders.count < Self.maximumOtherHeaders {
+                keepOther(
+                    name: String(decoding: name, as: UTF8.self),
+                    value: String(
+                        decoding: UnsafeBufferPointer(rebasing: value.prefix(Self.maximumHeaderValue)), as: UTF8.self))
+            }
+            return
+        }
         let text = String(decoding: value, as: UTF8.self)
         func set(_ slot: inout String?) {
             if slot != nil { duplicatedHeaders.append(PushRequest.knownNames[index].description) }

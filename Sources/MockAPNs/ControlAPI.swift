@@ -10,10 +10,6 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     let world: SharedWorld
     let clock: SystemClock
     let transcript: TranscriptBuffer
-    /// Switches the mock's server certificate for new connections: true for one from a CA the
-    /// provider does not trust (set by whoever runs the mock's server).
-    public var switchServerCertificate: (@Sendable (Bool) -> Void)?
-
     public init(mock: MockAPNs, world: SharedWorld, clock: SystemClock, transcript: TranscriptBuffer) {
         self.mock = mock
         self.world = world
@@ -108,8 +104,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             return Answer(status: 200, json: RawJSON("[" + transcript.all.joined(separator: ",") + "]"))
         case ("POST", ["faults"]): return armFault(input)
         case ("DELETE", ["faults"]):
-            mock.configuration.faults.disarmAll()
-            switchServerCertificate?(false)
+            mock.disarmFaults()
             return Answer(status: 200, json: ["faults": 0])
         case ("GET", ["settings"]): return Answer(status: 200, json: settingsJSON())
         case ("POST", ["settings"]):
@@ -127,51 +122,120 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         }
     }
 
-    /// `POST /faults`: `{"reason": R, "count": N}` answers with a reason; `"action"` is one of `drop`,
-    /// `delay` (`seconds`), `goaway` (`afterAccepted`, `reason`), `stale-connections` (`idleSeconds`),
-    /// `lower-streams-after-rejection`, `untrusted-server-certificate`. `token`, `connection`, `from`
-    /// and `until` (world time) narrow which requests a fault matches.
+    /// `POST /faults`: `{"reason": R, "count": N}` answers with a reason; `"action"` is one of
+    /// `FaultSpec.Action` (docs/control-api.md). `token`, `connection`, `from` and `until` (world
+    /// time) narrow which requests a fault matches. Read into the same `FaultSpec` as a scenario's
+    /// `fault:` step and armed the same way.
     private func armFault(_ input: [String: Any]) -> Answer {
-        let plan = mock.configuration.faults
-        let count = Int(number(input["count"]) ?? 1)
-        let match = FaultPlan.Match(
-            deviceToken: input["token"] as? String, connection: number(input["connection"]).map { UInt64($0) },
-            from: number(input["from"]), until: number(input["until"]))
-        let reason = (input["reason"] as? String).flatMap(Reason.init(wire:))
-        if input["reason"] != nil, reason == nil {
-            return .error(400, "unknown reason <\(input["reason"] ?? "")>; see `ringside explain`")
+        switch Self.faultSpec(input) {
+        case .failure(let answer): return answer
+        case .success(let spec):
+            if let problem = mock.arm(spec) { return .error(409, problem) }
+            var echo = input
+            echo["armed"] = true
+            return Answer(status: 201, json: echo)
         }
-        switch input["action"] as? String ?? "answer" {
-        case "answer":
-            guard let reason else { return .error(400, "give {\"reason\": <an APNs reason>, \"count\": N}") }
-            plan.arm(.init(action: .answer(reason), count: count, match: match))
-        case "drop": plan.arm(.init(action: .drop, count: count, match: match))
-        case "delay":
-            guard let seconds = number(input["seconds"]), seconds >= 0 else {
-                return .error(400, "delay needs \"seconds\"")
-            }
-            plan.arm(.init(action: .delay(seconds), count: count, match: match))
-        case "goaway":
-            let after = Int(number(input["afterAccepted"]) ?? 1)
-            plan.arm(.init(action: .goAwayAfterAccepted(after, reason ?? .shutdown), count: 1, match: match))
-        case "stale-connections":
-            guard let idle = number(input["idleSeconds"]) else {
-                return .error(400, "stale-connections needs \"idleSeconds\"")
-            }
-            plan.staleAfterIdle = idle
-        case "lower-streams-after-rejection": plan.lowerStreamsAfterRejection = input["on"] as? Bool ?? true
-        case "untrusted-server-certificate":
-            guard let switchServerCertificate else { return .error(409, "this mock cannot change its certificate") }
-            switchServerCertificate(input["on"] as? Bool ?? true)
-        case let other:
-            return .error(
-                400,
-                "unknown action <\(other)>; actions are answer, drop, delay, goaway, stale-connections, lower-streams-after-rejection, untrusted-server-certificate"
+    }
+
+    /// Reads a fault from JSON; every number is checked against its range.
+    static func faultSpec(_ input: [String: Any]) -> Result<FaultSpec, Answer> {
+        let actions = FaultSpec.Action.allCases.map(\.rawValue)
+        let actionName = input["action"].map { $0 as? String ?? "" } ?? FaultSpec.Action.answer.rawValue
+        guard let action = FaultSpec.Action(rawValue: actionName) else {
+            return .failure(
+                .error(400, "unknown action <\(actionName)>; actions are \(actions.joined(separator: ", "))"))
+        }
+        let keys: [String]
+        switch action {
+        case .answer: keys = ["reason", "count"]
+        case .drop: keys = ["count"]
+        case .delay: keys = ["seconds", "count"]
+        case .goaway: keys = ["afterAccepted", "reason"]
+        case .staleConnections: keys = ["idleSeconds"]
+        case .lowerStreamsAfterRejection, .untrustedServerCertificate: keys = ["on"]
+        }
+        let matchKeys = action.isPerRequest ? ["token", "connection", "from", "until"] : []
+        let known = ["action"] + keys + matchKeys
+        if let unknown = input.keys.sorted().first(where: { !known.contains($0) }) {
+            return .failure(
+                .error(
+                    400, "<\(unknown)> does not apply to \(action.rawValue); it takes \(known.joined(separator: ", "))")
             )
         }
-        var echo = input
-        echo["armed"] = true
-        return Answer(status: 201, json: echo)
+        do {
+            let reason = try input["reason"].map { value -> Reason in
+                guard let text = value as? String, let reason = Reason(wire: text) else {
+                    throw Answer.error(400, "unknown reason <\(value)>; see `ringside explain`")
+                }
+                return reason
+            }
+            let count = try integer(input, "count", in: FaultSpec.counts) ?? 1
+            let match = FaultSpec.Match(
+                deviceToken: try string(input, "token"),
+                connection: try integer(input, "connection", in: 0...Int(Int32.max)).map { UInt64($0) },
+                from: try seconds(input, "from", in: 0...1e11), until: try seconds(input, "until", in: 0...1e11))
+            let on = try input["on"].map { value -> Bool in
+                guard let on = value as? Bool else { throw Answer.error(400, "<on> takes true or false") }
+                return on
+            }
+            let kind: FaultSpec.Kind
+            switch action {
+            case .answer:
+                guard let reason else { throw Answer.error(400, "give {\"reason\": <an APNs reason>, \"count\": N}") }
+                kind = .answer(reason)
+            case .drop: kind = .drop
+            case .delay:
+                guard let delay = try seconds(input, "seconds", in: FaultSpec.seconds) else {
+                    throw Answer.error(400, "delay needs \"seconds\"")
+                }
+                kind = .delay(seconds: delay)
+            case .goaway:
+                kind = .goAway(
+                    afterAccepted: try integer(input, "afterAccepted", in: FaultSpec.counts) ?? 1,
+                    reason: reason ?? .shutdown)
+            case .staleConnections:
+                guard let idle = try seconds(input, "idleSeconds", in: FaultSpec.seconds) else {
+                    throw Answer.error(400, "stale-connections needs \"idleSeconds\"")
+                }
+                kind = .staleConnections(idleSeconds: idle)
+            case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: on ?? true)
+            case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: on ?? true)
+            }
+            return .success(FaultSpec(kind, count: count, match: match))
+        } catch let answer as Answer {
+            return .failure(answer)
+        } catch {
+            return .failure(.error(400, "\(error)"))
+        }
+    }
+
+    /// A whole number in range; a JSON number only (not a string, not 1.5).
+    static func integer(_ input: [String: Any], _ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value = input[key] else { return nil }
+        guard let number = value as? NSNumber, let double = Double(exactly: number.doubleValue),
+            double.rounded() == double, double >= Double(range.lowerBound), double <= Double(range.upperBound)
+        else {
+            throw Answer.error(400, "<\(key)> takes a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return Int(double)
+    }
+
+    /// Seconds in range; a finite JSON number only.
+    static func seconds(_ input: [String: Any], _ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let value = input[key] else { return nil }
+        guard let number = value as? NSNumber, number.doubleValue.isFinite,
+            range.contains(number.doubleValue)
+        else {
+            throw Answer.error(
+                400, "<\(key)> takes a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number.doubleValue
+    }
+
+    static func string(_ input: [String: Any], _ key: String) throws -> String? {
+        guard let value = input[key] else { return nil }
+        guard let text = value as? String else { throw Answer.error(400, "<\(key)> takes a string") }
+        return text
     }
 
     private func clockJSON() -> [String: Any] {

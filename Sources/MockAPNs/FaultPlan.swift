@@ -8,26 +8,7 @@ import Synchronization
 /// A plan is explicit: nothing in the rules knows about it (STYLE.md, "observers watch, they never decide").
 public final class FaultPlan: @unchecked Sendable {
     /// Which requests a fault applies to; every field left nil matches all.
-    public struct Match: Sendable, Equatable {
-        public var deviceToken: String?
-        public var connection: UInt64?
-        /// World-time window, seconds since 1970.
-        public var from: Double?
-        public var until: Double?
-
-        public init(deviceToken: String? = nil, connection: UInt64? = nil, from: Double? = nil, until: Double? = nil) {
-            self.deviceToken = deviceToken
-            self.connection = connection
-            self.from = from
-            self.until = until
-        }
-
-        func matches(token: String?, connection: UInt64, at now: Double) -> Bool {
-            (deviceToken == nil || deviceToken?.lowercased() == token?.lowercased())
-                && (self.connection == nil || self.connection == connection)
-                && (from.map { now >= $0 } ?? true) && (until.map { now < $0 } ?? true)
-        }
-    }
+    public typealias Match = FaultSpec.Match
 
     /// What a fault does to a request it matches.
     public enum Action: Sendable, Equatable {
@@ -148,4 +129,28 @@ public final class FaultPlan: @unchecked Sendable {
     }
 
     public var isEmpty: Bool { locked { faults.isEmpty } }
+
+    /// Arms what a spec says, for the faults that live in the plan; false for those the server
+    /// must carry out (a certificate switch).
+    func arm(_ spec: FaultSpec) -> Bool {
+        switch spec.kind {
+        case .answer(let reason): arm(Fault(action: .answer(reason), count: spec.count, match: spec.match))
+        case .drop: arm(Fault(action: .drop, count: spec.count, match: spec.match))
+        case .delay(let seconds): arm(Fault(action: .delay(seconds), count: spec.count, match: spec.match))
+        case .goAway(let after, let reason):
+            arm(Fault(action: .goAwayAfterAccepted(after, reason), count: 1, match: spec.match))
+        case .staleConnections(let idle): staleAfterIdle = idle
+        case .lowerStreamsAfterRejection(let on): lowerStreamsAfterRejection = on
+        case .untrustedServerCertificate: return false
+        }
+        return true
+    }
+}
+
+extension FaultSpec.Match {
+    func matches(token: String?, connection: UInt64, at now: Double) -> Bool {
+        (deviceToken == nil || deviceToken?.lowercased() == token?.lowercased())
+            && (self.connection == nil || self.connection == connection)
+            && (from.map { now >= $0 } ?? true) && (until.map { now < $0 } ?? true)
+    }
 }

@@ -67,6 +67,38 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
         }
     }
 
+    /// Switches the server certificate for new connections (true: one from a CA the provider does not
+    /// trust); set by whoever runs the server (`MockAssembly`).
+    public var switchServerCertificate: (@Sendable (Bool) -> Void)? {
+        get {
+            observersLock.lock()
+            defer { observersLock.unlock() }
+            return certificateSwitch
+        }
+        set {
+            observersLock.lock()
+            certificateSwitch = newValue
+            observersLock.unlock()
+        }
+    }
+    private var certificateSwitch: (@Sendable (Bool) -> Void)?
+
+    /// Arms a fault: the one way in for the control API and for scenarios. Returns why it cannot be
+    /// armed, or nil.
+    public func arm(_ spec: FaultSpec) -> String? {
+        if configuration.faults.arm(spec) { return nil }
+        guard case .untrustedServerCertificate(let on) = spec.kind else { return nil }
+        guard let switchServerCertificate else { return "this mock serves no TLS, so it cannot change its certificate" }
+        switchServerCertificate(on)
+        return nil
+    }
+
+    /// Disarms every fault and serves the trusted certificate again.
+    public func disarmFaults() {
+        configuration.faults.disarmAll()
+        switchServerCertificate?(false)
+    }
+
     public func addObserver(_ observer: any MockObserver) {
         observersLock.lock()
         observers.append(observer)

@@ -1,35 +1,6 @@
 import APNs
 import Foundation
 
-/// How a provider behaves: the reference follows every rule; each naive profile reproduces one
-/// mistake of INCIDENTS.md or a classic anti-pattern, for teaching and for the scenarios to catch.
-public enum ProviderProfile: String, Sendable, CaseIterable {
-    case reference
-    /// Topic without `.voip` (incident 7).
-    case forgetsVoipSuffix = "forgets-voip-suffix"
-    /// Priority 5: APNs may hold the push to save power.
-    case priorityFive = "priority-5"
-    /// A non-zero expiration: a stored push rings after the call is over (incident 4).
-    case nonZeroExpiration = "non-zero-expiration"
-    /// A new JWT for every request: TooManyProviderTokenUpdates (incident 5).
-    case newTokenPerRequest = "new-jwt-per-request"
-    /// Keeps pushing to tokens answered 410 (incident 2).
-    case keepsPushingAfter410 = "keeps-pushing-after-410"
-    /// Forgets tokens only on 410, keeps BadDeviceToken ones (incident 2).
-    case prunesOnlyOn410 = "prunes-only-on-410"
-    /// Retries 503 at once, again and again.
-    case noBackoffOn503 = "no-backoff-on-503"
-    /// Sends VoIP pushes to the regular notification token (incident 7).
-    case usesRegularToken = "uses-regular-token"
-    /// Sends a second VoIP push to cancel a call ([PK-VOIP]: don't).
-    case cancelsWithPush = "cancels-with-push"
-    /// Registers the same device again on every session restore (incident 12).
-    case registersTwice = "registers-twice"
-    /// Caches one connection and watches only for error answers: after APNs's GOAWAY nothing is sent
-    /// again until a restart (incident 1).
-    case ignoresGoAway = "ignores-goaway"
-}
-
 /// What the provider did, for tests and reports.
 public enum ProviderAction: Sendable, Equatable {
     case sent(token: String, status: Int, reason: Reason?)

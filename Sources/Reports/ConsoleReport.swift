@@ -15,6 +15,8 @@ public enum ConsoleReport {
                 detail: "expected \(expectation.expected); happened: \(expectation.happened)"
             )
             .render(in: file) + expectation.chain.map { "\n    - \($0)" }.joined()
+                + (expectation.printed.isEmpty
+                    ? "" : "\n    the provider printed:" + expectation.printed.map { "\n      | \($0)" }.joined())
         }.joined(separator: "\n")
     }
 }

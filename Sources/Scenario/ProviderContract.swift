@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioLanguage
 
 /// The provider contract (DESIGN.md, "The provider contract"): what a provider under test is told
 /// about the mock, as environment variables. The credentials are the test ones in `certs-test/`.
@@ -6,7 +7,7 @@ public enum ProviderContract {
     public static let keyId = "RINGKEY001"
     public static let teamId = "RINGTEAM01"
     /// The test app's bundle ID, which is also its topic (VoIP pushes add `.voip`).
-    public static let topic = "com.ringside.testapp"
+    public static let topic = ScenarioPlan.testBundleId
 
     /// The variables in the order `ringside serve` prints them.
     public static func variables(url: String, host: String, port: UInt16, certs: String, certificate: String = "voip")
@@ -31,22 +32,68 @@ public enum ProviderContract {
     }
 }
 
-/// A shell command run to its end with extra environment and its output discarded; one that hangs
-/// is stopped and throws, so that it cannot hang the suite.
+/// A child's standard output and error, kept in a temporary file (a pipe nobody reads would fill
+/// and block the child); its last lines are what failures show.
+final class OutputFile {
+    let path: String
+    let handle: FileHandle
+
+    init() throws {
+        path = NSTemporaryDirectory() + "/ringside-output-\(UUID().uuidString).log"
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw ScenarioError("cannot create \(path) for a provider's output") }
+        self.handle = handle
+    }
+
+    /// The last lines written, from at most the last 8 KiB.
+    func tail(lines: Int = ShellCommand.keptLines) -> [String] {
+        guard let reader = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? reader.close() }
+        let size = (try? reader.seekToEnd()) ?? 0
+        try? reader.seek(toOffset: size > 8192 ? size - 8192 : 0)
+        let data = (try? reader.readToEnd()) ?? Data()
+        let text = String(decoding: data, as: UTF8.self)
+        return Array(text.split(separator: "\n", omittingEmptySubsequences: true).suffix(lines).map(String.init))
+    }
+
+    deinit {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A shell command run to its end with extra environment; one that hangs is stopped and throws,
+/// so that it cannot hang the suite.
 enum ShellCommand {
-    static func run(_ command: String, environment: [String: String], timeout seconds: Double, what: String) throws {
+    /// How many lines of a command's output a failure shows.
+    static let keptLines = 20
+
+    struct Run {
+        var status: Int32
+        /// The last lines of its standard output and error.
+        var output: [String]
+    }
+
+    static func run(_ command: String, environment: [String: String], timeout seconds: Double) throws -> Run {
+        let log = try OutputFile()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = log.handle
+        process.standardError = log.handle
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        while process.isRunning, Date() < deadline { usleep(2_000) }
         if process.isRunning {
             process.terminate()
-            throw ScenarioError("\(what) did not finish within \(Int(seconds)) s and was stopped")
+            process.waitUntilExit()
+            throw StepFailure(
+                expected: "the command to finish", happened: "it ran for \(Int(seconds)) s and was stopped: \(command)",
+                output: log.tail())
         }
+        return Run(status: process.terminationStatus, output: log.tail())
     }
 }

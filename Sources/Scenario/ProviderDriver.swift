@@ -1,134 +1,192 @@
 import APNs
 import Foundation
 import Provider
+import ScenarioLanguage
 
-/// A provider under test as the runner drives it (DESIGN.md, "The provider contract").
+/// A provider under test as the runner drives it (DESIGN.md, "The provider contract"). A method
+/// that throws `StepFailure` fails the scenario at the step that called it.
 protocol ProviderDriver: AnyObject {
-    func register(user: String, token: String, kind: TokenStore.Kind)
-    func unregister(token: String)
-    /// Places a call to `user`; returns the apns-ids the provider learned (may be empty).
-    func placeCall(to user: String, callUUID: String, caller: String) throws -> [String]
+    func register(user: String, token: String, kind: TokenStore.Kind) throws
+    func unregister(user: String, token: String) throws
+    /// Asks the provider to ring `user`; the payload carries `callUUID`.
+    func placeCall(to user: String, callUUID: String, caller: String) throws
     /// What the provider did, where it can tell (the built-in one can; an `exec` command cannot).
     var actions: [ProviderAction] { get }
+    /// The last lines the provider printed (its commands' or its service's output), for failures.
+    var output: [String] { get }
+}
+
+/// A step the provider could not carry out: fails the scenario at that step, with what it printed.
+struct StepFailure: Error {
+    var expected: String
+    var happened: String
+    var output: [String]
 }
 
 extension ReferenceProvider: ProviderDriver {
-    func unregister(token: String) { store.unregister(token: token) }
+    func unregister(user: String, token: String) { store.unregister(token: token) }
 
-    func placeCall(to user: String, callUUID: String, caller: String) throws -> [String] {
-        try (placeCall(to: user, callUUID: callUUID, caller: caller) as [PushAnswer]).compactMap(\.apnsId)
+    func placeCall(to user: String, callUUID: String, caller: String) throws {
+        _ = try placeCall(to: user, callUUID: callUUID, caller: caller) as [PushAnswer]
+    }
+
+    var output: [String] { [] }
+}
+
+/// The values every adapter's templates can use: the provider contract's (DESIGN.md).
+struct ContractValues {
+    var url: String
+    var environment: [String: String]
+    /// A JWT the runner signs with the contract's key, so that a curl one-liner is a valid provider.
+    var jwt: String
+    var directory: String
+
+    var placeholders: [Placeholder: String] {
+        [
+            .topic: (environment["APNS_TOPIC"] ?? "") + ".voip", .url: url, .ca: environment["APNS_CA_FILE"] ?? "",
+            .jwt: jwt, .cert: environment["APNS_CERT_FILE"] ?? "", .certKey: environment["APNS_CERT_KEY_FILE"] ?? "",
+            .dir: directory,
+        ]
+    }
+
+    static func payload(callUUID: String, caller: String) -> String {
+        #"{"aps":{},"callUUID":"\#(callUUID)","handle":"\#(caller)"}"#
     }
 }
 
-/// The `exec` adapter: one shell command per push, from a template with `{token}`, `{payload}`,
-/// `{callId}`, `{caller}`, `{topic}`, `{url}`, `{ca}` and `{jwt}` (a JWT the runner signs with the
-/// contract's key, so that a curl one-liner is a valid provider), replaced as they are (write
-/// `'{payload}'` in single quotes: it is JSON). The contract's variables are in its environment. It
-/// keeps every token it was given: a one-liner knows nothing of 410s.
+/// The `exec` adapter: one shell command per push, from a template (docs/scenario-language.md lists
+/// its placeholders; write `'{payload}'` in single quotes: it is JSON). The contract's variables are
+/// in its environment. It keeps every token it was given: a one-liner knows nothing of 410s. A
+/// command that exits non-zero fails the step that ran it.
 final class ExecProvider: ProviderDriver {
-    let template: String
-    let environment: [String: String]
-    let jwt: String
+    let template: Template
+    let contract: ContractValues
     private var tokens: [(user: String, token: String)] = []
     let actions: [ProviderAction] = []
+    private(set) var output: [String] = []
 
-    init(template: String, environment: [String: String], jwt: String) {
+    init(template: Template, contract: ContractValues) {
         self.template = template
-        self.environment = environment
-        self.jwt = jwt
+        self.contract = contract
     }
 
     func register(user: String, token: String, kind: TokenStore.Kind) { tokens.append((user, token)) }
-    func unregister(token: String) { tokens.removeAll { $0.token == token } }
+    func unregister(user: String, token: String) { tokens.removeAll { $0.token == token } }
 
-    func placeCall(to user: String, callUUID: String, caller: String) throws -> [String] {
+    func placeCall(to user: String, callUUID: String, caller: String) throws {
         for entry in tokens where entry.user == user {
-            let payload = #"{"aps":{},"callUUID":"\#(callUUID)","handle":"\#(caller)"}"#
-            let values = [
-                "{token}": entry.token, "{payload}": payload, "{callId}": callUUID, "{caller}": caller,
-                "{topic}": (environment["APNS_TOPIC"] ?? "") + ".voip", "{url}": environment["APNS_URL"] ?? "",
-                "{ca}": environment["APNS_CA_FILE"] ?? "", "{jwt}": jwt,
-            ]
-            var command = template
-            for (placeholder, value) in values {
-                command = command.replacingOccurrences(of: placeholder, with: value)
+            var values = contract.placeholders
+            values[.token] = entry.token
+            values[.payload] = ContractValues.payload(callUUID: callUUID, caller: caller)
+            values[.callId] = callUUID
+            values[.caller] = caller
+            values[.user] = user
+            let command = template.filled(values)
+            let run = try ShellCommand.run(command, environment: contract.environment, timeout: 30)
+            output = Array((output + run.output).suffix(ShellCommand.keptLines))
+            if run.status != 0 {
+                throw StepFailure(
+                    expected: "the exec provider's command to succeed",
+                    happened: "it exited with \(run.status): \(command)", output: run.output)
             }
-            try ShellCommand.run(command, environment: environment, timeout: 30, what: "the exec provider")
         }
-        return []
     }
-
 }
 
 /// The `http` adapter: a long-running provider service that the runner starts (`http:` command,
-/// with the contract and PORT in its environment), waits for (`ready:` URL), drives with request
-/// templates (`register:`, `unregister:`, `call:` — "METHOD /path {json}", placeholders `{user}`,
-/// `{token}`, `{callId}`, `{caller}`, `{port}`), and stops — using libcurl.
+/// with the contract and PORT in its environment), waits for (`ready:` URL answering 200 within
+/// `readyDeadline`), drives with request templates, and stops at the end.
 final class HTTPServiceProvider: ProviderDriver {
     let process = Process()
     let port: UInt16
-    let templates: [String: String]
+    let service: HTTPService
     let actions: [ProviderAction] = []
+    private let log: OutputFile
+    /// How long the service may take to answer its ready URL.
+    static let readyDeadline = 10.0
 
-    init(command: String, ready: String?, templates: [String: String], environment: [String: String]) throws {
+    var output: [String] { log.tail() }
+
+    init(service: HTTPService, contract: ContractValues) throws {
         port = HTTPServiceProvider.freePort()
-        self.templates = templates
+        self.service = service
+        log = try OutputFile()
+        var values = contract.placeholders
+        values[.port] = String(port)
+        let command = service.command.filled(values)
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "exec " + command]
-        var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var variables = ProcessInfo.processInfo.environment.merging(contract.environment) { $1 }
         variables["PORT"] = String(port)
         process.environment = variables
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = log.handle
+        process.standardError = log.handle
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let readyURL = (ready ?? "http://127.0.0.1:{port}/health").replacingOccurrences(
-            of: "{port}", with: String(port))
-        let deadline = Date().addingTimeInterval(10)
-        while HTTPCall.perform(method: "GET", url: readyURL, body: nil, timeout: 1).status != 200 {
-            guard process.isRunning, Date() < deadline else {
+        let readyURL = service.ready.filled([.port: String(port)])
+        let deadline = Date().addingTimeInterval(Self.readyDeadline)
+        while true {
+            let last = HTTPCall.perform(method: "GET", url: readyURL, body: nil, timeout: 1)
+            if last.status == 200 { break }
+            guard process.isRunning else {
+                let tail = log.tail()
+                throw ScenarioError(
+                    "the http provider <\(command)> exited with \(process.terminationStatus) before \(readyURL) answered 200"
+                        + (tail.isEmpty ? " (it printed nothing)" : "; it printed:\n" + tail.joined(separator: "\n")))
+            }
+            guard Date() < deadline else {
                 stop()
-                throw ScenarioError("the http provider did not answer 200 at \(readyURL) within 10 s")
+                let tail = log.tail()
+                throw ScenarioError(
+                    "the http provider <\(command)> did not answer 200 at \(readyURL) within \(Int(Self.readyDeadline)) s (last: \(last.error ?? "status \(last.status)"))"
+                        + (tail.isEmpty ? "" : "; it printed:\n" + tail.joined(separator: "\n")))
             }
             usleep(50_000)
         }
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     deinit { stop() }
 
-    private func send(_ name: String, _ values: [String: String]) throws {
-        guard var template = templates[name] else { return }
-        for (key, value) in values { template = template.replacingOccurrences(of: "{\(key)}", with: value) }
-        template = template.replacingOccurrences(of: "{port}", with: String(port))
-        let parts = template.split(separator: " ", maxSplits: 2).map(String.init)
-        guard parts.count >= 2 else {
-            throw ScenarioError("the \(name) template is not `METHOD /path [body]`: <\(template)>")
-        }
+    private func send(_ name: String, _ template: RequestTemplate?, _ values: [Placeholder: String]) throws {
+        // The checker refuses a step whose template is missing.
+        guard let template else { preconditionFailure("the checker lets no step through without its template") }
+        var values = values
+        values[.port] = String(port)
+        let path = template.path.filled(values)
+        let body = template.body?.filled(values)
         let response = HTTPCall.perform(
-            method: parts[0], url: "http://127.0.0.1:\(port)\(parts[1])", body: parts.count > 2 ? parts[2] : nil,
-            timeout: 30)
+            method: template.method, url: "http://127.0.0.1:\(port)\(path)", body: body, timeout: 30)
         guard (200..<300).contains(response.status) else {
-            throw ScenarioError(
-                "the http provider answered \(response.status) to \(parts[0]) \(parts[1]): \(response.error ?? response.body)"
-            )
+            let answer =
+                response.status == 0
+                ? "no answer (\(response.error ?? "?"))"
+                : "\(response.status) \(String(response.body.prefix(300)))"
+            throw StepFailure(
+                expected: "the http provider to answer 2xx to \(template.method) \(path)",
+                happened: "it answered \(answer)" + (process.isRunning ? "" : "; it is no longer running"),
+                output: output)
         }
     }
 
-    func register(user: String, token: String, kind: TokenStore.Kind) {
-        try? send("register", ["user": user, "token": token, "kind": kind.rawValue])
+    func register(user: String, token: String, kind: TokenStore.Kind) throws {
+        try send("register", service.register, [.user: user, .token: token, .kind: kind.rawValue])
     }
 
-    func unregister(token: String) { try? send("unregister", ["token": token]) }
+    func unregister(user: String, token: String) throws {
+        try send("unregister", service.unregister, [.user: user, .token: token])
+    }
 
-    func placeCall(to user: String, callUUID: String, caller: String) throws -> [String] {
-        try send("call", ["user": user, "callId": callUUID, "caller": caller])
-        return []
+    func placeCall(to user: String, callUUID: String, caller: String) throws {
+        try send("call", service.call, [.user: user, .callId: callUUID, .caller: caller])
     }
 
     static func freePort() -> UInt16 {

@@ -9,6 +9,8 @@ public struct ScenarioResult: Sendable {
         public var happened: String
         /// The world's chain of events behind what happened, in sentences.
         public var chain: [String]
+        /// The last lines an `exec` or `http` provider printed, when it failed.
+        public var printed: [String] = []
     }
 
     /// One message of the sequence diagram: provider ↔ APNs ↔ phone, at a world time.

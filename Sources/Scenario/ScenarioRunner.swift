@@ -7,28 +7,27 @@ import ScenarioLanguage
 import World
 
 /// Runs one checked scenario: a mock on a free port with its own world, the provider driven through
-/// its adapter, the steps in order, every expectation evaluated, everything stopped at the end.
+/// its adapter, the steps in order, every expectation evaluated, everything stopped at the end. It
+/// reads only the plan (`Checker.plan`) and switches over it exhaustively: a step or expectation
+/// that is not run is a compile error.
 public final class ScenarioRunner {
     let file: SourceFile
     let certs: String
-    private var world: SharedWorld!
-    private var clock = SystemClock()
-    private var mock: MockAPNs!
-    private var server: HTTP2Server!
+    private var plan: ScenarioPlan!
+    private var assembly: MockAssembly!
     private var provider: (any ProviderDriver)!
     /// The `http` provider's process, stopped with the scenario (also on failure).
     private var httpProvider: HTTPServiceProvider?
     private let recorder = PushRecorder()
-    /// Which test client certificate the provider gets (`apns: certificate:`).
-    private var certificate = "voip"
-    private var phoneIds: [String: Int] = [:]
-    private var calls: [String: [String]] = [:]
+    /// The call id of each call named with `as:`.
+    private var callIds: [String: String] = [:]
+    /// Every token the runner handed to the provider, by phone.
+    private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
 
     /// Runs every scenario with this provider profile instead of the one it names (to see a broken
     /// provider fail at the right line).
     let providerOverride: ProviderProfile?
-
     /// Where to write this scenario's JSONL transcript, if anywhere.
     let transcriptPath: String?
     /// Recorded answers to serve instead of judging (`ringside replay`).
@@ -66,20 +65,27 @@ public final class ScenarioRunner {
     }
 
     private func execute() {
-        let problems = Checker.check(file)
-        guard problems.isEmpty, case .success(let root) = Parser.parse(file) else {
-            result.diagnostics = problems
+        let checked = Checker.plan(file)
+        guard var plan = checked.plan else {
+            result.diagnostics = checked.diagnostics
             return
         }
-        if case .scalar(let name)? = root.value("scenario") { result.name = name.text }
-        if case .scalar(let teaches)? = root.value("teaches") { result.teaches = teaches.text }
+        if let providerOverride { plan.provider = .builtin(providerOverride) }
+        if let seedOverride { plan.seed = seedOverride }
+        self.plan = plan
+        result.name = plan.name
+        result.teaches = plan.teaches
         do {
-            try start(root)
+            try start()
             defer { stop() }
-            if case .sequence(let steps)? = root.value("steps") {
-                for step in steps.items {
-                    guard case .mapping(let mapping) = step else { continue }
-                    try perform(mapping)
+            for step in plan.steps {
+                do {
+                    try perform(step)
+                } catch let failure as StepFailure {
+                    result.expectations.append(
+                        .init(
+                            range: step.range, passed: false, expected: failure.expected, happened: failure.happened,
+                            chain: [], printed: failure.output))
                 }
             }
         } catch {
@@ -89,134 +95,73 @@ public final class ScenarioRunner {
 
     // MARK: Setting up
 
-    private func start(_ root: Mapping) throws {
-        var settings = WorldSettings()
-        var seed: UInt64 = 1
-        if case .scalar(let text)? = root.value("seed") { seed = UInt64(Double(text.text) ?? 1) }
-        if let seedOverride { seed = seedOverride }
-        var validation = ValidationSettings()
-        var certificateAuth = false
-        if case .mapping(let apns)? = root.value("apns") {
-            if let environment = text(apns, "environment").flatMap(APNsEnvironment.init(rawValue:)) {
-                validation.environment = environment
-            }
-            if let profile = text(apns, "profile").flatMap(ValidationSettings.Profile.init(rawValue:)) {
-                validation.profile = profile
-            }
-            certificateAuth = text(apns, "auth") == "certificate"
-            certificate = text(apns, "certificate") ?? "voip"
-            for rule in list(apns, "folklore") {
-                switch rule {
-                case "dead-token-penalty": settings.folklore.deadTokenPenalty = 3
-                case "daily-voip-budget": settings.folklore.dailyVoIPBudget = 10
-                case "force-quit-blocks-voip": settings.folklore.forceQuitBlocksVoIP = true
-                default: break
-                }
-            }
-        }
-        if case .mapping(let numbers)? = root.value("world") {
-            if let delay = text(numbers, "unregister-delay").flatMap(parseDuration) { settings.unregisterDelay = delay }
-            if let limit = text(numbers, "unreported-limit").flatMap(Int.init) { settings.unreportedLimit = limit }
-            if let timeout = text(numbers, "ring-timeout").flatMap(parseDuration) { settings.ringTimeout = timeout }
-            if let latency = text(numbers, "delivery-latency").flatMap(parseDuration) {
-                settings.deliveryLatency = latency
-            }
-            if let rate = text(numbers, "throttle").flatMap(parseRate) {
-                settings.throttle =
-                    rate.count == 0 ? nil : WorldSettings.Throttle(count: rate.count, window: rate.window)
-            }
-        }
-        world = SharedWorld(settings: settings, seed: seed)
-        if case .mapping(let numbers)? = root.value("world"), text(numbers, "accept-unknown-tokens") == "true" {
-            world.acceptsUnknownTokens = true
-        }
-        var configuration = MockConfiguration(validation: validation, keys: try KeyStore.load(directory: certs))
-        configuration.world = world
-        configuration.clock = clock
-        configuration.seed = seed
-        configuration.replay = replay
-        mock = MockAPNs(configuration: configuration)
-        mock.addObserver(recorder)
-        if let transcriptPath { mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
-        var serverConfiguration = ServerConfiguration()
-        serverConfiguration.port = 0
-        serverConfiguration.workers = 1
-        serverConfiguration.tls = try TLSContext(
-            certificateFile: certs + "/server.pem", keyFile: certs + "/server.key", trustedCAFile: certs + "/ca.pem",
-            clientCertificates: .optional)
-        server = HTTP2Server(configuration: serverConfiguration, service: mock)
-        try server.start()
-        world.startTicking(clock: clock)
+    private var world: SharedWorld { assembly.world }
+    private var clock: SystemClock { assembly.clock }
 
-        if case .sequence(let phones)? = root.value("phones") {
-            for case .mapping(let phone) in phones.items {
-                let name = text(phone, "name") ?? "phone"
-                var specs: [AppSpec] = []
-                if case .sequence(let apps)? = phone.value("apps") {
-                    for case .mapping(let app) in apps.items {
-                        let behaviour =
-                            AppBehaviour.named(
-                                text(app, "behaviour") ?? "reports-at-once",
-                                seconds: text(app, "round-trip").flatMap(parseDuration) ?? 2,
-                                blocking: text(app, "blocking") == "true") ?? .reportsAtOnce
-                        specs.append(
-                            AppSpec(
-                                bundleId: text(app, "bundle") ?? ProviderContract.topic,
-                                ios: text(app, "ios").flatMap(OSVersion.init) ?? OSVersion(18), behaviour: behaviour,
-                                environment: text(app, "environment").flatMap(APNsEnvironment.init(rawValue:))
-                                    ?? validation.environment,
-                                isEntitled: text(app, "entitled") != "false"))
-                    }
-                }
-                if specs.isEmpty {
-                    specs = [AppSpec(bundleId: ProviderContract.topic, environment: validation.environment)]
-                }
-                let online = text(phone, "online") != "false"
-                phoneIds[name] = world.withWorld {
-                    $0.addPhone(name: name, online: online, apps: specs, at: clock.now().world)
-                }
-            }
+    private func start() throws {
+        var options = MockOptions(certs: certs)
+        options.validation.environment = plan.apns.environment
+        options.validation.profile = plan.apns.profile
+        options.seed = plan.seed
+        options.worldSettings = plan.world.settings
+        for rule in plan.apns.folklore { options.worldSettings.folklore.enable(rule) }
+        options.acceptsUnknownTokens = plan.world.acceptsUnknownTokens
+        options.server.port = 0
+        options.server.workers = 1
+        options.replay = replay
+        assembly = try MockAssembly(options)
+        assembly.mock.addObserver(recorder)
+        if let transcriptPath { assembly.mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
+        try assembly.start()
+        for (index, phone) in plan.phones.enumerated() {
+            let id = world.withWorld { $0.addPhone(name: phone.name, online: phone.online, apps: phone.apps, at: now) }
+            precondition(id == index, "the world numbers phones in the order they are added")
         }
+        provider = try startProvider()
+    }
 
-        var profile = ProviderProfile.reference
-        var execTemplate: String?
-        if case .mapping(let providerBlock)? = root.value("provider") {
-            if let builtin = text(providerBlock, "builtin").flatMap(ProviderProfile.init(rawValue:)) {
-                profile = builtin
+    private var now: Double { clock.now().world }
+
+    private func startProvider() throws -> any ProviderDriver {
+        let environment = ProviderContract.environment(
+            url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
+            certificate: plan.apns.certificate.rawValue)
+        switch plan.provider {
+        case .builtin(let profile):
+            let authentication: ClientConfiguration.Authentication
+            switch plan.apns.authentication {
+            case .certificate:
+                let name = plan.apns.certificate.rawValue
+                authentication = .certificate(
+                    certificateFile: certs + "/client-\(name).pem", keyFile: certs + "/client-\(name).key")
+            case .token:
+                authentication = .token(
+                    keyFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", keyId: ProviderContract.keyId,
+                    teamId: ProviderContract.teamId)
             }
-            execTemplate = text(providerBlock, "exec")
+            let reference = try ReferenceProvider(
+                configuration: ClientConfiguration(
+                    url: assembly.url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5),
+                bundleId: ProviderContract.topic, profile: profile)
+            // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
+            reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
+            return reference
+        case .exec(let template):
+            return ExecProvider(template: template, contract: try contractValues(environment))
+        case .http(let service):
+            let http = try HTTPServiceProvider(service: service, contract: try contractValues(environment))
+            httpProvider = http
+            return http
         }
-        if let providerOverride {
-            profile = providerOverride
-            execTemplate = nil
-        }
-        let url = "https://127.0.0.1:\(server.port)"
-        if let execTemplate {
-            let key = try ES256Key(
-                pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
-            let jwt = try ProviderToken.sign(
-                keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
-                issuedAt: Int64(Date().timeIntervalSince1970), key: key)
-            provider = ExecProvider(
-                template: execTemplate.replacingOccurrences(of: "{dir}", with: directory),
-                environment: contract(url: url),
-                jwt: jwt)
-            return
-        }
-        let authentication: ClientConfiguration.Authentication =
-            certificateAuth
-            ? .certificate(
-                certificateFile: certs + "/client-\(certificate).pem", keyFile: certs + "/client-\(certificate).key")
-            : .token(
-                keyFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", keyId: ProviderContract.keyId,
-                teamId: ProviderContract.teamId)
-        let reference = try ReferenceProvider(
-            configuration: ClientConfiguration(
-                url: url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5),
-            bundleId: ProviderContract.topic, profile: profile)
-        // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
-        reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
-        provider = reference
+    }
+
+    private func contractValues(_ environment: [String: String]) throws -> ContractValues {
+        let key = try ES256Key(
+            pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
+        let jwt = try ProviderToken.sign(
+            keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
+            issuedAt: Int64(Date().timeIntervalSince1970), key: key)
+        return ContractValues(url: assembly.url, environment: environment, jwt: jwt, directory: directory)
     }
 
     /// The scenario file's directory, for `{dir}` in adapter commands.
@@ -224,16 +169,16 @@ public final class ScenarioRunner {
         URL(fileURLWithPath: file.path).standardizedFileURL.deletingLastPathComponent().path
     }
 
-    /// The provider contract (DESIGN.md) for an adapter's environment.
-    private func contract(url: String) -> [String: String] {
-        ProviderContract.environment(
-            url: url, host: "127.0.0.1", port: server.port, certs: certs, certificate: certificate)
+    private func stop() {
+        buildLadder()
+        httpProvider?.stop()
+        assembly?.stop()
     }
 
     /// The sequence diagram: requests and answers from the mock's records, the phone's outcomes from
     /// the world, and the failed expectations at the time they were checked.
     private func buildLadder() {
-        guard let world else { return }
+        guard let assembly else { return }
         var events: [ScenarioResult.LadderEvent] = []
         for record in recorder.records {
             let token = record.request.deviceToken.map { String($0.prefix(6)) + "…" } ?? "?"
@@ -242,11 +187,10 @@ public final class ScenarioRunner {
                     at: record.at.world, from: .provider, to: .apns,
                     label: "\(record.request.method ?? "?") /3/device/\(token) \(record.request.pushType ?? "")",
                     failed: false))
-            let answer =
-                record.status == 0
-                ? (record.fault ?? "no answer") : "\(record.status) \(record.rejection?.reason.wire ?? "")"
             events.append(
-                .init(at: record.at.world, from: .apns, to: .provider, label: answer, failed: record.status >= 400))
+                .init(
+                    at: record.at.world, from: .apns, to: .provider, label: record.answer, failed: record.status >= 400)
+            )
         }
         for refusal in recorder.refusals {
             events.append(
@@ -254,7 +198,7 @@ public final class ScenarioRunner {
             events.append(
                 .init(at: refusal.at.world, from: .apns, to: .provider, label: "refused: \(refusal.why)", failed: true))
         }
-        for fate in world.withWorld({ $0.pushes }) {
+        for fate in assembly.world.withWorld({ $0.pushes }) {
             if let delivered = fate.deliveredAt {
                 events.append(
                     .init(
@@ -266,13 +210,13 @@ public final class ScenarioRunner {
                 events.append(
                     .init(
                         at: fate.finishedAt ?? fate.sentAt, from: .phone, to: .phone, label: label,
-                        failed: !["rang"].contains(fate.outcome.kind)))
+                        failed: fate.outcome.finalKind != .rang))
             }
         }
         for expectation in result.expectations where !expectation.passed {
             events.append(
                 .init(
-                    at: clock.now().world, from: .provider, to: .phone,
+                    at: now, from: .provider, to: .phone,
                     label:
                         "✘ line \(expectation.range.start.line): expected \(expectation.expected); happened: \(expectation.happened)",
                     failed: true))
@@ -280,218 +224,257 @@ public final class ScenarioRunner {
         result.ladder = events.sorted { $0.at < $1.at }
     }
 
-    private func stop() {
-        buildLadder()
-        httpProvider?.stop()
-        world?.stopTicking()
-        server?.stop()
-    }
-
     // MARK: Steps
 
-    private func perform(_ step: Mapping) throws {
-        guard let first = step.entries.first, case .scalar(let argument) = first.value else { return }
-        let now = clock.now().world
-        let phone = argument.text
-        switch first.key {
-        case "register":
-            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
-            let kind: TokenKind = text(step, "token") == "alert" ? .alert : .voip
-            let bundle = text(step, "app") ?? ProviderContract.topic
-            if let token = world.withWorld({ $0.token(phone: id, bundleId: bundle, kind: kind) }) {
-                provider.register(user: text(step, "as") ?? phone, token: token, kind: kind == .alert ? .alert : .voip)
-            }
-        case "unregister":
-            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
-            if let token = world.withWorld({ $0.token(phone: id, bundleId: ProviderContract.topic, kind: .voip) }) {
-                provider.unregister(token: token)
-            }
-        case "call":
-            let ids = try provider.placeCall(
-                to: phone, callUUID: UUID().uuidString.lowercased(), caller: text(step, "from") ?? "caller")
-            calls[text(step, "as") ?? "last"] = ids
-            calls["last"] = ids
-        case "reinstall", "uninstall":
-            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
-            let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall
-            world.withWorld {
-                $0.apply(event, phone: id, bundleId: text(step, "app") ?? ProviderContract.topic, at: now)
-            }
-        case "offline", "online":
-            guard let id = phoneIds[phone] else { return missingPhone(phone, first.keyRange) }
-            world.withWorld { $0.change(phone: id, .online(first.key == "online"), at: now) }
-        case "advance":
-            clock.advance(by: parseDuration(phone) ?? 0)
-            world.withWorld { $0.run(until: clock.now().world) }
-        case "wait":
-            usleep(UInt32(min(parseDuration(phone) ?? 0, 10) * 1_000_000))
-        case "fault":
-            armFault(phone, step)
-        case "exec":
+    private func perform(_ step: Step) throws {
+        switch step.action {
+        case .register(let phone, let user, let app, let kind):
+            let token = try token(of: phone, app: app, kind: kind)
+            registered[phone.index, default: []].insert(token)
+            try provider.register(user: user, token: token, kind: kind == .alert ? .alert : .voip)
+        case .unregister(let phone, let user, let app):
+            try provider.unregister(user: user, token: try token(of: phone, app: app, kind: .voip))
+        case .call(let user, let caller, let name):
+            let callUUID = UUID().uuidString.lowercased()
+            if let name { callIds[name] = callUUID }
+            try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
+        case .app(let event, let phone, let app):
+            let at = now
+            world.withWorld { $0.apply(event, phone: phone.index, bundleId: app, at: at) }
+        case .connectivity(let phone, let online):
+            let at = now
+            world.withWorld { $0.change(phone: phone.index, .online(online), at: at) }
+        case .advance(let seconds):
+            clock.advance(by: seconds)
+            let at = now
+            world.withWorld { $0.run(until: at) }
+        case .wait(let seconds):
+            usleep(UInt32(seconds * 1_000_000))
+        case .exec(let template):
             // One command run to its end with the provider contract in its environment (what
-            // `ringside record` recorded).
-            try ShellCommand.run(
-                argument.text, environment: contract(url: "https://127.0.0.1:\(server.port)"), timeout: 60,
-                what: "the command")
-        case "expect phone": expectPhone(phone, step, range: first.keyRange)
-        case "expect apns": expectAPNs(step, range: first.keyRange)
-        case "expect provider": expectProvider(step, range: first.keyRange)
-        default: break
+            // `ringside record` records).
+            let values = try contractValues(
+                ProviderContract.environment(
+                    url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
+                    certificate: plan.apns.certificate.rawValue))
+            let command = template.filled(values.placeholders)
+            let run = try ShellCommand.run(command, environment: values.environment, timeout: 60)
+            if run.status != 0 {
+                throw StepFailure(
+                    expected: "the command to succeed", happened: "it exited with \(run.status): \(command)",
+                    output: run.output)
+            }
+        case .fault(let fault):
+            var spec = fault.spec
+            if let phone = fault.phone {
+                spec.match.deviceToken = try token(
+                    of: phone, app: plan.phones[phone.index].apps[0].bundleId, kind: .voip)
+            }
+            if let problem = assembly.mock.arm(spec) {
+                throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
+            }
+        case .expectAPNs(let expectation): judge(expectation, at: step.range)
+        case .expectPhone(let expectation): judge(expectation, at: step.range)
+        case .expectProvider(let expectation): judge(expectation, at: step.range)
         }
     }
 
-    private func missingPhone(_ name: String, _ range: SourceRange) {
+    private func token(of phone: PhoneRef, app: String, kind: TokenKind) throws -> String {
+        guard let token = world.withWorld({ $0.token(phone: phone.index, bundleId: app, kind: kind) }) else {
+            throw StepFailure(
+                expected: "\(phone.name) to have <\(app)> installed", happened: "it is not installed", output: [])
+        }
+        return token
+    }
+
+    /// Evaluates `check` until it passes or `within` seconds of real time are over, then records it.
+    private func record(
+        at range: SourceRange, within: Double?,
+        _ check: () -> (passed: Bool, expected: String, happened: String, chain: [String])
+    ) {
+        let deadline = Date().addingTimeInterval(within ?? 0)
+        var outcome = check()
+        while !outcome.passed, Date() < deadline {
+            usleep(10_000)
+            let at = now
+            world.withWorld { $0.run(until: at) }
+            outcome = check()
+        }
         result.expectations.append(
             .init(
-                range: range, passed: false, expected: "a phone named <\(name)>",
-                happened: "no such phone in `phones:`", chain: []))
-    }
-
-    private func armFault(_ what: String, _ step: Mapping) {
-        let plan = mock.configuration.faults
-        let count = text(step, "count").flatMap(Int.init) ?? 1
-        let match = FaultPlan.Match(deviceToken: text(step, "token"))
-        switch what {
-        case "drop": plan.arm(.init(action: .drop, count: count, match: match))
-        case "delay":
-            plan.arm(
-                .init(action: .delay(text(step, "seconds").flatMap(parseDuration) ?? 1), count: count, match: match))
-        case "goaway":
-            plan.arm(
-                .init(
-                    action: .goAwayAfterAccepted(text(step, "after-accepted").flatMap(Int.init) ?? 1, .shutdown),
-                    match: match))
-        case "stale-connections": plan.staleAfterIdle = text(step, "seconds").flatMap(parseDuration) ?? 60
-        case "lower-streams-after-rejection": plan.lowerStreamsAfterRejection = true
-        default:
-            if let reason = Reason(wire: what) { plan.arm(.init(action: .answer(reason), count: count, match: match)) }
-        }
+                range: range, passed: outcome.passed, expected: outcome.expected, happened: outcome.happened,
+                chain: outcome.chain, printed: outcome.passed ? [] : provider.output))
     }
 
     // MARK: Expectations
 
-    private func expectPhone(_ phone: String, _ step: Mapping, range: SourceRange) {
-        guard let id = phoneIds[phone] else { return missingPhone(phone, range) }
-        let expected = text(step, "outcome") ?? "rang"
-        let reason = text(step, "reason")
-        let deadline = Date().addingTimeInterval(text(step, "within").flatMap(parseDuration) ?? 2)
-        let ids = text(step, "call").flatMap { calls[$0] }
+    private func judge(_ expectation: PhoneExpectation, at range: SourceRange) {
+        let id = expectation.phone.index
+        let callUUID = expectation.call.flatMap { callIds[$0] }
+        let expected =
+            "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
+            + (expectation.call.map { " for call <\($0)>" } ?? "")
+        func matches(_ fate: PushFate) -> Bool {
+            fate.outcome.finalKind == expectation.outcome
+                && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
+        }
+        // Wait for the phone's latest push to end (or for the deadline), then judge it.
+        let deadline = Date().addingTimeInterval(expectation.within)
         var fate: PushFate?
         repeat {
-            world.withWorld { $0.run(until: clock.now().world) }
+            let at = now
+            world.withWorld { $0.run(until: at) }
             fate = world.withWorld { w in
-                w.pushes.last { push in push.phone == id && (ids.map { $0.contains(push.apnsId) } ?? true) }
+                w.pushes.last { $0.phone == id && (callUUID == nil || $0.callUUID == callUUID) }
             }
-            if let fate, fate.outcome.kind == expected, reason == nil || fate.outcome.reason == reason { break }
-            if let fate, fate.outcome.isFinal, Date() > deadline { break }
+            if let fate, matches(fate) || (fate.outcome.isFinal && Date() > deadline) { break }
             usleep(10_000)
         } while Date() < deadline
+        let passed = fate.map(matches) ?? false
         let happened =
             fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
-            ?? "no push reached APNs for this phone"
-        let passed = fate.map { $0.outcome.kind == expected && (reason == nil || $0.outcome.reason == reason) } ?? false
+            ?? whatAPNsAnswered(phone: id, callUUID: callUUID)
         result.expectations.append(
             .init(
-                range: range, passed: passed, expected: "\(expected)\(reason.map { " (\($0))" } ?? "") on \(phone)",
-                happened: happened, chain: fate?.texts ?? []))
+                range: range, passed: passed, expected: expected, happened: happened, chain: fate?.texts ?? [],
+                printed: passed ? [] : provider.output))
     }
 
-    private func expectAPNs(_ step: Mapping, range: SourceRange) {
-        if let refused = text(step, "refused") {
+    /// Why no push reached the phone, from what APNs answered to requests for its tokens.
+    private func whatAPNsAnswered(phone id: Int, callUUID: String?) -> String {
+        let tokens = tokens(of: id)
+        let answers = recorder.records.filter { tokens.contains(($0.request.deviceToken ?? "").lowercased()) }
+        if answers.isEmpty {
+            let others = recorder.records.count
+            return "no push reached APNs for this phone"
+                + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
+        }
+        let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
+        return "no push to this phone\(callUUID == nil ? "" : " for this call") was delivered; APNs answered "
+            + (answers.count > 8 ? "… " : "") + listed.joined(separator: ", ")
+    }
+
+    /// Every token of the phone: those handed to the provider, those its apps have now, those its
+    /// pushes went to.
+    private func tokens(of id: Int) -> Set<String> {
+        let known = world.withWorld { w in
+            w.pushes.filter { $0.phone == id }.map(\.token)
+                + w.phones[id].apps.flatMap { [$0.voipToken.description, $0.alertToken.description] }
+        }
+        return Set((known + (registered[id] ?? [])).map { $0.lowercased() })
+    }
+
+    private func judge(_ expectation: APNsExpectation, at range: SourceRange) {
+        if let refused = expectation.refused {
             // A connection refused in the TLS handshake, with `refused` in the mock's reason.
-            let reasons = recorder.refusals.map(\.why)
-            result.expectations.append(
-                .init(
-                    range: range, passed: reasons.contains { $0.contains(refused) },
-                    expected: "a connection refused: \(refused)",
-                    happened: reasons.isEmpty
+            record(at: range, within: expectation.within) {
+                let reasons = recorder.refusals.map(\.why)
+                return (
+                    reasons.contains { $0.contains(refused) }, "a connection refused: \(refused)",
+                    reasons.isEmpty
                         ? "no connection was refused"
-                        : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "),
-                    chain: []))
-            if text(step, "count") == nil, text(step, "status") == nil { return }
+                        : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "), []
+                )
+            }
+            let judgesRequests =
+                expectation.count != nil || expectation.status != nil || expectation.reason != nil
+                || expectation.phone != nil || expectation.header != nil
+            if !judgesRequests { return }
         }
-        let status = text(step, "status").flatMap(Int.init)
-        let reason = text(step, "reason")
-        // `phone: alice` keeps requests to any token alice's apps ever had; `header: "name: value"`
-        // keeps requests that carried exactly that header.
-        var tokens: Set<String>?
-        if let phone = text(step, "phone") {
-            guard let id = phoneIds[phone] else { return missingPhone(phone, range) }
-            tokens = Set(
-                world.withWorld { w in
-                    w.pushes.filter { $0.phone == id }.map(\.token)
-                        + w.phones[id].apps.flatMap { [$0.voipToken.description, $0.alertToken.description] }
-                })
+        let phoneTokens = expectation.phone.map { tokens(of: $0.index) }
+        func matches(_ record: PushRecord) -> Bool {
+            if let status = expectation.status, record.status != status { return false }
+            if let reason = expectation.reason, record.rejection?.reason != reason { return false }
+            if let phoneTokens, !phoneTokens.contains((record.request.deviceToken ?? "").lowercased()) { return false }
+            if let header = expectation.header, record.request.header(named: header.name) != header.value {
+                return false
+            }
+            return true
         }
-        let header = text(step, "header").map { line -> (String, String) in
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            return (parts[0].lowercased(), parts.count > 1 ? parts[1] : "")
-        }
-        let matching = recorder.records.filter { record in
-            (status == nil || record.status == status) && (reason == nil || record.rejection?.reason.wire == reason)
-                && (tokens == nil || tokens!.contains(record.request.deviceToken ?? ""))
-                && (header == nil || Self.value(of: header!.0, in: record.request) == header!.1)
-        }
-        let count = text(step, "count").flatMap(Int.init)
-        let passed = count.map { matching.count == $0 } ?? !matching.isEmpty
         var description = [
-            status.map { "status \($0)" }, reason, text(step, "phone").map { "to \($0)" },
-            text(step, "header").map { "with <\($0)>" },
+            expectation.status.map { "status \($0)" }, expectation.reason?.wire,
+            expectation.phone.map { "to \($0.name)" }, expectation.header.map { "with <\($0.name): \($0.value)>" },
         ].compactMap { $0 }.joined(separator: " ")
         if description.isEmpty { description = "requests" }
-        result.expectations.append(
-            .init(
-                range: range, passed: passed, expected: "\(count.map(String.init) ?? "some") \(description)",
-                happened: "\(matching.count) of \(recorder.records.count) requests matched: "
-                    + recorder.records.map { "\($0.status)\($0.rejection.map { " \($0.reason.wire)" } ?? "")" }.joined(
-                        separator: ", "),
-                chain: []))
+        record(at: range, within: expectation.within) {
+            let records = recorder.records
+            let matching = records.filter(matches)
+            let passed = expectation.count.map { matching.count == $0 } ?? !matching.isEmpty
+            return (
+                passed, "\(expectation.count.map(String.init) ?? "some") \(description)",
+                "\(matching.count) of \(records.count) requests matched"
+                    + (records.isEmpty ? "" : ": " + records.map(\.answer).joined(separator: ", ")), []
+            )
+        }
     }
 
-    private func expectProvider(_ step: Mapping, range: SourceRange) {
-        var checks: [(String, Bool, String)] = []
-        let actions = provider.actions
-        if let phone = text(step, "never-pushes") {
+    private func judge(_ expectation: ProviderExpectation, at range: SourceRange) {
+        if let phone = expectation.neverPushes {
             // A token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
-            var refused = Set<String>()
-            var again = 0
-            for record in recorder.records {
-                guard let token = record.request.deviceToken else { continue }
-                if refused.contains(token) { again += 1 }
-                if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
+            let tokens = tokens(of: phone.index)
+            record(at: range, within: expectation.within) {
+                var refused = Set<String>()
+                var again = 0
+                for record in recorder.records {
+                    guard let token = record.request.deviceToken?.lowercased(), tokens.contains(token) else { continue }
+                    if refused.contains(token) { again += 1 }
+                    if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
+                }
+                return (
+                    again == 0, "no push to \(phone.name)'s token after APNs refused it for good",
+                    "\(again) push\(again == 1 ? "" : "es") after a refusal", []
+                )
             }
-            checks.append(
-                (
-                    "no push to \(phone)'s token after APNs refused it for good", again == 0,
-                    "\(again) pushes after a refusal"
-                ))
         }
-        if text(step, "refreshed-jwt") == "true" {
-            checks.append(
-                ("a new JWT after ExpiredProviderToken", actions.contains(.refreshedJWT), "actions: \(actions.count)"))
+        if let refreshed = expectation.refreshedJWT {
+            record(at: range, within: expectation.within) {
+                let did = refreshedJWT()
+                return (
+                    did == refreshed,
+                    refreshed ? "a new JWT after ExpiredProviderToken" : "no new JWT after ExpiredProviderToken",
+                    did ? "the provider signed a new JWT" : "the provider kept its JWT", []
+                )
+            }
         }
-        if let retried = text(step, "retried").flatMap(Int.init) {
-            let waits = retryWaits(actions)
-            checks.append(
-                (
-                    "at least \(retried) retries with back-off (each after at least \(Int(Self.minimumBackOff * 1000)) ms)",
+        if let retried = expectation.retried {
+            record(at: range, within: expectation.within) {
+                let waits = retryWaits(provider.actions)
+                return (
                     waits.count >= retried && waits.allSatisfy { $0 >= Self.minimumBackOff },
+                    "at least \(retried) retries with back-off (each after at least \(Int(Self.minimumBackOff * 1000)) ms)",
                     "\(waits.count) retries, after "
-                        + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", "))
-                ))
-        }
-        if text(step, "reconnected") == "true" {
-            let reconnected = actions.contains {
-                if case .resentOnNewConnection = $0 { return true } else { return false }
+                        + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", ")),
+                    []
+                )
             }
-            let connections = Set(recorder.records.map(\.connection)).count
-            checks.append(
-                ("sent again on a new connection", reconnected || connections > 1, "\(connections) connections"))
         }
-        for (expected, passed, happened) in checks {
-            result.expectations.append(
-                .init(range: range, passed: passed, expected: expected, happened: happened, chain: []))
+        if let reconnected = expectation.reconnected {
+            record(at: range, within: expectation.within) {
+                let resent = provider.actions.contains {
+                    if case .resentOnNewConnection = $0 { return true } else { return false }
+                }
+                let connections = Set(recorder.records.map(\.connection)).count
+                let did = resent || connections > 1
+                return (
+                    did == reconnected,
+                    reconnected ? "sent again on a new connection" : "everything sent on one connection",
+                    "\(connections) connection\(connections == 1 ? "" : "s")", []
+                )
+            }
         }
+    }
+
+    /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
+    /// provider says so; for others, a later request carries another token than the refused one.
+    private func refreshedJWT() -> Bool {
+        if provider.actions.contains(.refreshedJWT) { return true }
+        var expired: Set<String> = []
+        for record in recorder.records {
+            let jwt = record.request.authorization ?? ""
+            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt) { return true }
+            if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
+        }
+        return false
     }
 
     /// The shortest wait that counts as backing off: Apple asks for exponential back-off and gives no
@@ -516,32 +499,12 @@ public final class ScenarioRunner {
         }
         return waits
     }
+}
 
-    static func value(of header: String, in request: PushRequest) -> String? {
-        switch header {
-        case "apns-topic": return request.topic
-        case "apns-push-type": return request.pushType
-        case "apns-priority": return request.priority
-        case "apns-expiration": return request.expiration
-        case "apns-collapse-id": return request.collapseId
-        case "apns-id": return request.apnsId
-        case ":method": return request.method
-        default: return nil
-        }
-    }
-
-    private func text(_ mapping: Mapping, _ key: String) -> String? {
-        if case .scalar(let scalar)? = mapping.value(key) { return scalar.text }
-        return nil
-    }
-
-    private func list(_ mapping: Mapping, _ key: String) -> [String] {
-        switch mapping.value(key) {
-        case .sequence(let sequence)?:
-            return sequence.items.compactMap { if case .scalar(let s) = $0 { return s.text } else { return nil } }
-        case .scalar(let scalar)?: return [scalar.text]
-        default: return []
-        }
+extension PushRecord {
+    /// The answer as a report shows it: `200`, `410 Unregistered`, or the fault that kept it.
+    var answer: String {
+        status == 0 ? (fault ?? "no answer") : "\(status)\(rejection.map { " \($0.reason.wire)" } ?? "")"
     }
 }
 

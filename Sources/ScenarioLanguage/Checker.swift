@@ -1,152 +1,774 @@
 import APNs
+import World
 
-/// Checks a parsed scenario against the schema: unknown keys and values get "did you mean",
-/// missing keys and wrong shapes get a clear line. No I/O; the runner needs a checked file.
+/// Lowers a parsed scenario into a `ScenarioPlan`, or says what is wrong with it: unknown keys and
+/// values get "did you mean", references (phones, apps, users, call names, placeholders) are
+/// resolved, numbers are numbers in their ranges. No I/O. The only code that reads a scenario's keys.
 public struct Checker {
-    public static func check(_ file: SourceFile) -> [Diagnostic] {
+    /// Every problem in the file, by position (empty when it checks).
+    public static func check(_ file: SourceFile) -> [Diagnostic] { plan(file).diagnostics }
+
+    /// The file's plan when it checks, and its problems.
+    public static func plan(_ file: SourceFile) -> (plan: ScenarioPlan?, diagnostics: [Diagnostic]) {
         switch Parser.parse(file) {
-        case .failure(let diagnostic): return [diagnostic]
+        case .failure(let diagnostic): return (nil, [diagnostic])
         case .success(let root):
-            var problems: [Diagnostic] = []
-            checkBlock(root, schema: Schema.top, required: Schema.requiredTop, context: "a scenario", into: &problems)
-            return problems.sorted { $0.range.start < $1.range.start }
+            var lowering = Lowering()
+            let plan = lowering.lower(root)
+            let problems = lowering.problems.sorted { $0.range.start < $1.range.start }
+            return (problems.isEmpty ? plan : nil, problems)
+        }
+    }
+}
+
+/// One pass over the syntax tree, collecting problems as it goes and what later steps may refer to.
+struct Lowering {
+    var problems: [Diagnostic] = []
+    private var phones: [String: PhoneRef] = [:]
+    private var appsOfPhone: [Int: [String]] = [:]
+    /// Users registered so far, with the phones they registered.
+    private var users: [String: Set<Int>] = [:]
+    /// Calls named with `as:` so far, and the user each rang.
+    private var calls: [String: String] = [:]
+    private var provider: ProviderSetup = .builtin(.reference)
+
+    // MARK: Reading blocks
+
+    /// A mapping's entries, with any key outside `keys` refused.
+    struct Block {
+        let mapping: Mapping
+        let keys: [String]
+
+        func node(_ key: String) -> Node? {
+            precondition(keys.contains(key), "the checker reads <\(key)>, which the schema does not list")
+            return mapping.value(key)
+        }
+
+        func entry(_ key: String) -> Mapping.Entry? {
+            precondition(keys.contains(key), "the checker reads <\(key)>, which the schema does not list")
+            return mapping.entries.first { $0.key == key }
+        }
+
+        func has(_ key: String) -> Bool { node(key) != nil }
+    }
+
+    mutating func open(_ mapping: Mapping, keys: [String], context: String) -> Block {
+        for entry in mapping.entries where !keys.contains(entry.key) {
+            report(
+                "Unknown key", at: entry.keyRange, "<\(clip(entry.key))> is not a key of \(context)",
+                suggestion: didYouMean(entry.key, among: keys))
+        }
+        return Block(mapping: mapping, keys: keys)
+    }
+
+    mutating func report(_ title: String, at range: SourceRange, _ detail: String, suggestion: String? = nil) {
+        problems.append(Diagnostic(title, at: range, detail: detail, suggestion: suggestion))
+    }
+
+    /// A value quoted in a message, cut short: a megabyte of typo is not worth repeating.
+    func clip(_ text: String) -> String { text.count > 60 ? String(text.prefix(57)) + "…" : text }
+
+    mutating func scalar(_ block: Block, _ key: String) -> Scalar? {
+        guard let node = block.node(key) else { return nil }
+        guard case .scalar(let scalar) = node else {
+            report("Wrong shape", at: node.range, "<\(key)> takes a value, found \(node.kind)")
+            return nil
+        }
+        return scalar
+    }
+
+    mutating func text(_ block: Block, _ key: String) -> String? { scalar(block, key)?.text }
+
+    mutating func boolean(_ scalar: Scalar, key: String) -> Bool? {
+        switch scalar.text {
+        case "true", "yes": return true
+        case "false", "no": return false
+        default:
+            report(
+                "Not true or false", at: scalar.range, "<\(key)> takes true or false, got <\(clip(scalar.text))>",
+                suggestion: didYouMean(scalar.text, among: ["true", "false"]))
+            return nil
         }
     }
 
-    static func checkBlock(
-        _ mapping: Mapping, schema: [String: Schema.Value], required: [String], context: String,
-        into problems: inout [Diagnostic]
-    ) {
-        for entry in mapping.entries {
-            guard let expected = schema[entry.key] else {
-                problems.append(
-                    Diagnostic(
-                        "Unknown key", at: entry.keyRange,
-                        detail: "<\(entry.key)> is not a key of \(context)",
-                        suggestion: didYouMean(entry.key, among: schema.keys.sorted())))
-                continue
-            }
-            checkValue(entry.value, expected, key: entry.key, into: &problems)
-        }
-        for key in required where mapping.value(key) == nil {
-            problems.append(
-                Diagnostic(
-                    "Missing key", at: mapping.range, detail: "\(context) needs <\(key)>",
-                    suggestion: nil))
-        }
+    mutating func boolean(_ block: Block, _ key: String) -> Bool? {
+        scalar(block, key).flatMap { boolean($0, key: key) }
     }
 
-    static func checkValue(_ node: Node, _ expected: Schema.Value, key: String, into problems: inout [Diagnostic]) {
-        switch (expected, node) {
-        case (.text, .scalar): return
-        case (.number, .scalar(let scalar)):
-            if Double(scalar.text) == nil {
-                problems.append(
-                    Diagnostic(
-                        "Not a number", at: scalar.range, detail: "<\(key)> takes a number, got <\(scalar.text)>"))
+    mutating func integer(_ scalar: Scalar, key: String, in range: ClosedRange<Int>) -> Int? {
+        guard let value = Int(scalar.text), range.contains(value) else {
+            report(
+                Int(scalar.text) == nil ? "Not a whole number" : "Out of range", at: scalar.range,
+                "<\(key)> takes a whole number from \(range.lowerBound) to \(range.upperBound), got <\(clip(scalar.text))>"
+            )
+            return nil
+        }
+        return value
+    }
+
+    mutating func integer(_ block: Block, _ key: String, in range: ClosedRange<Int>) -> Int? {
+        scalar(block, key).flatMap { integer($0, key: key, in: range) }
+    }
+
+    mutating func duration(_ scalar: Scalar, key: String, atMost limit: Double = longestDuration) -> Double? {
+        guard let seconds = parseDuration(scalar.text), seconds <= limit else {
+            let most = limit >= longestDuration ? "ten years" : "\(formatSeconds(limit))"
+            report(
+                "Not a duration", at: scalar.range,
+                "<\(key)> takes a duration like <250ms>, <30s>, <5m>, <2h> or <1d>, at most \(most); got <\(clip(scalar.text))>"
+            )
+            return nil
+        }
+        return seconds
+    }
+
+    mutating func duration(_ block: Block, _ key: String, atMost limit: Double = longestDuration) -> Double? {
+        scalar(block, key).flatMap { duration($0, key: key, atMost: limit) }
+    }
+
+    /// A word from a vocabulary: the enum's raw values are the only words.
+    mutating func word<Word: RawRepresentable & CaseIterable>(_ scalar: Scalar, key: String, _ type: Word.Type) -> Word?
+    where Word.RawValue == String {
+        if let word = Word(rawValue: scalar.text) { return word }
+        let choices = Word.allCases.map(\.rawValue)
+        report(
+            "Unknown value", at: scalar.range,
+            "<\(key)> takes one of \(choices.joined(separator: ", ")); got <\(clip(scalar.text))>",
+            suggestion: didYouMean(scalar.text, among: choices))
+        return nil
+    }
+
+    mutating func word<Word: RawRepresentable & CaseIterable>(_ block: Block, _ key: String, _ type: Word.Type) -> Word?
+    where Word.RawValue == String {
+        scalar(block, key).flatMap { word($0, key: key, type) }
+    }
+
+    /// An APNs reason, spelled as on the wire.
+    mutating func reason(_ scalar: Scalar, key: String) -> Reason? {
+        if let reason = Reason(rawValue: scalar.text) { return reason }
+        report(
+            "Unknown reason", at: scalar.range, "<\(clip(scalar.text))> is not an APNs reason (`ringside explain`)",
+            suggestion: Reason(wire: scalar.text)?.wire ?? didYouMean(scalar.text, among: Reason.allCases.map(\.wire)))
+        return nil
+    }
+
+    func formatSeconds(_ seconds: Double) -> String {
+        seconds >= 3600 && seconds.truncatingRemainder(dividingBy: 3600) == 0
+            ? "\(Int(seconds / 3600))h" : "\(Int(seconds))s"
+    }
+
+    // MARK: The file
+
+    mutating func lower(_ root: Mapping) -> ScenarioPlan {
+        let top = open(root, keys: Schema.top, context: "a scenario")
+        for key in Schema.required where !top.has(key) {
+            report("Missing key", at: root.range, "a scenario needs <\(key)>")
+        }
+        var plan = ScenarioPlan(name: text(top, "scenario") ?? "")
+        plan.teaches = text(top, "teaches")
+        if let seed = scalar(top, "seed") {
+            if let value = UInt64(seed.text) {
+                plan.seed = value
+            } else {
+                report("Not a seed", at: seed.range, "<seed> takes a whole number ≥ 0, got <\(clip(seed.text))>")
             }
-        case (.boolean, .scalar(let scalar)):
-            if !["true", "false", "yes", "no"].contains(scalar.text) {
-                problems.append(
-                    Diagnostic(
-                        "Not true or false", at: scalar.range,
-                        detail: "<\(key)> takes true or false, got <\(scalar.text)>",
-                        suggestion: didYouMean(scalar.text, among: ["true", "false"])))
+        }
+        if let node = top.node("provider") { provider = lowerProvider(node) }
+        plan.provider = provider
+        if let node = top.node("apns") { plan.apns = lowerAPNs(node) }
+        if let node = top.node("world") { plan.world = lowerWorld(node) }
+        if let node = top.node("phones") { plan.phones = lowerPhones(node, environment: plan.apns.environment) }
+        if let node = top.node("steps") {
+            if case .sequence(let sequence) = node {
+                plan.steps = sequence.items.compactMap { lowerStep($0) }
+            } else {
+                report("Wrong shape", at: node.range, "<steps> takes a list of `- ` items, found \(node.kind)")
             }
-        case (.duration, .scalar(let scalar)):
-            if parseDuration(scalar.text) == nil {
-                problems.append(
-                    Diagnostic(
-                        "Not a duration", at: scalar.range,
-                        detail:
-                            "<\(key)> takes a duration like <250ms>, <30s>, <5m>, <2h> or <1d>, got <\(scalar.text)>"))
+        }
+        return plan
+    }
+
+    mutating func mapping(_ node: Node, key: String) -> Mapping? {
+        if case .mapping(let mapping) = node { return mapping }
+        report("Wrong shape", at: node.range, "<\(key)> takes a block of `key: value` lines, found \(node.kind)")
+        return nil
+    }
+
+    mutating func lowerAPNs(_ node: Node) -> APNsSetup {
+        var setup = APNsSetup()
+        guard let mapping = mapping(node, key: "apns") else { return setup }
+        let block = open(mapping, keys: Schema.apns, context: "<apns>")
+        if let environment = word(block, "environment", APNsEnvironment.self) { setup.environment = environment }
+        if let profile = word(block, "profile", ValidationSettings.Profile.self) { setup.profile = profile }
+        let isBuiltin: Bool
+        if case .builtin = provider { isBuiltin = true } else { isBuiltin = false }
+        if let entry = block.entry("auth"), let auth = word(block, "auth", ProviderAuthentication.self) {
+            if isBuiltin {
+                setup.authentication = auth
+            } else {
+                report(
+                    "Not for this provider", at: entry.keyRange,
+                    "<auth> chooses how the built-in provider authenticates; an exec or http provider chooses for itself"
+                )
             }
-        case (.rate, .scalar(let scalar)):
-            if parseRate(scalar.text) == nil {
-                problems.append(
-                    Diagnostic(
-                        "Not a rate", at: scalar.range,
-                        detail: "<\(key)> takes <N per DURATION> like <3 per 60s>, or <off>; got <\(scalar.text)>"))
+        }
+        if let entry = block.entry("certificate"), let certificate = word(block, "certificate", TestCertificate.self) {
+            setup.certificate = certificate
+            if isBuiltin, setup.authentication != .certificate {
+                report(
+                    "Not used", at: entry.keyRange,
+                    "the built-in provider uses <certificate> only with <auth: certificate>; add it or drop this line")
             }
-        case (.oneOf(let choices), .scalar(let scalar)):
-            if !choices.contains(scalar.text) {
-                problems.append(
-                    Diagnostic(
-                        "Unknown value", at: scalar.range,
-                        detail:
-                            "<\(key)> takes one of \(choices.prefix(8).joined(separator: ", "))\(choices.count > 8 ? ", …" : ""); got <\(scalar.text)>",
-                        suggestion: didYouMean(scalar.text, among: choices)))
+        }
+        if let node = block.node("folklore") {
+            let items: [Node]
+            switch node {
+            case .sequence(let sequence): items = sequence.items
+            case .scalar: items = [node]
+            case .mapping: items = []
             }
-        case (.list(let element), .sequence(let sequence)):
-            for item in sequence.items { checkValue(item, element, key: key, into: &problems) }
-        case (.list(let element), .scalar):
-            checkValue(node, element, key: key, into: &problems)
-        case (.block(let schema, let required), .mapping(let mapping)):
-            checkBlock(mapping, schema: schema, required: required, context: "<\(key)>", into: &problems)
-        case (.listOf(let schema, let required), .sequence(let sequence)):
-            for item in sequence.items {
-                guard case .mapping(let mapping) = item else {
-                    problems.append(
-                        Diagnostic(
-                            "Expected a block", at: item.range, detail: "each item of <\(key)> is `key: value` lines"))
+            if case .mapping = node { report("Wrong shape", at: node.range, "<folklore> takes a list of rule names") }
+            for item in items {
+                guard case .scalar(let scalar) = item else {
+                    report("Wrong shape", at: item.range, "<folklore> takes rule names")
                     continue
                 }
-                checkBlock(mapping, schema: schema, required: required, context: "an item of <\(key)>", into: &problems)
+                if let rule = word(scalar, key: "folklore", WorldSettings.Folklore.Rule.self) {
+                    setup.folklore.insert(rule)
+                }
             }
-        case (.steps, .sequence(let sequence)):
-            for item in sequence.items { checkStep(item, into: &problems) }
+        }
+        return setup
+    }
+
+    mutating func lowerWorld(_ node: Node) -> WorldSetup {
+        var setup = WorldSetup()
+        guard let mapping = mapping(node, key: "world") else { return setup }
+        let block = open(mapping, keys: Schema.world, context: "<world>")
+        if let seconds = duration(block, "unregister-delay") { setup.settings.unregisterDelay = seconds }
+        if let limit = integer(block, "unreported-limit", in: 1...1000) { setup.settings.unreportedLimit = limit }
+        if let scalar = scalar(block, "ring-timeout"), let seconds = duration(scalar, key: "ring-timeout") {
+            if seconds > 0 {
+                setup.settings.ringTimeout = seconds
+            } else {
+                report("Out of range", at: scalar.range, "<ring-timeout> must be longer than 0s")
+            }
+        }
+        if let seconds = duration(block, "delivery-latency", atMost: 86_400) {
+            setup.settings.deliveryLatency = seconds
+        }
+        if let scalar = scalar(block, "throttle") {
+            if let rate = parseRate(scalar.text) {
+                setup.settings.throttle =
+                    rate.count == 0 ? nil : WorldSettings.Throttle(count: rate.count, window: rate.window)
+            } else {
+                report(
+                    "Not a rate", at: scalar.range,
+                    "<throttle> takes <N per DURATION> like <3 per 60s>, or <off>; got <\(clip(scalar.text))>")
+            }
+        }
+        if let accepts = boolean(block, "accept-unknown-tokens") { setup.acceptsUnknownTokens = accepts }
+        return setup
+    }
+
+    mutating func lowerPhones(_ node: Node, environment: APNsEnvironment) -> [PhonePlan] {
+        guard case .sequence(let sequence) = node else {
+            report("Wrong shape", at: node.range, "<phones> takes a list of `- ` items, found \(node.kind)")
+            return []
+        }
+        var result: [PhonePlan] = []
+        for item in sequence.items {
+            guard case .mapping(let mapping) = item else {
+                report("Expected a block", at: item.range, "each phone is `- name: …` with its keys below")
+                continue
+            }
+            let block = open(mapping, keys: Schema.phone, context: "a phone")
+            guard let nameScalar = scalar(block, "name") else {
+                report("Missing key", at: mapping.range, "a phone needs <name>")
+                continue
+            }
+            let name = nameScalar.text
+            if phones[name] != nil {
+                report("Duplicate phone", at: nameScalar.range, "another phone is already named <\(clip(name))>")
+                continue
+            }
+            var apps: [AppSpec] = []
+            if let appsNode = block.node("apps") {
+                apps = lowerApps(appsNode, environment: environment)
+            }
+            if apps.isEmpty { apps = [AppSpec(bundleId: ScenarioPlan.testBundleId, environment: environment)] }
+            let reference = PhoneRef(index: result.count, name: name)
+            phones[name] = reference
+            appsOfPhone[reference.index] = apps.map(\.bundleId)
+            result.append(
+                PhonePlan(name: name, online: boolean(block, "online") ?? true, apps: apps, range: nameScalar.range))
+        }
+        return result
+    }
+
+    mutating func lowerApps(_ node: Node, environment: APNsEnvironment) -> [AppSpec] {
+        guard case .sequence(let sequence) = node else {
+            report("Wrong shape", at: node.range, "<apps> takes a list of `- ` items, found \(node.kind)")
+            return []
+        }
+        var specs: [AppSpec] = []
+        for item in sequence.items {
+            guard case .mapping(let mapping) = item else {
+                report("Expected a block", at: item.range, "each app is `- bundle: …` with its keys below")
+                continue
+            }
+            let block = open(mapping, keys: Schema.app, context: "an app")
+            guard let bundle = scalar(block, "bundle") else {
+                report("Missing key", at: mapping.range, "an app needs <bundle>")
+                continue
+            }
+            if specs.contains(where: { $0.bundleId == bundle.text }) {
+                report("Duplicate app", at: bundle.range, "this phone already has <\(clip(bundle.text))>")
+            }
+            var spec = AppSpec(bundleId: bundle.text, environment: environment)
+            if let ios = scalar(block, "ios") {
+                if let version = OSVersion(ios.text), (1...99).contains(version.major),
+                    ios.text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+                {
+                    spec.ios = version
+                } else {
+                    report(
+                        "Not an iOS version", at: ios.range,
+                        "<ios> takes a version like <26.4>, got <\(clip(ios.text))>")
+                }
+            }
+            let name = word(block, "behaviour", AppBehaviour.Name.self) ?? .reportsAtOnce
+            var seconds = 2.0
+            var blocking = false
+            for key in ["round-trip", "blocking"] {
+                if let entry = block.entry(key), !name.hasRoundTrip {
+                    report(
+                        "Not used", at: entry.keyRange,
+                        "<\(key)> applies only to <behaviour: reports-after-round-trip>")
+                }
+            }
+            if let value = duration(block, "round-trip", atMost: 3600) { seconds = value }
+            if let value = boolean(block, "blocking") { blocking = value }
+            spec.behaviour = AppBehaviour(name, seconds: seconds, blocking: blocking)
+            if let value = word(block, "environment", APNsEnvironment.self) { spec.environment = value }
+            if let value = boolean(block, "entitled") { spec.isEntitled = value }
+            specs.append(spec)
+        }
+        return specs
+    }
+
+    // MARK: Provider
+
+    mutating func lowerProvider(_ node: Node) -> ProviderSetup {
+        guard let mapping = mapping(node, key: "provider") else { return .builtin(.reference) }
+        let block = open(mapping, keys: Schema.provider, context: "<provider>")
+        let adapters = ["builtin", "exec", "http"].filter { block.has($0) }
+        guard adapters.count == 1 else {
+            report(
+                adapters.isEmpty ? "No provider" : "Two providers", at: mapping.range,
+                "<provider> takes one of <builtin: PROFILE>, <exec: COMMAND> or <http: COMMAND>"
+                    + (adapters.isEmpty ? "" : "; found \(adapters.joined(separator: " and "))"))
+            return .builtin(.reference)
+        }
+        if adapters[0] != "http" {
+            for key in ["ready", "register", "unregister", "call"] {
+                if let entry = block.entry(key) {
+                    report("Not for this provider", at: entry.keyRange, "<\(key)> is a template of the http adapter")
+                }
+            }
+        }
+        switch adapters[0] {
+        case "builtin":
+            return .builtin(word(block, "builtin", ProviderProfile.self) ?? .reference)
+        case "exec":
+            guard let scalar = scalar(block, "exec") else { return .builtin(.reference) }
+            return .exec(template(scalar, key: "exec", place: .execProvider))
         default:
-            problems.append(
-                Diagnostic(
-                    "Wrong shape", at: node.range, detail: "<\(key)> takes \(describe(expected)), found \(node.kind)"))
+            guard let command = scalar(block, "http") else { return .builtin(.reference) }
+            var service = HTTPService(
+                command: template(command, key: "http", place: .httpCommand),
+                ready: Template(text: "http://127.0.0.1:{port}/health", range: command.range))
+            if let ready = scalar(block, "ready") { service.ready = template(ready, key: "ready", place: .httpReady) }
+            service.register = requestTemplate(block, "register", place: .httpRegister)
+            service.unregister = requestTemplate(block, "unregister", place: .httpUnregister)
+            service.call = requestTemplate(block, "call", place: .httpCall)
+            return .http(service)
         }
     }
 
-    /// A step is a mapping whose first key names its kind (`call: alice`), with options after it.
-    static func checkStep(_ node: Node, into problems: inout [Diagnostic]) {
+    /// A template whose every `{word}` is a placeholder this place fills in.
+    mutating func template(_ scalar: Scalar, key: String, place: Placeholder.Place) -> Template {
+        var rest = Substring(scalar.text)
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            let name = after.prefix { $0.isASCII && $0.isLetter }
+            let closes = after.dropFirst(name.count).first == "}"
+            if !name.isEmpty, closes {
+                let offset = scalar.text.distance(from: scalar.text.startIndex, to: open)
+                let range = SourceRange(
+                    start: SourceLocation(line: scalar.range.start.line, column: scalar.range.start.column + offset),
+                    length: name.count + 2)
+                if let placeholder = Placeholder(rawValue: String(name)) {
+                    if !place.placeholders.contains(placeholder) {
+                        report(
+                            "Not filled in here", at: range,
+                            "the \(place.rawValue) fills in \(place.placeholders.map(\.token).joined(separator: " ")); not <\(placeholder.token)>"
+                        )
+                    }
+                } else {
+                    report(
+                        "Unknown placeholder", at: range,
+                        "<{\(name)}> is not a placeholder; the \(place.rawValue) fills in \(place.placeholders.map(\.token).joined(separator: " "))",
+                        suggestion: didYouMean(String(name), among: place.placeholders.map(\.rawValue)).map {
+                            "{\($0)}"
+                        })
+                }
+            }
+            rest = after
+        }
+        return Template(text: scalar.text, range: scalar.range)
+    }
+
+    mutating func requestTemplate(_ block: Block, _ key: String, place: Placeholder.Place) -> RequestTemplate? {
+        guard let scalar = scalar(block, key) else { return nil }
+        let parts = scalar.text.split(separator: " ", maxSplits: 2).map(String.init)
+        let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+        guard parts.count >= 2, methods.contains(parts[0]), parts[1].hasPrefix("/") else {
+            report(
+                "Not a request", at: scalar.range,
+                "<\(key)> takes `METHOD /path [body]` with METHOD one of \(methods.joined(separator: ", ")); got <\(clip(scalar.text))>"
+            )
+            return nil
+        }
+        let checked = template(scalar, key: key, place: place)
+        let pathStart = parts[0].count + 1
+        func part(_ text: String, at offset: Int) -> Template {
+            var range = checked.range
+            range.start.column += offset
+            range.length = text.count
+            return Template(text: text, range: range)
+        }
+        return RequestTemplate(
+            method: parts[0], path: part(parts[1], at: pathStart),
+            body: parts.count > 2 ? part(parts[2], at: pathStart + parts[1].count + 1) : nil)
+    }
+
+    // MARK: References
+
+    mutating func phone(_ scalar: Scalar) -> PhoneRef? {
+        if let phone = phones[scalar.text] { return phone }
+        report(
+            "Unknown phone", at: scalar.range,
+            phones.isEmpty
+                ? "no phone is named <\(clip(scalar.text))>: this scenario has no `phones:`"
+                : "no phone is named <\(clip(scalar.text))>; phones are \(phones.keys.sorted().joined(separator: ", "))",
+            suggestion: didYouMean(scalar.text, among: Array(phones.keys)))
+        return nil
+    }
+
+    /// The app a step names on a phone, or the phone's first app.
+    mutating func app(_ block: Block, of phone: PhoneRef) -> String {
+        let bundles = appsOfPhone[phone.index] ?? [ScenarioPlan.testBundleId]
+        guard let scalar = scalar(block, "app") else { return bundles[0] }
+        if bundles.contains(scalar.text) { return scalar.text }
+        report(
+            "Unknown app", at: scalar.range,
+            "\(phone.name) has no app <\(clip(scalar.text))>; its apps are \(bundles.joined(separator: ", "))",
+            suggestion: didYouMean(scalar.text, among: bundles))
+        return bundles[0]
+    }
+
+    mutating func user(_ scalar: Scalar) -> String? {
+        if users[scalar.text] != nil { return scalar.text }
+        report(
+            "Unknown user", at: scalar.range,
+            users.isEmpty
+                ? "no user <\(clip(scalar.text))> was registered before this step (`- register: PHONE`, `as: USER`)"
+                : "no user <\(clip(scalar.text))> was registered before this step; users are \(users.keys.sorted().joined(separator: ", "))",
+            suggestion: didYouMean(scalar.text, among: Array(users.keys)))
+        return nil
+    }
+
+    /// The http template a step needs, reported at the step when the provider lacks it.
+    mutating func needsTemplate(_ key: String, _ template: RequestTemplate?, at range: SourceRange) {
+        if case .http = provider, template == nil {
+            report("No template", at: range, "the http provider has no <\(key):> request template for this step")
+        }
+    }
+
+    // MARK: Steps
+
+    mutating func lowerStep(_ node: Node) -> Step? {
         guard case .mapping(let mapping) = node, let first = mapping.entries.first else {
-            problems.append(
-                Diagnostic(
-                    "Expected a step", at: node.range,
-                    detail:
-                        "a step is `- kind: value`, e.g. <- call: alice>; kinds are \(Schema.steps.keys.sorted().joined(separator: ", "))"
-                ))
-            return
+            report(
+                "Expected a step", at: node.range,
+                "a step is `- kind: value`, e.g. <- call: alice>; kinds are \(Schema.steps.keys.sorted().joined(separator: ", "))"
+            )
+            return nil
         }
         guard let options = Schema.steps[first.key] else {
-            problems.append(
-                Diagnostic(
-                    "Unknown step", at: first.keyRange, detail: "<\(first.key)> is not a step",
-                    suggestion: didYouMean(first.key, among: Schema.steps.keys.sorted())))
-            return
+            report(
+                "Unknown step", at: first.keyRange, "<\(clip(first.key))> is not a step",
+                suggestion: didYouMean(first.key, among: Schema.steps.keys.sorted()))
+            return nil
         }
-        if first.key == "advance" || first.key == "wait" {
-            checkValue(first.value, .duration, key: first.key, into: &problems)
+        guard case .scalar(let argument) = first.value else {
+            report(
+                "Wrong shape", at: first.value.range,
+                "<\(first.key)> takes a value on its line, found \(first.value.kind)")
+            return nil
         }
-        if first.key == "fault", case .scalar(let scalar) = first.value {
-            let actions = [
-                "drop", "delay", "goaway", "stale-connections", "lower-streams-after-rejection",
-                "untrusted-server-certificate",
-            ]
-            if !actions.contains(scalar.text), Reason(wire: scalar.text) == nil {
-                problems.append(
-                    Diagnostic(
-                        "Unknown fault", at: scalar.range,
-                        detail: "<\(scalar.text)> is neither an APNs reason nor a fault action",
-                        suggestion: didYouMean(scalar.text, among: Schema.reasons + actions)))
-            }
+        let block = open(
+            Mapping(entries: Array(mapping.entries.dropFirst()), range: mapping.range), keys: options,
+            context: "a <\(first.key)> step")
+        let range = first.keyRange
+        let action: Step.Action?
+        switch first.key {
+        case "register": action = lowerRegister(argument, block, at: range)
+        case "unregister": action = lowerUnregister(argument, block, at: range)
+        case "call": action = lowerCall(argument, block, at: range)
+        case "reinstall", "uninstall":
+            let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall
+            action = phone(argument).map { .app(event, phone: $0, app: app(block, of: $0)) }
+        case "offline", "online":
+            action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
+        case "advance": action = duration(argument, key: "advance").map { .advance(seconds: $0) }
+        case "wait": action = duration(argument, key: "wait", atMost: 60).map { .wait(seconds: $0) }
+        case "exec": action = .exec(template(argument, key: "exec", place: .execStep))
+        case "fault": action = lowerFault(argument, block).map { .fault($0) }
+        case "expect apns": action = lowerExpectAPNs(argument, block).map { .expectAPNs($0) }
+        case "expect phone": action = lowerExpectPhone(argument, block, at: range).map { .expectPhone($0) }
+        case "expect provider": action = lowerExpectProvider(argument, block, at: range).map { .expectProvider($0) }
+        default: preconditionFailure("Schema.steps lists <\(first.key)>, which the checker does not lower")
         }
-        checkBlock(
-            Mapping(entries: Array(mapping.entries.dropFirst()), range: mapping.range), schema: options, required: [],
-            context: "a <\(first.key)> step", into: &problems)
+        return action.map { Step(action: $0, range: range) }
     }
 
-    static func describe(_ value: Schema.Value) -> String {
-        switch value {
-        case .text, .number, .boolean, .duration, .rate, .oneOf: return "a value"
-        case .list: return "a list"
-        case .block: return "a block of `key: value` lines"
-        case .listOf, .steps: return "a list of `- ` items"
+    mutating func lowerRegister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
+        if case .http(let service) = provider { needsTemplate("register", service.register, at: range) }
+        let kind = word(block, "token", TokenKind.self) ?? .voip
+        let userName = text(block, "as") ?? argument.text
+        guard let phone = phone(argument) else { return nil }
+        let bundle = app(block, of: phone)
+        users[userName, default: []].insert(phone.index)
+        return .register(phone: phone, user: userName, app: bundle, kind: kind)
+    }
+
+    mutating func lowerUnregister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
+        if case .http(let service) = provider { needsTemplate("unregister", service.unregister, at: range) }
+        guard let phone = phone(argument) else { return nil }
+        var userName = phone.name
+        if let scalar = scalar(block, "as") {
+            guard let known = user(scalar) else { return nil }
+            if users[known]?.contains(phone.index) != true {
+                report("Not registered", at: scalar.range, "<\(clip(known))> never registered \(phone.name)")
+            }
+            userName = known
+        } else if users[phone.name]?.contains(phone.index) != true {
+            report(
+                "Not registered", at: argument.range,
+                "\(phone.name) was not registered as <\(phone.name)>; say which user with <as:>")
         }
+        return .unregister(phone: phone, user: userName, app: app(block, of: phone))
+    }
+
+    mutating func lowerCall(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
+        if case .http(let service) = provider { needsTemplate("call", service.call, at: range) }
+        var caller = "caller"
+        if let from = scalar(block, "from") {
+            // Placeholders put it into shell commands and JSON as it is.
+            if !from.text.isEmpty, from.text.count <= 64,
+                from.text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+._@-".contains($0)) })
+            {
+                caller = from.text
+            } else {
+                report(
+                    "Not a caller", at: from.range,
+                    "<from> takes a handle of letters, digits and + . _ @ - (at most 64), got <\(clip(from.text))>")
+            }
+        }
+        var name: String?
+        if let scalar = scalar(block, "as") {
+            if calls[scalar.text] != nil {
+                report("Duplicate call name", at: scalar.range, "another call is already named <\(clip(scalar.text))>")
+            }
+            name = scalar.text
+        }
+        guard let user = user(argument) else { return nil }
+        if let name { calls[name] = user }
+        return .call(user: user, caller: caller, name: name)
+    }
+
+    mutating func lowerFault(_ argument: Scalar, _ block: Block) -> FaultStep? {
+        let action: FaultSpec.Action
+        var answer: Reason?
+        if let named = FaultSpec.Action(rawValue: argument.text), named != .answer {
+            action = named
+        } else if let reason = Reason(rawValue: argument.text) {
+            action = .answer
+            answer = reason
+        } else {
+            let words = Reason.allCases.map(\.wire) + FaultSpec.Action.allCases.filter { $0 != .answer }.map(\.rawValue)
+            report(
+                "Unknown fault", at: argument.range,
+                argument.text == "answer"
+                    ? "write the APNs reason to answer with, e.g. <fault: ServiceUnavailable>"
+                    : "<\(clip(argument.text))> is neither an APNs reason nor a fault action",
+                suggestion: Reason(wire: argument.text)?.wire ?? didYouMean(argument.text, among: words))
+            return nil
+        }
+        let allowed = Schema.faultOptions(action)
+        for entry in block.mapping.entries where block.keys.contains(entry.key) && !allowed.contains(entry.key) {
+            report(
+                "Not for this fault", at: entry.keyRange,
+                allowed.isEmpty
+                    ? "<\(argument.text)> takes no options"
+                    : "<\(entry.key)> does not apply to <\(argument.text)>; it takes \(allowed.joined(separator: ", "))"
+            )
+        }
+        let count = allowed.contains("count") ? integer(block, "count", in: FaultSpec.counts) ?? 1 : 1
+        let phone = allowed.contains("phone") ? scalar(block, "phone").flatMap { self.phone($0) } : nil
+        let kind: FaultSpec.Kind
+        switch action {
+        case .answer: kind = .answer(answer ?? .serviceUnavailable)
+        case .drop: kind = .drop
+        case .delay:
+            guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
+            else { return nil }
+            kind = .delay(seconds: seconds)
+        case .goaway:
+            let after = integer(block, "after-accepted", in: FaultSpec.counts) ?? 1
+            let reason = scalar(block, "reason").flatMap { self.reason($0, key: "reason") } ?? .shutdown
+            kind = .goAway(afterAccepted: after, reason: reason)
+        case .staleConnections:
+            guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
+            else { return nil }
+            kind = .staleConnections(idleSeconds: seconds)
+        case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: true)
+        case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: true)
+        }
+        return FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
+    }
+
+    mutating func requiredDuration(_ block: Block, _ key: String, for argument: Scalar, atMost limit: Double) -> Double?
+    {
+        guard block.has(key) else {
+            report("Missing key", at: argument.range, "<\(argument.text)> needs <\(key)>, e.g. <\(key): 2s>")
+            return nil
+        }
+        return duration(block, key, atMost: limit)
+    }
+
+    mutating func lowerExpectAPNs(_ argument: Scalar, _ block: Block) -> APNsExpectation? {
+        var expectation = APNsExpectation(label: argument.text)
+        expectation.count = integer(block, "count", in: 0...1_000_000)
+        let statuses = Set([200] + Reason.allCases.map(\.status)).sorted()
+        if let scalar = scalar(block, "status"), let status = integer(scalar, key: "status", in: 100...599) {
+            if statuses.contains(status) {
+                expectation.status = status
+            } else {
+                report(
+                    "Not an APNs status", at: scalar.range,
+                    "APNs answers \(statuses.map(String.init).joined(separator: ", ")); got <\(status)>")
+            }
+        }
+        if let scalar = scalar(block, "reason"), let reason = reason(scalar, key: "reason") {
+            expectation.reason = reason
+            if let status = expectation.status, status != reason.status {
+                report(
+                    "Never happens", at: scalar.range,
+                    "APNs answers \(reason.wire) with status \(reason.status), not \(status)")
+            }
+        }
+        if let scalar = scalar(block, "phone") {
+            guard let phone = phone(scalar) else { return nil }
+            expectation.phone = phone
+        }
+        if let scalar = scalar(block, "header") {
+            let parts = scalar.text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].trimmingSpaces.lowercased()
+            let isToken =
+                !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_:".contains($0)) }
+            if parts.count == 2, isToken {
+                expectation.header = (name, String(parts[1].trimmingSpaces))
+            } else {
+                report(
+                    "Not a header", at: scalar.range,
+                    "<header> takes <\"name: value\">, e.g. <\"apns-priority: 10\">; got <\(clip(scalar.text))>")
+            }
+        }
+        expectation.refused = text(block, "refused")
+        expectation.within = duration(block, "within", atMost: 300)
+        return expectation
+    }
+
+    mutating func lowerExpectPhone(_ argument: Scalar, _ block: Block, at range: SourceRange) -> PhoneExpectation? {
+        guard block.has("outcome") else {
+            report(
+                "Missing key", at: range,
+                "<expect phone> needs <outcome>: one of \(RingOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+            return nil
+        }
+        guard let phone = phone(argument), let outcome = word(block, "outcome", RingOutcome.Kind.self) else {
+            return nil
+        }
+        var expectation = PhoneExpectation(phone: phone, outcome: outcome, within: 2)
+        if let scalar = scalar(block, "reason") {
+            if outcome.reasons.contains(scalar.text) {
+                expectation.reason = scalar.text
+            } else {
+                report(
+                    "Unknown reason", at: scalar.range,
+                    outcome.reasons.isEmpty
+                        ? "<\(outcome.rawValue)> has no reason"
+                        : "<\(outcome.rawValue)> happens for \(outcome.reasons.joined(separator: ", ")); got <\(clip(scalar.text))>",
+                    suggestion: didYouMean(scalar.text, among: outcome.reasons))
+            }
+        }
+        if let scalar = scalar(block, "call") {
+            if let user = calls[scalar.text] {
+                if users[user]?.contains(phone.index) != true {
+                    report(
+                        "Not this phone's call", at: scalar.range,
+                        "call <\(clip(scalar.text))> rang <\(user)>, who registered no token of \(phone.name)")
+                }
+                expectation.call = scalar.text
+            } else {
+                report(
+                    "Unknown call", at: scalar.range,
+                    calls.isEmpty
+                        ? "no call is named <\(clip(scalar.text))> before this step (`- call: USER` with `as: NAME`)"
+                        : "no call is named <\(clip(scalar.text))> before this step; calls are \(calls.keys.sorted().joined(separator: ", "))",
+                    suggestion: didYouMean(scalar.text, among: Array(calls.keys)))
+            }
+        }
+        if let within = duration(block, "within", atMost: 300) { expectation.within = within }
+        return expectation
+    }
+
+    mutating func lowerExpectProvider(_ argument: Scalar, _ block: Block, at range: SourceRange)
+        -> ProviderExpectation?
+    {
+        var expectation = ProviderExpectation(label: argument.text)
+        if let scalar = scalar(block, "never-pushes") { expectation.neverPushes = phone(scalar) }
+        expectation.retried = integer(block, "retried", in: 1...100)
+        expectation.reconnected = boolean(block, "reconnected")
+        expectation.refreshedJWT = boolean(block, "refreshed-jwt")
+        expectation.within = duration(block, "within", atMost: 300)
+        let checks = ["never-pushes", "retried", "reconnected", "refreshed-jwt"]
+        if !checks.contains(where: block.has) {
+            report("Nothing to check", at: range, "<expect provider> needs one of \(checks.joined(separator: ", "))")
+            return nil
+        }
+        return expectation
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var text = drop { $0 == " " }
+        while text.last == " " { text = text.dropLast() }
+        return text
     }
 }

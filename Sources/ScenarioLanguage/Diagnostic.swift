@@ -34,6 +34,8 @@ public struct Diagnostic: Error, Sendable, Equatable {
 
 /// The nearest candidate by edit distance, when near enough to be a typo.
 public func didYouMean(_ word: String, among candidates: [String]) -> String? {
+    // A word far longer than every candidate is no typo of one; comparing it would cost its length squared.
+    guard word.count <= 64 else { return nil }
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var previous = Array(0...b.count)
         for (i, x) in a.enumerated() {

@@ -115,7 +115,7 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Which registration a token came from ([PK-UPD] versus [REG]): they differ for one app.
-public enum TokenKind: String, Sendable, Codable {
+public enum TokenKind: String, Sendable, Codable, CaseIterable {
     /// `PKPushRegistry` with `.voIP`: valid only with the `<bundle>.voip` topic.
     case voip
     /// `registerForRemoteNotifications`: valid with the bare bundle id.

@@ -15,30 +15,41 @@ public enum AppBehaviour: Sendable, Equatable, Codable {
     /// Reports only payloads carrying a call id and a caller; ignores the others.
     case reportsOnlyWellFormed
 
-    /// The profile names used by the control API and scenario files.
-    public static func named(_ name: String, seconds: Double = 2, blocking: Bool = false) -> AppBehaviour? {
+    /// The behaviours' names, used by the control API and scenario files.
+    public enum Name: String, Sendable, CaseIterable {
+        case reportsAtOnce = "reports-at-once"
+        case reportsAfterRoundTrip = "reports-after-round-trip"
+        case neverReports = "never-reports"
+        case completesBeforeReporting = "completes-before-reporting"
+        case reportsOnlyWellFormed = "reports-only-well-formed"
+
+        /// Whether the behaviour waits for a network round trip (and so takes its seconds and blocking).
+        public var hasRoundTrip: Bool { self == .reportsAfterRoundTrip }
+    }
+
+    public init(_ name: Name, seconds: Double = 2, blocking: Bool = false) {
         switch name {
-        case "reports-at-once": return .reportsAtOnce
-        case "reports-after-round-trip": return .reportsAfterRoundTrip(seconds: seconds, blocking: blocking)
-        case "never-reports": return .neverReports
-        case "completes-before-reporting": return .completesBeforeReporting
-        case "reports-only-well-formed": return .reportsOnlyWellFormed
-        default: return nil
+        case .reportsAtOnce: self = .reportsAtOnce
+        case .reportsAfterRoundTrip: self = .reportsAfterRoundTrip(seconds: seconds, blocking: blocking)
+        case .neverReports: self = .neverReports
+        case .completesBeforeReporting: self = .completesBeforeReporting
+        case .reportsOnlyWellFormed: self = .reportsOnlyWellFormed
         }
     }
 
-    public static let names = [
-        "reports-at-once", "reports-after-round-trip", "never-reports", "completes-before-reporting",
-        "reports-only-well-formed",
-    ]
+    public static func named(_ name: String, seconds: Double = 2, blocking: Bool = false) -> AppBehaviour? {
+        Name(rawValue: name).map { AppBehaviour($0, seconds: seconds, blocking: blocking) }
+    }
+
+    public static let names = Name.allCases.map(\.rawValue)
 
     public var name: String {
         switch self {
-        case .reportsAtOnce: return "reports-at-once"
-        case .reportsAfterRoundTrip: return "reports-after-round-trip"
-        case .neverReports: return "never-reports"
-        case .completesBeforeReporting: return "completes-before-reporting"
-        case .reportsOnlyWellFormed: return "reports-only-well-formed"
+        case .reportsAtOnce: return Name.reportsAtOnce.rawValue
+        case .reportsAfterRoundTrip: return Name.reportsAfterRoundTrip.rawValue
+        case .neverReports: return Name.neverReports.rawValue
+        case .completesBeforeReporting: return Name.completesBeforeReporting.rawValue
+        case .reportsOnlyWellFormed: return Name.reportsOnlyWellFormed.rawValue
         }
     }
 }

@@ -13,18 +13,41 @@ public enum RingOutcome: Sendable, Equatable {
 
     public var isFinal: Bool { self != .pending }
 
-    /// One word for reports and the control API.
-    public var kind: String {
-        switch self {
-        case .pending: return "pending"
-        case .rang: return "rang"
-        case .rangLate: return "rang-late"
-        case .notDelivered: return "not-delivered"
-        case .appKilled: return "app-killed"
-        case .callRefused: return "call-refused"
-        case .duplicate: return "duplicate"
+    /// How a push ended, without the details: the words scenarios expect and reports print.
+    public enum Kind: String, Sendable, CaseIterable {
+        case rang
+        case rangLate = "rang-late"
+        case notDelivered = "not-delivered"
+        case appKilled = "app-killed"
+        case callRefused = "call-refused"
+        case duplicate
+
+        /// The reason words an outcome of this kind can carry (none for the others).
+        public var reasons: [String] {
+            switch self {
+            case .notDelivered: return NotDelivered.allCases.map(\.rawValue)
+            case .appKilled: return KillRule.allCases.map(\.rawValue)
+            case .callRefused: return CallKitError.allCases.map(\.rawValue)
+            case .rang, .rangLate, .duplicate: return []
+            }
         }
     }
+
+    /// The outcome's kind; nil while it is pending.
+    public var finalKind: Kind? {
+        switch self {
+        case .pending: return nil
+        case .rang: return .rang
+        case .rangLate: return .rangLate
+        case .notDelivered: return .notDelivered
+        case .appKilled: return .appKilled
+        case .callRefused: return .callRefused
+        case .duplicate: return .duplicate
+        }
+    }
+
+    /// One word for reports and the control API.
+    public var kind: String { finalKind?.rawValue ?? "pending" }
 
     /// The reason word, where there is one.
     public var reason: String? {
@@ -37,7 +60,7 @@ public enum RingOutcome: Sendable, Equatable {
     }
 }
 
-public enum NotDelivered: String, Sendable, Codable {
+public enum NotDelivered: String, Sendable, Codable, CaseIterable {
     case expired
     case offlineNotStored = "offline-not-stored"
     case replacedWhileStored = "replaced-while-stored"
@@ -51,7 +74,7 @@ public enum NotDelivered: String, Sendable, Codable {
 }
 
 /// Which enforcement killed the app (APNS-REFERENCE §8.3).
-public enum KillRule: String, Sendable, Codable {
+public enum KillRule: String, Sendable, Codable, CaseIterable {
     /// PKPushRegistry checks when the delegate returns: "Killing app because it never posted an
     /// incoming call to the system after receiving a PushKit VoIP push."
     case delegateReturnedWithoutReport = "delegate-returned-without-report"
@@ -60,7 +83,7 @@ public enum KillRule: String, Sendable, Codable {
 }
 
 /// `reportNewIncomingCall` errors that mean no ring ([CX-ERR], APNS-REFERENCE §8.4).
-public enum CallKitError: String, Sendable, Codable {
+public enum CallKitError: String, Sendable, Codable, CaseIterable {
     case unentitled
     case callUUIDAlreadyExists
     case filteredByDoNotDisturb

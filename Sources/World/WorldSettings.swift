@@ -54,5 +54,21 @@ public struct WorldSettings: Sendable, Codable, Equatable {
         /// A force-quit app gets no VoIP push until relaunched (evidence says it does: F).
         public var forceQuitBlocksVoIP = false
         public init() {}
+
+        /// The rules by name, as scenarios turn them on (`apns: folklore: [...]`).
+        public enum Rule: String, Sendable, CaseIterable {
+            case deadTokenPenalty = "dead-token-penalty"
+            case dailyVoIPBudget = "daily-voip-budget"
+            case forceQuitBlocksVoIP = "force-quit-blocks-voip"
+        }
+
+        /// Turns a rule on with its usual numbers.
+        public mutating func enable(_ rule: Rule) {
+            switch rule {
+            case .deadTokenPenalty: deadTokenPenalty = 3
+            case .dailyVoIPBudget: dailyVoIPBudget = 10
+            case .forceQuitBlocksVoIP: forceQuitBlocksVoIP = true
+            }
+        }
     }
 }

@@ -136,62 +136,43 @@ enum ServeCommand {
             Output.error("error: cannot find certs-test/ (with keys.json); pass --certs DIR")
             return ExitCode.cannotProceed
         }
-        let keys: KeyStore
+        var mockOptions = MockOptions(certs: certs)
+        mockOptions.validation = ValidationSettings(
+            profile: options.profile, order: options.order, environment: options.environment,
+            environmentKeyReason: options.environmentKeyReason)
+        mockOptions.authentication = options.auth
+        mockOptions.seed = options.seed
+        mockOptions.acceptsUnknownTokens = options.worldFile == nil
+        mockOptions.plaintext = options.plaintext
+        mockOptions.server.host = options.host
+        mockOptions.server.port = options.port
+        mockOptions.server.idleTimeout = options.idleTimeout
+        mockOptions.server.limits.streamResets = options.resetLimit
+        if let workers = options.workers { mockOptions.server.workers = max(1, workers) }
+        mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
+        let assembly: MockAssembly
         do {
-            keys = try KeyStore.load(directory: certs)
+            assembly = try MockAssembly(mockOptions)
         } catch {
-            Output.error("error: cannot load \(certs)/keys.json: \(error)")
+            Output.error("error: \(error)")
             return ExitCode.cannotProceed
         }
-        var configuration = MockConfiguration(
-            validation: ValidationSettings(
-                profile: options.profile, order: options.order, environment: options.environment,
-                environmentKeyReason: options.environmentKeyReason),
-            keys: keys)
-        configuration.authentication = options.auth
-        configuration.seed = options.seed
-        let clock = SystemClock()
-        configuration.clock = clock
-        let world = SharedWorld(seed: options.seed ?? 1)
-        world.acceptsUnknownTokens = options.worldFile == nil
-        configuration.world = world
-        let mock = MockAPNs(configuration: configuration)
-        let transcript = TranscriptBuffer()
-        mock.addObserver(transcript)
-        let control = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
         if let file = options.worldFile {
             guard let data = FileManager.default.contents(atPath: file) else {
                 Output.error("error: cannot read the world file \(file)")
                 return ExitCode.cannotProceed
             }
-            if let problem = control.load(worldFile: data) {
+            if let problem = assembly.control?.load(worldFile: data) {
                 Output.error("error: \(file): \(problem)")
                 return ExitCode.cannotProceed
             }
         }
-        if !options.quiet { mock.addObserver(RequestLog()) }
+        if !options.quiet { assembly.mock.addObserver(RequestLog()) }
         if let path = options.transcript {
             do {
-                mock.addObserver(try TranscriptWriter(path: path))
+                assembly.mock.addObserver(try TranscriptWriter(path: path))
             } catch {
                 Output.error("error: cannot write the transcript \(path): \(error.localizedDescription)")
-                return ExitCode.cannotProceed
-            }
-        }
-
-        var server = ServerConfiguration()
-        server.host = options.host
-        server.port = options.port
-        server.idleTimeout = options.idleTimeout
-        server.limits.streamResets = options.resetLimit
-        if let workers = options.workers { server.workers = max(1, workers) }
-        if !options.plaintext {
-            do {
-                server.tls = try TLSContext(
-                    certificateFile: certs + "/server.pem", keyFile: certs + "/server.key",
-                    trustedCAFile: certs + "/ca.pem", clientCertificates: options.auth.clientCertificates)
-            } catch {
-                Output.error("error: \(error)")
                 return ExitCode.cannotProceed
             }
         }
@@ -203,47 +184,28 @@ enum ServeCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let http2 = HTTP2Server(configuration: server, service: mock)
-        var controlServer = ServerConfiguration()
-        controlServer.host = options.host
-        controlServer.port = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
-        controlServer.acceptsHTTP1 = true
-        controlServer.workers = 1
-        let controlHTTP = HTTP2Server(configuration: controlServer, service: control)
         do {
-            try http2.start()
-            try controlHTTP.start()
+            try assembly.start()
         } catch {
             Output.error("error: \(error)")
             return ExitCode.cannotProceed
-        }
-        world.startTicking(clock: clock)
-        if let trusted = server.tls,
-            let untrusted = try? TLSContext(
-                certificateFile: certs + "/server-untrusted.pem", keyFile: certs + "/server-untrusted.key",
-                trustedCAFile: certs + "/ca.pem", clientCertificates: options.auth.clientCertificates)
-        {
-            control.switchServerCertificate = { useUntrusted in
-                http2.replaceTLSContext(useUntrusted ? untrusted : trusted)
-            }
         }
         if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
             Output.error(
                 "warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public"
             )
         }
-        printContract(options: options, port: http2.port, controlPort: controlHTTP.port, certs: certs)
+        printContract(
+            options: options, port: assembly.server.port, controlPort: assembly.controlServer?.port ?? 0, certs: certs)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
         if !options.quiet {
             Output.error(
-                "ringside: \(received == SIGINT ? "interrupted" : "terminated"), sending GOAWAY to \(http2.openConnections) connection(s)"
+                "ringside: \(received == SIGINT ? "interrupted" : "terminated"), sending GOAWAY to \(assembly.server.openConnections) connection(s)"
             )
         }
-        http2.stop(goAwayDebugData: Array(#"{"reason":"Shutdown"}"#.utf8))
-        controlHTTP.stop()
-        world.stopTicking()
+        assembly.stop(goAwayDebugData: Array(#"{"reason":"Shutdown"}"#.utf8))
         return ExitCode.success
     }
 

@@ -1,0 +1,112 @@
+import APNs
+import Foundation
+import HTTP2Server
+import World
+
+/// What a whole mock is made of, for `MockAssembly`.
+public struct MockOptions: Sendable {
+    /// The test credentials' folder (certs-test): keys, the server's certificates, the CA.
+    public var certs: String
+    public var validation = ValidationSettings()
+    public var authentication: AuthenticationMode = .either
+    /// Seeds the world's tokens and the server's apns-ids; nil: apns-ids from the system.
+    public var seed: UInt64?
+    public var worldSettings = WorldSettings()
+    /// Any well-formed token is valid (and reaches no phone).
+    public var acceptsUnknownTokens = false
+    /// The fake APNs's socket, limits and event loops; its TLS is set here from `plaintext`.
+    public var server = ServerConfiguration()
+    /// Cleartext HTTP/2 (h2c) instead of TLS.
+    public var plaintext = false
+    /// The control API's port (0: a free one); nil: no control API.
+    public var controlPort: UInt16?
+    /// Recorded answers to serve back (`ringside replay`).
+    public var replay: ReplayPlan?
+
+    public init(certs: String) { self.certs = certs }
+}
+
+/// One assembly of a mock — the server with its trusted and untrusted TLS contexts, the world and
+/// its ticker, the control API, the observers — used by `serve`, the scenario runner and the tests,
+/// so that what one can do, all can (the runner once lost the certificate switch this way).
+public final class MockAssembly: @unchecked Sendable {
+    public let clock = SystemClock()
+    public let world: SharedWorld
+    public let mock: MockAPNs
+    /// What the control API's `GET /transcript` shows.
+    public let transcript = TranscriptBuffer()
+    public let server: HTTP2Server
+    public let control: ControlAPI?
+    public let controlServer: HTTP2Server?
+
+    public init(_ options: MockOptions) throws {
+        world = SharedWorld(settings: options.worldSettings, seed: options.seed ?? 1)
+        world.acceptsUnknownTokens = options.acceptsUnknownTokens
+        var configuration = MockConfiguration(
+            validation: options.validation, keys: try KeyStore.load(directory: options.certs))
+        configuration.authentication = options.authentication
+        configuration.seed = options.seed
+        configuration.clock = clock
+        configuration.world = world
+        configuration.replay = options.replay
+        mock = MockAPNs(configuration: configuration)
+        mock.addObserver(transcript)
+
+        var serverConfiguration = options.server
+        serverConfiguration.tls = nil
+        if !options.plaintext {
+            let clients = options.authentication.clientCertificates
+            let trusted = try TLSContext(
+                certificateFile: options.certs + "/server.pem", keyFile: options.certs + "/server.key",
+                trustedCAFile: options.certs + "/ca.pem", clientCertificates: clients)
+            let untrusted = try TLSContext(
+                certificateFile: options.certs + "/server-untrusted.pem",
+                keyFile: options.certs + "/server-untrusted.key", trustedCAFile: options.certs + "/ca.pem",
+                clientCertificates: clients)
+            serverConfiguration.tls = trusted
+            let server = HTTP2Server(configuration: serverConfiguration, service: mock)
+            mock.switchServerCertificate = { [weak server] useUntrusted in
+                server?.replaceTLSContext(useUntrusted ? untrusted : trusted)
+            }
+            self.server = server
+        } else {
+            server = HTTP2Server(configuration: serverConfiguration, service: mock)
+        }
+
+        if let controlPort = options.controlPort {
+            let api = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
+            var controlConfiguration = ServerConfiguration()
+            controlConfiguration.host = options.server.host
+            controlConfiguration.port = controlPort
+            controlConfiguration.acceptsHTTP1 = true
+            controlConfiguration.workers = 1
+            control = api
+            controlServer = HTTP2Server(configuration: controlConfiguration, service: api)
+        } else {
+            control = nil
+            controlServer = nil
+        }
+    }
+
+    /// Binds the sockets and starts the event loops and the world's ticker.
+    public func start() throws {
+        try server.start()
+        do {
+            try controlServer?.start()
+        } catch {
+            server.stop()
+            throw error
+        }
+        world.startTicking(clock: clock)
+    }
+
+    /// Stops everything; open connections get GOAWAY with `goAwayDebugData`.
+    public func stop(goAwayDebugData: [UInt8] = []) {
+        server.stop(goAwayDebugData: goAwayDebugData)
+        controlServer?.stop()
+        world.stopTicking()
+    }
+
+    /// The fake APNs's URL.
+    public var url: String { "https://\(server.configuration.host):\(server.port)" }
+}

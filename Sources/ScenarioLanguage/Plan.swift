@@ -1,0 +1,223 @@
+import APNs
+import World
+
+/// A checked scenario, ready to run: every word read, every reference resolved, every number a
+/// number in its range. The checker is the only code that reads a scenario's keys; the runner
+/// switches over this plan (hurl's typed AST, a source range on every step, is the model).
+public struct ScenarioPlan: Sendable {
+    public var name: String
+    public var teaches: String?
+    public var seed: UInt64 = 1
+    public var apns = APNsSetup()
+    public var world = WorldSetup()
+    public var phones: [PhonePlan] = []
+    public var provider: ProviderSetup = .builtin(.reference)
+    public var steps: [Step] = []
+
+    /// The test app's bundle ID: the topic certs-test's client certificates carry.
+    public static let testBundleId = "com.ringside.testapp"
+}
+
+/// The fake APNs's side of a scenario (`apns:`).
+public struct APNsSetup: Sendable {
+    public var environment: APNsEnvironment = .sandbox
+    public var profile: ValidationSettings.Profile = .apple
+    /// How the built-in provider authenticates; `exec` and `http` providers choose for themselves.
+    public var authentication: ProviderAuthentication = .token
+    /// The provider's client certificate: the built-in one's with certificate authentication, and
+    /// `APNS_CERT_FILE` in the contract of the others.
+    public var certificate: TestCertificate = .voip
+    /// Opt-in rules that practitioners report and Apple does not document (`folklore:`).
+    public var folklore: Set<WorldSettings.Folklore.Rule> = []
+}
+
+public enum ProviderAuthentication: String, Sendable, CaseIterable {
+    case token, certificate
+}
+
+/// The provider's client certificates in certs-test (`client-<name>.pem`, certs-test/README.md).
+public enum TestCertificate: String, Sendable, CaseIterable {
+    case voip, novoip
+    case sandboxOnly = "sandbox-only"
+    case productionOnly = "production-only"
+    case expired, untrusted, plain
+}
+
+/// The world's numbers (`world:`).
+public struct WorldSetup: Sendable {
+    public var settings = WorldSettings()
+    /// Any well-formed token is accepted and reaches no phone, as in a recorded run.
+    public var acceptsUnknownTokens = false
+}
+
+/// A virtual phone (`phones:`); steps refer to it by its index.
+public struct PhonePlan: Sendable {
+    public var name: String
+    public var online: Bool
+    public var apps: [AppSpec]
+    public var range: SourceRange
+}
+
+/// A phone named in a step, resolved at check time.
+public struct PhoneRef: Sendable, Equatable {
+    /// Its index in `ScenarioPlan.phones`, which is also its id in the world.
+    public var index: Int
+    public var name: String
+}
+
+/// The provider under test and its adapter (`provider:`).
+public enum ProviderSetup: Sendable {
+    case builtin(ProviderProfile)
+    /// One shell command per push.
+    case exec(Template)
+    /// A long-running service driven over its own HTTP API.
+    case http(HTTPService)
+}
+
+/// Text with `{placeholder}`s, each checked against what its adapter fills in.
+public struct Template: Sendable, Equatable {
+    public var text: String
+    public var range: SourceRange
+
+    /// The text with each placeholder replaced; the checker made sure only `values`' keys occur.
+    public func filled(_ values: [Placeholder: String]) -> String {
+        var result = text
+        for (placeholder, value) in values { result = result.replacing(placeholder.token, with: value) }
+        return result
+    }
+}
+
+/// The `http` adapter's service: how to start it, when it is ready, and its request templates.
+public struct HTTPService: Sendable {
+    public var command: Template
+    /// The URL that answers 200 once the service is ready.
+    public var ready: Template
+    public var register: RequestTemplate?
+    public var unregister: RequestTemplate?
+    public var call: RequestTemplate?
+}
+
+/// `METHOD /path [body]`, sent to the service on its port.
+public struct RequestTemplate: Sendable {
+    public var method: String
+    public var path: Template
+    public var body: Template?
+}
+
+/// What adapters fill into templates. docs/scenario-language.md lists them; the checker refuses
+/// any other and any that the template's place does not fill.
+public enum Placeholder: String, Sendable, CaseIterable {
+    case token, payload, callId, caller, user, kind, topic, url, ca, jwt, cert, certKey, dir, port
+
+    public var token: String { "{\(rawValue)}" }
+
+    /// What it stands for, for the documentation and `explain`.
+    public var meaning: String {
+        switch self {
+        case .token: return "the device token (hex)"
+        case .payload: return "the VoIP payload, JSON: {\"aps\":{},\"callUUID\":…,\"handle\":…}"
+        case .callId: return "the call's UUID"
+        case .caller: return "the caller's handle (`from:`)"
+        case .user: return "the user the call or registration is for (`as:`, or the phone's name)"
+        case .kind: return "the token's kind: voip or alert"
+        case .topic: return "the VoIP topic: the bundle ID with .voip"
+        case .url: return "the fake APNs's URL, https://127.0.0.1:PORT"
+        case .ca: return "the CA file that signs the fake APNs's certificate"
+        case .jwt: return "a provider token (JWT) signed with the contract's key, issued when the provider starts"
+        case .cert: return "the provider's client certificate file (PEM)"
+        case .certKey: return "the client certificate's private key file (PEM)"
+        case .dir: return "the scenario file's directory"
+        case .port: return "the http provider service's own port (also PORT in its environment)"
+        }
+    }
+
+    /// Where a template stands, which decides what is filled in.
+    public enum Place: String, Sendable, CaseIterable {
+        case execProvider = "exec provider"
+        case execStep = "exec step"
+        case httpCommand = "http command"
+        case httpReady = "ready URL"
+        case httpRegister = "register template"
+        case httpUnregister = "unregister template"
+        case httpCall = "call template"
+
+        public var placeholders: [Placeholder] {
+            let contract: [Placeholder] = [.topic, .url, .ca, .jwt, .cert, .certKey, .dir]
+            switch self {
+            case .execProvider: return [.token, .payload, .callId, .caller, .user] + contract
+            case .execStep: return contract
+            case .httpCommand: return contract + [.port]
+            case .httpReady: return [.port]
+            case .httpRegister: return [.user, .token, .kind, .port]
+            case .httpUnregister: return [.user, .token, .port]
+            case .httpCall: return [.user, .callId, .caller, .port]
+            }
+        }
+    }
+}
+
+/// One step, with where it was written.
+public struct Step: Sendable {
+    public var action: Action
+    /// The step's kind (`call`, `expect phone` …) in the file: failures point here.
+    public var range: SourceRange
+
+    public enum Action: Sendable {
+        /// The phone's app hands its token to the provider for `user`.
+        case register(phone: PhoneRef, user: String, app: String, kind: TokenKind)
+        case unregister(phone: PhoneRef, user: String, app: String)
+        /// The provider is asked to ring `user`; `name` binds the call for `expect phone … call:`.
+        case call(user: String, caller: String, name: String?)
+        /// Something that happens to an app (reinstall, uninstall).
+        case app(World.AppEvent, phone: PhoneRef, app: String)
+        case connectivity(phone: PhoneRef, online: Bool)
+        /// Moves the world clock.
+        case advance(seconds: Double)
+        /// Real time passes.
+        case wait(seconds: Double)
+        /// A command run once to its end with the provider contract in its environment.
+        case exec(Template)
+        case fault(FaultStep)
+        case expectAPNs(APNsExpectation)
+        case expectPhone(PhoneExpectation)
+        case expectProvider(ProviderExpectation)
+    }
+}
+
+/// A fault to arm; `phone` narrows it to that phone's tokens when it is armed.
+public struct FaultStep: Sendable {
+    public var spec: FaultSpec
+    public var phone: PhoneRef?
+}
+
+/// `expect apns:` — what requests the fake APNs saw, or refused in the handshake.
+public struct APNsExpectation: Sendable {
+    public var label: String
+    public var count: Int?
+    public var status: Int?
+    public var reason: Reason?
+    public var phone: PhoneRef?
+    public var header: (name: String, value: String)?
+    public var refused: String?
+    /// Real time to wait for the requests to arrive (none: judged at once).
+    public var within: Double?
+}
+
+/// `expect phone:` — how the latest push to a phone (or of a named call) ended.
+public struct PhoneExpectation: Sendable {
+    public var phone: PhoneRef
+    public var outcome: RingOutcome.Kind
+    public var reason: String?
+    public var call: String?
+    public var within: Double
+}
+
+/// `expect provider:` — what the provider did about APNs's answers.
+public struct ProviderExpectation: Sendable {
+    public var label: String
+    public var neverPushes: PhoneRef?
+    public var retried: Int?
+    public var reconnected: Bool?
+    public var refreshedJWT: Bool?
+    public var within: Double?
+}
