@@ -81,22 +81,18 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
             return
         }
-        if let replay = mock.configuration.replay, let recorded = replay.answer(for: request) {
-            // Replay: the recorded answer, whatever the rules say now.
-            let apnsId = recorded.apnsId ?? apnsId
-            if recorded.status == 200 {
-                connection.respond(
-                    streamId: http.streamId,
-                    HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues))
-                record(
-                    http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: nil, fault: "replayed",
-                    at: now)
-            } else {
-                let rejection = Rejection(
-                    recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
-                    timestamp: recorded.timestamp)
-                reject(http, request, apnsId: apnsId, connection: connection, at: now, rejection, fault: "replayed")
-            }
+        if let replay = mock.configuration.replay, let recorded = replay.answer(for: request),
+            recorded.status != 200
+        {
+            // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
+            // rules as usual, so that the push reaches the world and phone expectations can be judged
+            // (same scenario and seed, same verdict; the recording's faults are not armed again).
+            let rejection = Rejection(
+                recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
+                timestamp: recorded.timestamp)
+            reject(
+                http, request, apnsId: recorded.apnsId ?? apnsId, connection: connection, at: now, rejection,
+                fault: "replayed")
             return
         }
         // A connection idle too long answers 500 until the provider reconnects (fault plan).

@@ -12,6 +12,22 @@ public final class ReplayPlan: @unchecked Sendable {
         public var reason: Reason?
         public var timestamp: Int64?
         public var apnsId: String?
+        /// When the recorded request arrived (wall clock, seconds), if the transcript says.
+        public var wallTime: Double?
+    }
+
+    /// A retry that came sooner or later than in the recording: a change of back-off.
+    public struct TimingChange: Sendable, CustomStringConvertible {
+        public var number: Int
+        /// The recorded answer before it (`503 ServiceUnavailable`).
+        public var after: String
+        public var recorded: Double
+        public var now: Double
+        public var description: String {
+            String(
+                format: "request %d (a retry after %@) came %.3f s after the request before it; recorded: %.3f s (%@)",
+                number, after, now, recorded, now < recorded ? "sooner" : "later")
+        }
     }
 
     /// The first request that differs from the recording.
@@ -34,6 +50,8 @@ public final class ReplayPlan: @unchecked Sendable {
     private let exchanges: [Exchange]
     private var next = 0
     public private(set) var difference: Difference?
+    /// When each replayed request arrived (wall clock, seconds).
+    private var arrivals: [Double] = []
 
     public init(exchanges: [Exchange]) { self.exchanges = exchanges }
 
@@ -51,7 +69,8 @@ public final class ReplayPlan: @unchecked Sendable {
                 Exchange(
                     request: fields, status: object["status"] as? Int ?? 0,
                     reason: (object["reason"] as? String).flatMap(Reason.init(wire:)),
-                    timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String))
+                    timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String,
+                    wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 }))
         }
         return ReplayPlan(exchanges: exchanges)
     }
@@ -81,7 +100,31 @@ public final class ReplayPlan: @unchecked Sendable {
             return nil
         }
         next += 1
+        arrivals.append(Date().timeIntervalSince1970)
         return recorded
+    }
+
+    /// Retries (requests after a 429 or 5xx answer) whose wait differs from the recording by more
+    /// than half and more than 50 ms: back-off that changed even where the requests did not.
+    public var timingChanges: [TimingChange] {
+        lock.lock()
+        defer { lock.unlock() }
+        var changes: [TimingChange] = []
+        for index in arrivals.indices.dropFirst() {
+            let before = exchanges[index - 1]
+            guard before.status == 429 || before.status >= 500, let then = exchanges[index].wallTime,
+                let thenBefore = before.wallTime
+            else { continue }
+            let recorded = then - thenBefore
+            let now = arrivals[index] - arrivals[index - 1]
+            if abs(now - recorded) > 0.05, now < recorded / 2 || now > recorded * 2 {
+                changes.append(
+                    TimingChange(
+                        number: index + 1, after: "\(before.status) \(before.reason?.wire ?? "")", recorded: recorded,
+                        now: now))
+            }
+        }
+        return changes
     }
 
     /// Recorded requests the run did not make.

@@ -615,6 +615,12 @@ struct Lowering {
                     ? "write the APNs reason to answer with, e.g. <fault: ServiceUnavailable>"
                     : "<\(clip(argument.text))> is neither an APNs reason nor a fault action",
                 suggestion: Reason(wire: argument.text)?.wire ?? didYouMean(argument.text, among: words))
+            // Its options are still read, so that every problem shows at once.
+            _ = integer(block, "count", in: FaultSpec.counts)
+            _ = integer(block, "after-accepted", in: FaultSpec.counts)
+            _ = duration(block, "seconds", atMost: FaultSpec.seconds.upperBound)
+            _ = scalar(block, "reason").flatMap { reason($0, key: "reason") }
+            _ = scalar(block, "phone").flatMap { self.phone($0) }
             return nil
         }
         let allowed = Schema.faultOptions(action)

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import MockAPNs
 import Provider
+import Reports
 import Scenario
 import ScenarioLanguage
 
@@ -13,11 +14,13 @@ enum ReplayCommand {
 
         Runs the scenario again, but the fake APNs answers each request with the answer recorded in the
         transcript (`ringside run --transcript DIR` writes them), in order, as long as the provider's
-        requests are the same as then. Prints "no difference", or the first request that differs and
-        how (method, path, topic, push type, priority, expiration, collapse id).
+        requests are the same as then. Judges the scenario's expectations as `run` does, and prints the
+        first request that differs and how (method, path, topic, push type, priority, expiration,
+        collapse id), every retry that came sooner or later than recorded, and every failed
+        expectation at its line; or "no difference".
 
-        Exit codes: 0 no difference, 1 a request differs, 2 the scenario does not check, 3 cannot run,
-        64 bad arguments.
+        Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
+        failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
         """
 
     static func run(_ raw: [String]) -> Int32 {
@@ -48,15 +51,23 @@ enum ReplayCommand {
                 Output.error("error: \(error)")
                 return ExitCode.cannotProceed
             }
+            var differs = false
             if let difference = plan.difference {
                 Output.out(difference.description)
-                return ExitCode.expectationFailed
-            }
-            if plan.missing > 0 {
+                differs = true
+            } else if plan.missing > 0 {
                 Output.out("the run made \(plan.missing) fewer requests than the recording")
+                differs = true
+            }
+            for change in plan.timingChanges { Output.out(change.description) }
+            if let failure = ConsoleReport.failure(result, in: file) {
+                Output.out(failure)
                 return ExitCode.expectationFailed
             }
-            Output.out("no difference: every request matched the recording")
+            if differs { return ExitCode.expectationFailed }
+            Output.out(
+                "no difference: every request matched the recording and every expectation passed"
+                    + (plan.timingChanges.isEmpty ? "" : " (retry timing changed, above)"))
             return ExitCode.success
         }
     }

@@ -55,7 +55,13 @@ final class EventLog: MockObserver, @unchecked Sendable {
 }
 
 /// A fake APNs on a free loopback port, in this process, with TLS from certs-test/.
-final class MockServer {
+/// Where a test's fake APNs listens.
+protocol MockEndpoint {
+    var port: UInt16 { get }
+    var url: String { get }
+}
+
+final class MockServer: MockEndpoint {
     let mock: MockAPNs
     let http2: HTTP2Server
     let events = EventLog()
@@ -182,7 +188,7 @@ enum Curl {
 
     /// Apple's VoIP example against `server`, with `changes` applied to the header list.
     static func applePush(
-        _ server: MockServer, token: String = Paths.voipToken, headers changes: [String: String?] = [:],
+        _ server: any MockEndpoint, token: String = Paths.voipToken, headers changes: [String: String?] = [:],
         body: String = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#,
         method: String? = nil, path: String? = nil, extra: [String] = []
     ) throws -> CurlResponse {

@@ -4,41 +4,37 @@ import HTTP2Server
 import MockAPNs
 import World
 
-/// The mock with a world and its control API, both on free loopback ports, in this process.
+/// The mock with a world and its control API, both on free loopback ports, in this process: the
+/// same `MockAssembly` as `ringside serve`.
 final class WorldServer {
-    let server: MockServer
-    let control: HTTP2Server
-    let world: SharedWorld
-    var controlURL: String { "http://127.0.0.1:\(control.port)" }
+    /// The fake APNs: its port, URL and what it saw.
+    struct Endpoint: MockEndpoint {
+        let events: EventLog
+        let port: UInt16
+        var url: String { "https://127.0.0.1:\(port)" }
+    }
+
+    let assembly: MockAssembly
+    let server: Endpoint
+    var world: SharedWorld { assembly.world }
+    var controlURL: String { "http://127.0.0.1:\(assembly.controlServer!.port)" }
 
     init(seed: UInt64 = 1, settings: [String: Any]? = nil, acceptsUnknownTokens: Bool = false) throws {
-        let clock = SystemClock()
-        world = SharedWorld(seed: seed)
-        world.acceptsUnknownTokens = acceptsUnknownTokens
-        server = try MockServer(world: world, clock: clock, seed: seed)
-        let transcript = TranscriptBuffer()
-        server.mock.addObserver(transcript)
-        let api = ControlAPI(mock: server.mock, world: world, clock: clock, transcript: transcript)
-        let trusted = server.http2.configuration.tls!
-        let untrusted = try TLSContext(
-            certificateFile: Paths.certs + "/server-untrusted.pem", keyFile: Paths.certs + "/server-untrusted.key",
-            trustedCAFile: Paths.ca, clientCertificates: .optional)
-        let http2 = server.http2
-        api.switchServerCertificate = { http2.replaceTLSContext($0 ? untrusted : trusted) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.acceptsHTTP1 = true
-        configuration.workers = 1
-        control = HTTP2Server(configuration: configuration, service: api)
-        try control.start()
-        world.startTicking(clock: clock)
+        var options = MockOptions(certs: Paths.certs)
+        options.seed = seed
+        options.acceptsUnknownTokens = acceptsUnknownTokens
+        options.server.port = 0
+        options.server.workers = 2
+        options.controlPort = 0
+        assembly = try MockAssembly(options)
+        let events = EventLog()
+        assembly.mock.addObserver(events)
+        try assembly.start()
+        server = Endpoint(events: events, port: assembly.server.port)
         if let settings { _ = try self.control("POST", "/settings", settings) }
     }
 
-    deinit {
-        world.stopTicking()
-        control.stop()
-    }
+    deinit { assembly.stop() }
 
     /// One control-API call with curl (plain HTTP/1.1, as a test suite in any language would).
     @discardableResult

@@ -56,7 +56,7 @@ import Testing
         #expect(parseRate("3 per 60s")! == (3, 60))
         #expect(parseRate("off")! == (0, 0))
         for text in ["3/60s", "0 per 60s", "3 per", "three per 60s", "3 per 0s"] { #expect(parseRate(text) == nil) }
-        let problems = Checker.check(file("scenario: a\nworld:\n  throttle: 3/60s\nsteps:\n  - online: x\n"))
+        let problems = Checker.check(file("scenario: a\nworld:\n  throttle: 3/60s\nsteps:\n  - advance: 1s\n"))
         #expect(problems.map(\.title) == ["Not a rate"])
         #expect(problems.first?.range.start == SourceLocation(line: 3, column: 13))
     }
