@@ -62,20 +62,21 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
                 }
             }
         } else if acceptsHTTP1, session == nil, http1 == nil {
-            // The first bytes choose: the HTTP/2 preface, or an HTTP/1.1 request line.
-            if bytes.starts(with: Self.prefacePrefix.prefix(bytes.count)) {
-                if bytes.count < Self.prefacePrefix.count {
-                    pendingChoice.append(contentsOf: bytes)
-                    if pendingChoice.count < Self.prefacePrefix.count { return true }
+            // The first bytes choose: the HTTP/2 preface, or an HTTP/1.1 request line. They may come
+            // in pieces, so the choice waits for enough of them, all read so far.
+            let all = pendingChoice + Array(bytes)
+            pendingChoice = []
+            if all.starts(with: Self.prefacePrefix.prefix(all.count)) {
+                if all.count < Self.prefacePrefix.count {
+                    pendingChoice = all
+                    return true
                 }
                 startHTTP2()
-                let all = pendingChoice + Array(bytes)
-                pendingChoice = []
                 return all.withUnsafeBytes { received($0) }
             }
             http1 = HTTP1Session(limits: limits)
             startHandler()
-            return receiveHTTP1(pendingChoice + Array(bytes))
+            return receiveHTTP1(all)
         } else if http1 != nil {
             return receiveHTTP1(Array(bytes))
         } else if session?.receive(bytes) == false {

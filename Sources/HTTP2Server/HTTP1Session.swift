@@ -49,7 +49,7 @@ final class HTTP1Session {
             }
             request.appendField(name: name, value: value)
         }
-        guard length >= 0, length <= limits.maximumKeptBody * 128 else {
+        guard length >= 0, length <= limits.maximumKeptBody else {
             failure = "bad Content-Length"
             return nil
         }

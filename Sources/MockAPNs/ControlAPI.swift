@@ -17,6 +17,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         self.transcript = transcript
     }
 
+    /// The largest request body the control API reads.
+    public static let maximumBody = 1 << 20
+
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler { ControlConnection(api: self) }
     public func refused(peer: String, why: String) {}
 
@@ -390,7 +393,10 @@ final class ControlConnection: HTTP2ConnectionHandler {
             if name.elementsEqual(":method".utf8) { method = String(decoding: value, as: UTF8.self) }
             if name.elementsEqual(":path".utf8) { path = String(decoding: value, as: UTF8.self) }
         }
-        let answer = api.route(method: method, path: path, body: request.body)
+        let answer =
+            request.bodyLength > request.body.count
+            ? ControlAPI.Answer.error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
+            : api.route(method: method, path: path, body: request.body)
         let body: [UInt8]
         if let raw = answer.json as? RawJSON {
             body = Array(raw.text.utf8)

@@ -80,6 +80,8 @@ public final class MockAssembly: @unchecked Sendable {
             controlConfiguration.port = controlPort
             controlConfiguration.acceptsHTTP1 = true
             controlConfiguration.workers = 1
+            // World files and phone lists are larger than a push: keep whole bodies up to 1 MiB.
+            controlConfiguration.limits.maximumKeptBody = ControlAPI.maximumBody
             control = api
             controlServer = HTTP2Server(configuration: controlConfiguration, service: api)
         } else {

@@ -6,7 +6,8 @@ garbage instead of the HTTP/2 preface, plain bytes instead of TLS.
 usage: h2_probe.py JSON   where JSON is
   {"port": N, "ca": FILE, "cert": FILE?, "key": FILE?, "alpn": ["h2"] | [] (default none),
    "plaintext": false, "mode": "requests" | "vanish" | "garbage-after-tls" | "plain-bytes" | "silent",
-   "requests": [{"headers": [[name, value], ...], "body": "..."}], "wait": seconds}
+   "requests": [{"headers": [[name, value], ...], "body": "..."}], "wait": seconds,
+   "split_preface": true (the connection preface in two writes, 0.2 s apart)}
 Prints one JSON object: {"responses": [...], "goaway": {...} | null, "settings": {...}, "closed": bool}
 """
 import json
@@ -85,7 +86,13 @@ def main():
         return
     conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     conn.initiate_connection()
-    sock.sendall(conn.data_to_send())
+    opening = conn.data_to_send()
+    if cfg.get("split_preface"):
+        # The preface in two reads, as a slow or fragmenting network delivers it.
+        sock.sendall(opening[:8])
+        time.sleep(0.2)
+        opening = opening[8:]
+    sock.sendall(opening)
     pending = {}
     done = set()
     concurrent = cfg.get("concurrent", False) or mode == "vanish"
