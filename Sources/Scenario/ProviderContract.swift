@@ -80,7 +80,10 @@ enum ShellCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let marker = UUID().uuidString
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging([
+            ProcessTree.variable: marker
+        ]) { $1 }
         process.standardOutput = log.handle
         process.standardError = log.handle
         process.standardInput = FileHandle.nullDevice
@@ -88,7 +91,7 @@ enum ShellCommand {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { usleep(2_000) }
         if process.isRunning {
-            process.terminate()
+            ProcessTree.stop(marker: marker)
             process.waitUntilExit()
             throw StepFailure(
                 expected: "the command to finish", happened: "it ran for \(Int(seconds)) s and was stopped: \(command)",

@@ -115,9 +115,10 @@ final class HTTPServiceProvider: ProviderDriver {
         values[.port] = String(port)
         let command = service.command.filled(values)
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec " + command]
+        process.arguments = ["-c", command]
         var variables = ProcessInfo.processInfo.environment.merging(contract.environment) { $1 }
         variables["PORT"] = String(port)
+        variables[ProcessTree.variable] = marker
         process.environment = variables
         process.standardOutput = log.handle
         process.standardError = log.handle
@@ -145,13 +146,13 @@ final class HTTPServiceProvider: ProviderDriver {
         }
     }
 
+    /// Marks every process the service starts (they inherit it), so that `stop` finds them all.
+    private let marker = UUID().uuidString
+
+    /// Stops the service and whatever its command started: SIGTERM, then SIGKILL after 2 s.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        ProcessTree.stop(marker: marker)
+        if process.isRunning { process.waitUntilExit() }
     }
 
     deinit { stop() }
@@ -204,6 +205,37 @@ final class HTTPServiceProvider: ProviderDriver {
             }
         }
         return UInt16(bigEndian: address.sin_port)
+    }
+}
+
+/// The processes a provider command started, found by a variable in their environment (they
+/// inherit it whatever they do to their process group or session).
+enum ProcessTree {
+    static let variable = "RINGSIDE_PROVIDER_RUN"
+
+    static func stop(marker: String) {
+        for signal in [SIGTERM, SIGKILL] {
+            let processes = find(marker)
+            if processes.isEmpty { return }
+            for pid in processes { kill(pid, signal) }
+            let deadline = Date().addingTimeInterval(2)
+            while !find(marker).isEmpty, Date() < deadline { usleep(20_000) }
+        }
+    }
+
+    /// Live processes (not zombies) whose environment carries `marker`.
+    static func find(_ marker: String) -> [pid_t] {
+        let needle = Array("\(variable)=\(marker)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), pid != getpid(),
+                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                !stat.contains(") Z ")
+            else { return nil }
+            let bytes = [UInt8](environ)
+            return bytes.split(separator: 0).contains { $0.elementsEqual(needle) } ? pid : nil
+        }
     }
 }
 

@@ -10,6 +10,9 @@ APNS_TEAM_ID come from the environment; PORT says where to listen. HTTP API:
 It signs its JWT with the `openssl` CLI (ES256, DER signature: APNs accepts both encodings) and
 pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToken for, and retries
 429 and 5xx answers up to three times with exponential back-off and jitter.
+
+With --keeps-pushing-after-410 it makes incident 2's mistake: it keeps tokens APNs refused for good
+(a negative control: scenario 04 must fail against it).
 """
 import base64
 import http.server
@@ -17,9 +20,11 @@ import json
 import os
 import random
 import subprocess
+import sys
 import time
 
 TOKENS = {}  # token -> user
+KEEPS_DEAD_TOKENS = "--keeps-pushing-after-410" in sys.argv
 JWT = {"value": None, "issued": 0}
 
 
@@ -60,7 +65,7 @@ def push_once(token, call_id, caller):
         capture_output=True, text=True)
     body, _, status = result.stdout.rpartition("\n")
     reason = json.loads(body).get("reason") if body.strip() else None
-    if status == "410" or reason == "BadDeviceToken":
+    if (status == "410" or reason == "BadDeviceToken") and not KEEPS_DEAD_TOKENS:
         TOKENS.pop(token, None)  # never push it again
     return {"token": token, "status": int(status or 0), "reason": reason}
 
