@@ -63,6 +63,11 @@ public struct PhoneRef: Sendable, Equatable {
     /// Its index in `ScenarioPlan.phones`, which is also its id in the world.
     public var index: Int
     public var name: String
+
+    public init(index: Int, name: String) {
+        self.index = index
+        self.name = name
+    }
 }
 
 /// The provider under test and its adapter (`provider:`).
@@ -78,6 +83,11 @@ public enum ProviderSetup: Sendable {
 public struct Template: Sendable, Equatable {
     public var text: String
     public var range: SourceRange
+
+    public init(text: String, range: SourceRange) {
+        self.text = text
+        self.range = range
+    }
 
     /// The text with each placeholder replaced; the checker made sure only `values`' keys occur.
     public func filled(_ values: [Placeholder: String]) -> String {
