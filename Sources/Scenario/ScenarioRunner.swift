@@ -25,9 +25,9 @@ public final class ScenarioRunner {
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
 
-    /// Runs every scenario with this provider profile instead of the one it names (to see a broken
-    /// provider fail at the right line).
-    let providerOverride: ProviderProfile?
+    /// Runs the scenario with this provider instead of the one it names (to see a broken provider
+    /// fail at the right line).
+    let providerOverride: ProviderSetup?
     /// Where to write this scenario's JSONL transcript, if anywhere.
     let transcriptPath: String?
     /// Recorded answers to serve instead of judging (`ringside replay`).
@@ -36,7 +36,7 @@ public final class ScenarioRunner {
     public var seedOverride: UInt64?
 
     public init(
-        file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
+        file: SourceFile, certs: String, provider: ProviderSetup? = nil, transcript: String? = nil,
         replay: ReplayPlan? = nil
     ) {
         self.file = file
@@ -48,7 +48,7 @@ public final class ScenarioRunner {
     }
 
     public static func run(
-        _ file: SourceFile, certs: String, provider: ProviderProfile? = nil, transcript: String? = nil,
+        _ file: SourceFile, certs: String, provider: ProviderSetup? = nil, transcript: String? = nil,
         replay: ReplayPlan? = nil, seed: UInt64? = nil
     ) -> ScenarioResult {
         let runner = ScenarioRunner(
@@ -70,7 +70,7 @@ public final class ScenarioRunner {
             result.diagnostics = checked.diagnostics
             return
         }
-        if let providerOverride { plan.provider = .builtin(providerOverride) }
+        if let providerOverride { plan.provider = providerOverride }
         if let seedOverride { plan.seed = seedOverride }
         self.plan = plan
         result.name = plan.name

@@ -42,7 +42,7 @@ enum ReplayCommand {
                 throw UsageError("cannot read <\(scenario)>")
             }
             let file = SourceFile(path: scenario, text: String(decoding: data, as: UTF8.self))
-            let result = ScenarioRunner.run(file, certs: certs, provider: provider, replay: plan)
+            let result = ScenarioRunner.run(file, certs: certs, provider: provider.map { .builtin($0) }, replay: plan)
             if !result.diagnostics.isEmpty {
                 for diagnostic in result.diagnostics { Output.error(diagnostic.render(in: file)) }
                 return ExitCode.scenarioInvalid

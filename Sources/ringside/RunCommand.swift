@@ -91,7 +91,7 @@ enum RunCommand {
                         "\($0)/\(((path as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
                     }
                     let result = ScenarioRunner.run(
-                        file, certs: certs, provider: provider, transcript: transcript, seed: seed)
+                        file, certs: certs, provider: provider.map { .builtin($0) }, transcript: transcript, seed: seed)
                     tally.report(result, file: file, path: path, total: selected.count)
                 }
             }
