@@ -77,26 +77,67 @@ enum ShellCommand {
 
     static func run(_ command: String, environment: [String: String], timeout seconds: Double) throws -> Run {
         let log = try OutputFile()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         let marker = UUID().uuidString
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging([
-            ProcessTree.variable: marker
-        ]) { $1 }
-        process.standardOutput = log.handle
-        process.standardError = log.handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
-        if process.isRunning {
+        let child = try ChildProcess(command: command, environment: environment, marker: marker, output: log.handle)
+        guard child.wait(until: Date().addingTimeInterval(seconds)) else {
             ProcessTree.stop(marker: marker)
-            process.waitUntilExit()
+            _ = child.wait(until: Date().addingTimeInterval(2))
             throw StepFailure(
                 expected: "the command to finish", happened: "it ran for \(Int(seconds)) s and was stopped: \(command)",
                 output: log.tail())
         }
-        return Run(status: process.terminationStatus, output: log.tail())
+        return Run(status: child.status ?? -1, output: log.tail())
+    }
+}
+
+/// A shell command started with posix_spawn. Foundation's `Process` on Linux learns of an exit
+/// through a socket its child inherits, so it waits for every process the command left in the
+/// background too; `waitpid` answers for the shell alone.
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    /// Starts `/bin/sh -c command` with `environment` added to ours (and `ProcessTree.variable`
+    /// set to `marker`), its standard output and error appended to `output`.
+    init(command: String, environment: [String: String], marker: String, output: FileHandle) throws {
+        var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        variables[ProcessTree.variable] = marker
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 2)
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let environment: [UnsafeMutablePointer<CChar>?] =
+            variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in arguments + environment { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environment)
+        guard result == 0 else { throw ScenarioError("cannot start /bin/sh: \(String(cString: strerror(result)))") }
+        self.pid = pid
+    }
+
+    /// The exit status once the shell has ended (128 + N when killed by signal N), else nil.
+    var status: Int32? {
+        if exitStatus == nil {
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == pid {
+                let signal = raw & 0x7f
+                exitStatus = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            }
+        }
+        return exitStatus
+    }
+
+    var isRunning: Bool { status == nil }
+
+    /// Waits until the shell ends or `deadline` passes; true when it ended.
+    func wait(until deadline: Date) -> Bool {
+        while isRunning, Date() < deadline { usleep(2_000) }
+        return !isRunning
     }
 }

@@ -97,7 +97,7 @@ final class ExecProvider: ProviderDriver {
 /// with the contract and PORT in its environment), waits for (`ready:` URL answering 200 within
 /// `readyDeadline`), drives with request templates, and stops at the end.
 final class HTTPServiceProvider: ProviderDriver {
-    let process = Process()
+    private var process: ChildProcess!
     let port: UInt16
     let service: HTTPService
     let actions: [ProviderAction] = []
@@ -114,16 +114,9 @@ final class HTTPServiceProvider: ProviderDriver {
         var values = contract.placeholders
         values[.port] = String(port)
         let command = service.command.filled(values)
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var variables = ProcessInfo.processInfo.environment.merging(contract.environment) { $1 }
-        variables["PORT"] = String(port)
-        variables[ProcessTree.variable] = marker
-        process.environment = variables
-        process.standardOutput = log.handle
-        process.standardError = log.handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        var environment = contract.environment
+        environment["PORT"] = String(port)
+        process = try ChildProcess(command: command, environment: environment, marker: marker, output: log.handle)
         let readyURL = service.ready.filled([.port: String(port)])
         let deadline = Date().addingTimeInterval(Self.readyDeadline)
         while true {
@@ -132,7 +125,7 @@ final class HTTPServiceProvider: ProviderDriver {
             guard process.isRunning else {
                 let tail = log.tail()
                 throw ScenarioError(
-                    "the http provider <\(command)> exited with \(process.terminationStatus) before \(readyURL) answered 200"
+                    "the http provider <\(command)> exited with \(process.status ?? -1) before \(readyURL) answered 200"
                         + (tail.isEmpty ? " (it printed nothing)" : "; it printed:\n" + tail.joined(separator: "\n")))
             }
             guard Date() < deadline else {
@@ -152,7 +145,7 @@ final class HTTPServiceProvider: ProviderDriver {
     /// Stops the service and whatever its command started: SIGTERM, then SIGKILL after 2 s.
     func stop() {
         ProcessTree.stop(marker: marker)
-        if process.isRunning { process.waitUntilExit() }
+        _ = process?.wait(until: Date().addingTimeInterval(2))
     }
 
     deinit { stop() }

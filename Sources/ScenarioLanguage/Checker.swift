@@ -30,6 +30,8 @@ struct Lowering {
     private var users: [String: Set<Int>] = [:]
     /// Calls named with `as:` so far, and the user each rang.
     private var calls: [String: String] = [:]
+    /// The user each phone was last registered for.
+    private var lastUser: [Int: String] = [:]
     private var provider: ProviderSetup = .builtin(.reference)
 
     // MARK: Reading blocks
@@ -527,8 +529,10 @@ struct Lowering {
         case "register": action = lowerRegister(argument, block, at: range)
         case "unregister": action = lowerUnregister(argument, block, at: range)
         case "call": action = lowerCall(argument, block, at: range)
-        case "reinstall", "uninstall":
-            let event: World.AppEvent = first.key == "reinstall" ? .reinstall : .uninstall
+        case "reinstall", "uninstall", "rotate-token", "force-quit", "relaunch":
+            guard let event = World.AppEvent(rawValue: first.key) else {
+                preconditionFailure("<\(first.key)> is an app event of the world")
+            }
             action = phone(argument).map { .app(event, phone: $0, app: app(block, of: $0)) }
         case "offline", "online":
             action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
@@ -551,30 +555,26 @@ struct Lowering {
         guard let phone = phone(argument) else { return nil }
         let bundle = app(block, of: phone)
         users[userName, default: []].insert(phone.index)
+        lastUser[phone.index] = userName
         return .register(phone: phone, user: userName, app: bundle, kind: kind)
     }
 
     mutating func lowerUnregister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
         if case .http(let service) = provider { needsTemplate("unregister", service.unregister, at: range) }
         guard let phone = phone(argument) else { return nil }
-        var userName = phone.name
-        if let scalar = scalar(block, "as") {
-            guard let known = user(scalar) else { return nil }
-            if users[known]?.contains(phone.index) != true {
-                report("Not registered", at: scalar.range, "<\(clip(known))> never registered \(phone.name)")
-            }
-            userName = known
-        } else if users[phone.name]?.contains(phone.index) != true {
-            report(
-                "Not registered", at: argument.range,
-                "\(phone.name) was not registered as <\(phone.name)>; say which user with <as:>")
+        // The user who registered the phone last logs out (the http templates' `{user}`).
+        guard let user = lastUser[phone.index] else {
+            report("Not registered", at: argument.range, "\(phone.name) was not registered before this step")
+            return nil
         }
-        return .unregister(phone: phone, user: userName, app: app(block, of: phone))
+        lastUser[phone.index] = nil
+        return .unregister(phone: phone, user: user, app: app(block, of: phone))
     }
 
     mutating func lowerCall(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
         if case .http(let service) = provider { needsTemplate("call", service.call, at: range) }
-        var caller = "caller"
+        // Without `from:` the payload's handle is empty: a call from no one.
+        var caller = ""
         if let from = scalar(block, "from") {
             // Placeholders put it into shell commands and JSON as it is.
             if !from.text.isEmpty, from.text.count <= 64,
@@ -619,7 +619,6 @@ struct Lowering {
             _ = integer(block, "count", in: FaultSpec.counts)
             _ = integer(block, "after-accepted", in: FaultSpec.counts)
             _ = duration(block, "seconds", atMost: FaultSpec.seconds.upperBound)
-            _ = scalar(block, "reason").flatMap { reason($0, key: "reason") }
             _ = scalar(block, "phone").flatMap { self.phone($0) }
             return nil
         }
@@ -644,8 +643,7 @@ struct Lowering {
             kind = .delay(seconds: seconds)
         case .goaway:
             let after = integer(block, "after-accepted", in: FaultSpec.counts) ?? 1
-            let reason = scalar(block, "reason").flatMap { self.reason($0, key: "reason") } ?? .shutdown
-            kind = .goAway(afterAccepted: after, reason: reason)
+            kind = .goAway(afterAccepted: after, reason: .shutdown)
         case .staleConnections:
             guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
             else { return nil }
@@ -691,8 +689,11 @@ struct Lowering {
             expectation.phone = phone
         }
         if let scalar = scalar(block, "header") {
-            let parts = scalar.text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingSpaces.lowercased()
+            // A pseudo-header (`:path`) starts with the colon that other names end with.
+            let pseudo = scalar.text.hasPrefix(":")
+            let parts = scalar.text.dropFirst(pseudo ? 1 : 0).split(
+                separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = (pseudo ? ":" : "") + parts[0].trimmingSpaces.lowercased()
             let isToken =
                 !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_:".contains($0)) }
             if parts.count == 2, isToken {

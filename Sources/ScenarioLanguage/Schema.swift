@@ -19,16 +19,19 @@ public enum Schema {
     /// Each step is one `kind: value` line, with these options below it.
     public static let steps: [String: [String]] = [
         "register": ["token", "as", "app"],
-        "unregister": ["as", "app"],
+        "unregister": ["app"],
         "call": ["from", "as"],
         "reinstall": ["app"],
         "uninstall": ["app"],
+        "rotate-token": ["app"],
+        "force-quit": ["app"],
+        "relaunch": ["app"],
         "offline": [],
         "online": [],
         "advance": [],
         "wait": [],
         "exec": [],
-        "fault": ["count", "phone", "after-accepted", "reason", "seconds"],
+        "fault": ["count", "phone", "after-accepted", "seconds"],
         "expect apns": ["count", "status", "reason", "within", "phone", "header", "refused"],
         "expect phone": ["outcome", "reason", "within", "call"],
         "expect provider": ["never-pushes", "retried", "reconnected", "refreshed-jwt", "within"],
@@ -39,7 +42,7 @@ public enum Schema {
         switch action {
         case .answer, .drop: return ["count", "phone"]
         case .delay: return ["count", "phone", "seconds"]
-        case .goaway: return ["after-accepted", "reason", "phone"]
+        case .goaway: return ["after-accepted", "phone"]
         case .staleConnections: return ["seconds"]
         case .lowerStreamsAfterRejection, .untrustedServerCertificate: return []
         }

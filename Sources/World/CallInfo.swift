@@ -17,7 +17,7 @@ struct CallInfo {
             if scanner.peek == UInt8(ascii: "\"") {
                 guard let value = scanner.string() else { return }
                 if uuid == nil, Self.uuidKeys.contains(key) { uuid = value }
-                if caller == nil, Self.callerKeys.contains(key) { caller = value }
+                if caller == nil, Self.callerKeys.contains(key), !value.isEmpty { caller = value }  // "" names no one
             } else if !scanner.skipValue() {
                 return
             }

@@ -52,8 +52,8 @@ import World
         ("  - call: bob\n", "Unknown user", "14:11", "<bob>", nil),
         ("  - call: taem\n", "Unknown user", "14:11", "<taem>", "team"),
         ("  - call: alice\n    as: first\n", "Duplicate call name", "15:9", "<first>", nil),
-        ("  - unregister: carol\n", "Not registered", "14:17", "say which user", nil),
-        ("  - unregister: alice\n    as: team\n", "Not registered", "15:9", "never registered alice", nil),
+        ("  - unregister: carol\n    as: team\n", "Unknown key", "15:5", "<as>", "app"),
+        ("  - unregister: carol\n  - unregister: carol\n", "Not registered", "15:17", "not registered", nil),
         ("  - register: alice\n    app: com.example.missing\n", "Unknown app", "15:10", "<com.example.missing>", nil),
         (
             "  - reinstall: carol\n    app: com.example.othr\n", "Unknown app", "15:10", "<com.example.othr>",
