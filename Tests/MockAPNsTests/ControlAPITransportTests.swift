@@ -46,4 +46,23 @@ import Testing
         let refused = (tooLarge["responses"] as? [[String: Any]])?.first
         #expect((refused?["headers"] as? [String: String])?[":status"] == "413", "\(tooLarge["error"] ?? "")")
     }
+
+    @Test(
+        "Fault numbers out of range, of the wrong type or for another action get 400 and the mock keeps serving",
+        arguments: [
+            #"{"reason": "ServiceUnavailable", "count": 1e300}"#, #"{"reason": "ServiceUnavailable", "count": 1.5}"#,
+            #"{"reason": "ServiceUnavailable", "connection": -1}"#, #"{"action": "goaway", "afterAccepted": "nan"}"#,
+            #"{"action": "delay", "seconds": 3000000}"#, #"{"action": "delay", "seconds": "inf"}"#,
+            #"{"action": "drop", "seconds": 1}"#, #"{"action": "explode"}"#, #"{"reason": "NoSuchReason"}"#,
+            #"{"action": "stale-connections", "idleSeconds": -1}"#,
+        ])
+    func faultNumbers(body: String) throws {
+        let world = try WorldServer()
+        let data = try #require(body.data(using: .utf8))
+        let input = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let answer = try world.control("POST", "/faults", input) as? [String: Any]
+        #expect(answer?["error"] is String, "\(answer ?? [:])")
+        let health = try world.control("GET", "/health") as? [String: Any]
+        #expect(health?["status"] as? String == "ok")
+    }
 }
