@@ -6,6 +6,8 @@ public struct ProviderToken: Sendable, Equatable {
     public var teamId: String
     /// Issued-at, seconds since 1970.
     public var issuedAt: Int64
+    /// The `iat` values read at all: 1970 to 2100 (seconds since 1970).
+    public static let issuedAtRange = 0.0...4_102_444_800.0
     public var algorithm: String?
     /// The signed part, `<header>.<claims>`, as bytes.
     public var signingInput: [UInt8]
@@ -36,6 +38,10 @@ public struct ProviderToken: Sendable, Equatable {
         guard let iatNumber = claims["iat"] as? NSNumber, !(claims["iat"] is String),
             iatNumber.doubleValue == iatNumber.doubleValue.rounded()
         else { return .failure(TokenProblem("the claims have no integer 'iat' (seconds since 1970)")) }
+        // A time out of every plausible range is refused here, before any arithmetic on it can trap.
+        guard Self.issuedAtRange.contains(iatNumber.doubleValue) else {
+            return .failure(TokenProblem("the claims' 'iat' \(iatNumber) is not a time between 1970 and 2100"))
+        }
         return .success(
             ProviderToken(
                 keyId: keyId, teamId: teamId, issuedAt: iatNumber.int64Value, algorithm: header["alg"] as? String,

@@ -19,11 +19,19 @@ public final class SystemClock: WorldClock, @unchecked Sendable {
         return Moment(world: wall + offset, wall: wall)
     }
 
-    /// Moves the world clock forward; the wall clock is untouched.
-    public func advance(by seconds: Double) {
+    /// The furthest the world clock may run ahead of the wall clock: a century, far beyond every rule
+    /// of APNs or the phone, near enough that times stay exact and fit every integer they become.
+    public static let maximumOffset = 100 * 365 * 86_400.0
+
+    /// Moves the world clock forward; the wall clock is untouched. Returns false (and moves nothing)
+    /// for a step that is not finite, is negative, or would take the world past `maximumOffset`.
+    @discardableResult
+    public func advance(by seconds: Double) -> Bool {
         lock.lock()
+        defer { lock.unlock() }
+        guard seconds.isFinite, seconds >= 0, offset + seconds <= Self.maximumOffset else { return false }
         offset += seconds
-        lock.unlock()
+        return true
     }
 }
 

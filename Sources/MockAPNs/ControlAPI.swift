@@ -70,10 +70,14 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         case ("GET", ["health"]): return Answer(status: 200, json: ["status": "ok"])
         case ("GET", ["clock"]): return Answer(status: 200, json: clockJSON())
         case ("POST", ["clock", "advance"]):
-            guard let seconds = number(input["seconds"]), seconds >= 0 else {
-                return .error(400, "give {\"seconds\": N} with N ≥ 0")
+            guard let seconds = try? Self.seconds(input, "seconds", in: 0...SystemClock.maximumOffset),
+                clock.advance(by: seconds)
+            else {
+                return .error(
+                    400,
+                    "give {\"seconds\": N}, a number ≥ 0; the world may run at most \(Int(SystemClock.maximumOffset)) s ahead of the wall clock"
+                )
             }
-            clock.advance(by: seconds)
             world.withWorld { $0.run(until: clock.now().world) }
             return Answer(status: 200, json: clockJSON())
         case ("GET", ["phones"]):

@@ -245,7 +245,12 @@ public final class ScenarioRunner {
             let at = now
             world.withWorld { $0.change(phone: phone.index, .online(online), at: at) }
         case .advance(let seconds):
-            clock.advance(by: seconds)
+            guard clock.advance(by: seconds) else {
+                throw StepFailure(
+                    expected: "the world clock to move",
+                    happened: "it may run at most a century ahead of the wall clock",
+                    output: [])
+            }
             let at = now
             world.withWorld { $0.run(until: at) }
         case .wait(let seconds):

@@ -12,6 +12,8 @@ public struct Parser {
     let file: SourceFile
     private var lines: [Line] = []
     private var index = 0
+    private var depth = 0
+    static let maximumDepth = 32
 
     public init(file: SourceFile) { self.file = file }
 
@@ -87,6 +89,17 @@ public struct Parser {
     /// A block of lines at exactly `indent`: all `key: value` (a mapping) or all `- item` (a list).
     private mutating func parseBlock(indent: Int) -> Result<Node, Diagnostic> {
         let first = lines[index]
+        // Scenarios nest four levels deep; a limit keeps a hostile file from exhausting the stack.
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            return .failure(
+                Diagnostic(
+                    "Too deeply nested",
+                    at: SourceRange(
+                        start: location(first, first.content.startIndex), length: max(1, first.content.count)),
+                    detail: "blocks nest at most \(Self.maximumDepth) levels deep"))
+        }
         if first.content.hasPrefix("- ") || first.content == "-" {
             var items: [Node] = []
             while index < lines.count, lines[index].indent == indent {

@@ -142,6 +142,8 @@ public enum ChainStep: Sendable, Equatable {
 /// Durations and dates in words.
 enum Duration {
     static func words(_ value: Double) -> String {
+        // Times from outside (an apns-expiration of Int64.max) can be far beyond any Int of seconds.
+        guard value.isFinite, abs(value) < 1e12 else { return "more than 30,000 years" }
         if value < 1 { return "\(Int((value * 1000).rounded())) ms" }
         if value < 120 { return "\(Int(value.rounded())) s" }
         if value < 7200 { return "\(Int((value / 60).rounded())) min" }
@@ -150,6 +152,10 @@ enum Duration {
 
     /// UTC, ISO 8601, without Foundation's formatter (cheap, and the World stays free of it here).
     static func date(_ seconds: Double) -> String {
+        // Beyond year 9999 (or before 1970) the calendar is not worth computing, and Int(…) could trap.
+        guard seconds.isFinite, seconds >= 0, seconds < 253_402_300_800 else {
+            return seconds.isFinite && seconds < 0 ? "before 1970" : "after the year 9999"
+        }
         var time = Int(seconds)
         let second = time % 60
         time /= 60

@@ -65,4 +65,28 @@ import Testing
         let health = try world.control("GET", "/health") as? [String: Any]
         #expect(health?["status"] as? String == "ok")
     }
+
+    @Test("A clock advance that is infinite, a string or beyond a century gets 400; the mock keeps serving")
+    func clockAdvance() throws {
+        let world = try WorldServer()
+        for seconds in [1e19 as Any, "inf", "nan", -1 as Any, 1e16 as Any] {
+            let answer = try world.control("POST", "/clock/advance", ["seconds": seconds]) as? [String: Any]
+            #expect(answer?["error"] is String, "\(seconds): \(answer ?? [:])")
+        }
+        let phone = try world.phone()
+        let response = try Curl.applePush(world.server, token: phone.voip)
+        #expect(response.status == 200)
+    }
+
+    @Test("apns-expiration at Int64.max to an offline phone is stored, then delivered, without a trap")
+    func expirationAtTheEdge() throws {
+        let world = try WorldServer()
+        let phone = try world.phone(online: false)
+        let response = try Curl.applePush(
+            world.server, token: phone.voip, headers: ["apns-expiration": "9223372036854775807"])
+        #expect(response.status == 200)
+        _ = try world.control("POST", "/phones/\(phone.id)/state", ["online": true])
+        let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
+        #expect(fate["outcome"] as? String == "rang")
+    }
 }

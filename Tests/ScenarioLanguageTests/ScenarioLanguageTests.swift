@@ -93,6 +93,14 @@ import Testing
         #expect(missing.map(\.detail) == ["a scenario needs <steps>"])
         #expect(Checker.check(file("scenario: \"a\nsteps:\n  - online: x\n")).first?.title == "Unclosed quote")
     }
+
+    @Test("A file nested thousands of levels deep is refused at the 33rd level, not a stack overflow")
+    func deepNesting() {
+        var lines = ["scenario: deep", "steps:", "  - advance: 1s", "world:"]
+        for level in 0..<7000 { lines.append(String(repeating: " ", count: 2 * (level + 1)) + "a\(level):") }
+        let problems = Checker.check(file(lines.joined(separator: "\n") + " x\n"))
+        #expect(problems.map(\.title) == ["Too deeply nested"])
+    }
 }
 
 struct ScenarioTestError: Error, CustomStringConvertible {

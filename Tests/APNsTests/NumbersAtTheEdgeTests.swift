@@ -1,0 +1,33 @@
+import APNs
+import Testing
+
+/// Numbers from the wire that once trapped: each now gets its documented answer.
+@Suite struct NumbersAtTheEdgeTests {
+    /// A JWT with any `iat` text, correctly signed with the public test key.
+    static func jwt(iat: String) throws -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"RINGKEY001"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"iss":"RINGTEAM01","iat":\#(iat)}"#.utf8))
+        let signature = try Fixtures.signingKey("RINGKEY001").sign(Array("\(header).\(claims)".utf8))
+        return "\(header).\(claims).\(Base64URL.encode(signature))"
+    }
+
+    @Test(
+        "A signed JWT whose iat is out of every range is InvalidProviderToken, not a trap",
+        arguments: ["1e19", "9223372036854775807", "-9223372036854775808", "1e300", "-1", "4102444801"])
+    func iatOutOfRange(iat: String) throws {
+        let request = Fixtures.voipPush(authorization: "bearer \(try Self.jwt(iat: iat))")
+        let result = validate(request, mode: .token)
+        #expect(result.reason == .invalidProviderToken, "\(result.rejection?.detail ?? "accepted")")
+    }
+
+    @Test("The world clock stays within a century of the wall clock")
+    func clockOffset() {
+        let clock = SystemClock()
+        #expect(!clock.advance(by: 1e19))
+        #expect(!clock.advance(by: .infinity))
+        #expect(!clock.advance(by: .nan))
+        #expect(!clock.advance(by: -1))
+        #expect(clock.advance(by: 3600))
+        #expect(clock.now().world - clock.now().wall > 3599)
+    }
+}
