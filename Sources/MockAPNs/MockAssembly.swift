@@ -22,6 +22,15 @@ public struct MockOptions: Sendable {
     public var controlPort: UInt16?
     /// Recorded answers to serve back (`ringside replay`).
     public var replay: ReplayPlan?
+    /// A world built beforehand (a benchmark's million phones); nil: a new one from `worldSettings`.
+    public var world: SharedWorld?
+    /// Answers for tokens without a world behind the mock (tests of the protocol alone); accepted
+    /// pushes then go nowhere.
+    public var directory: (any DeviceDirectory)?
+    /// A clock that moves only when told (tests); nil: the wall clock plus an offset.
+    public var manualClock: ManualClock?
+    /// Faults armed beforehand (tests).
+    public var faults: FaultPlan?
 
     public init(certs: String) { self.certs = certs }
 }
@@ -32,22 +41,32 @@ public struct MockOptions: Sendable {
 public final class MockAssembly: @unchecked Sendable {
     public let clock = SystemClock()
     public let world: SharedWorld
+    /// What the mock reads the time from: `clock`, or the options' manual clock.
+    public let worldClock: any WorldClock
     public let mock: MockAPNs
     /// What the control API's `GET /transcript` shows.
     public let transcript = TranscriptBuffer()
     public let server: HTTP2Server
     public let control: ControlAPI?
     public let controlServer: HTTP2Server?
+    private let options: MockOptions
 
     public init(_ options: MockOptions) throws {
-        world = SharedWorld(settings: options.worldSettings, seed: options.seed ?? 1)
-        world.acceptsUnknownTokens = options.acceptsUnknownTokens
+        self.options = options
+        world = options.world ?? SharedWorld(settings: options.worldSettings, seed: options.seed ?? 1)
+        if options.world == nil { world.acceptsUnknownTokens = options.acceptsUnknownTokens }
+        worldClock = options.manualClock ?? clock
         var configuration = MockConfiguration(
             validation: options.validation, keys: try KeyStore.load(directory: options.certs))
         configuration.authentication = options.authentication
         configuration.seed = options.seed
-        configuration.clock = clock
-        configuration.world = world
+        configuration.clock = worldClock
+        if let directory = options.directory {
+            configuration.directory = directory
+        } else {
+            configuration.world = world
+        }
+        if let faults = options.faults { configuration.faults = faults }
         configuration.replay = options.replay
         mock = MockAPNs(configuration: configuration)
         mock.addObserver(transcript)
@@ -73,7 +92,7 @@ public final class MockAssembly: @unchecked Sendable {
             server = HTTP2Server(configuration: serverConfiguration, service: mock)
         }
 
-        if let controlPort = options.controlPort {
+        if let controlPort = options.controlPort, options.manualClock == nil, options.directory == nil {
             let api = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
             var controlConfiguration = ServerConfiguration()
             controlConfiguration.host = options.server.host
@@ -99,14 +118,14 @@ public final class MockAssembly: @unchecked Sendable {
             server.stop()
             throw error
         }
-        world.startTicking(clock: clock)
+        if options.directory == nil { world.startTicking(clock: worldClock) }
     }
 
     /// Stops everything; open connections get GOAWAY with `goAwayDebugData`.
     public func stop(goAwayDebugData: [UInt8] = []) {
         server.stop(goAwayDebugData: goAwayDebugData)
         controlServer?.stop()
-        world.stopTicking()
+        if options.directory == nil { world.stopTicking() }
     }
 
     /// The fake APNs's URL.

@@ -72,17 +72,12 @@ print(
         pushCount, worldSeconds, Double(pushCount) / worldSeconds, worldMicros, rang, residentMegabytes()))
 
 // The same world behind the mock, driven by h2load over the phones' tokens (one URI per phone).
-var configuration = MockConfiguration(validation: ValidationSettings(), keys: try KeyStore.load(directory: certs))
-configuration.world = shared
-let mock = MockAPNs(configuration: configuration)
-var server = ServerConfiguration()
-server.port = 0
-server.tls = try TLSContext(
-    certificateFile: certs + "/server.pem", keyFile: certs + "/server.key", trustedCAFile: certs + "/ca.pem",
-    clientCertificates: .optional)
-let http2 = HTTP2Server(configuration: server, service: mock)
-try http2.start()
-shared.startTicking(clock: configuration.clock)
+var options = MockOptions(certs: certs)
+options.world = shared
+options.server.port = 0
+let assembly = try MockAssembly(options)
+let http2 = assembly.server
+try assembly.start()
 let key = try ES256Key(pem: String(contentsOfFile: certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
 let jwt = try ProviderToken.sign(
     keyId: "RINGKEY001", teamId: "RINGTEAM01", issuedAt: Int64(Date().timeIntervalSince1970), key: key)
@@ -114,7 +109,7 @@ h2load.standardOutput = pipe
 try h2load.run()
 let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 h2load.waitUntilExit()
-shared.withWorld { $0.run(until: configuration.clock.now().world + 1) }
+shared.withWorld { $0.run(until: assembly.worldClock.now().world + 1) }
 let cpu = cpuSeconds() - cpuBefore
 let busy = shared.busySeconds - busyBefore
 let rateLine = output.split(separator: "\n").first { $0.hasPrefix("finished in") } ?? ""
@@ -127,5 +122,4 @@ print(
         format: "inside the mock: %.2f µs of CPU per push, of which the world (lock held) %.2f µs = %.1f%%",
         cpu / Double(pushCount) * 1e6, busy / Double(pushCount) * 1e6, busy / cpu * 100))
 print(String(format: "resident memory at the end: %.0f MB", residentMegabytes()))
-shared.stopTicking()
-http2.stop()
+assembly.stop()

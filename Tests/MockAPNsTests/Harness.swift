@@ -62,6 +62,7 @@ protocol MockEndpoint {
 }
 
 final class MockServer: MockEndpoint {
+    let assembly: MockAssembly
     let mock: MockAPNs
     let http2: HTTP2Server
     let events = EventLog()
@@ -72,29 +73,27 @@ final class MockServer: MockEndpoint {
         settings: ValidationSettings = ValidationSettings(), authentication: AuthenticationMode = .either,
         directory: any DeviceDirectory = EveryTokenRegistered(), faults: FaultPlan = FaultPlan(),
         plaintext: Bool = false, idleTimeout: Double? = nil, limits: HTTP2Limits = HTTP2Limits(),
-        world: SharedWorld? = nil, clock: (any WorldClock)? = nil, seed: UInt64? = nil
+        world: SharedWorld? = nil, clock: ManualClock? = nil, seed: UInt64? = nil
     ) throws {
-        var configuration = MockConfiguration(validation: settings, keys: try KeyStore.load(directory: Paths.certs))
-        configuration.world = world
-        configuration.seed = seed
-        if let clock { configuration.clock = clock }
-        configuration.authentication = authentication
-        configuration.directory = directory
-        configuration.faults = faults
-        mock = MockAPNs(configuration: configuration)
+        // The same assembly as `ringside serve`; without a world, `directory` answers for tokens.
+        var options = MockOptions(certs: Paths.certs)
+        options.validation = settings
+        options.authentication = authentication
+        options.world = world
+        options.directory = world == nil ? directory : nil
+        options.faults = faults
+        options.plaintext = plaintext
+        options.manualClock = clock
+        options.seed = seed
+        options.server.port = 0
+        options.server.idleTimeout = idleTimeout
+        options.server.limits = limits
+        options.server.workers = 2
+        assembly = try MockAssembly(options)
+        mock = assembly.mock
+        http2 = assembly.server
         mock.addObserver(events)
-        var server = ServerConfiguration()
-        server.port = 0
-        server.idleTimeout = idleTimeout
-        server.limits = limits
-        server.workers = 2
-        if !plaintext {
-            server.tls = try TLSContext(
-                certificateFile: Paths.certs + "/server.pem", keyFile: Paths.certs + "/server.key",
-                trustedCAFile: Paths.ca, clientCertificates: authentication.clientCertificates)
-        }
-        http2 = HTTP2Server(configuration: server, service: mock)
-        try http2.start()
+        try assembly.start()
     }
 
     func stop(debugData: [UInt8] = []) { http2.stop(goAwayDebugData: debugData) }
@@ -106,7 +105,7 @@ final class MockServer: MockEndpoint {
         return http2.openConnections
     }
 
-    deinit { http2.stop() }
+    deinit { assembly.stop() }
 }
 
 /// The result of one external command.

@@ -178,6 +178,17 @@ import Testing
             ["replay", "--certs", Paths.certs, transcript, "--scenario", scenario, "--provider", "priority-5"])
         #expect(changed.status == 1)
         #expect(changed.stdout.contains("request 1 differs: apns-priority was <10>, now <5>"))
+        // The same requests, sent without back-off: no request differs, but the expectation fails
+        // at its line and the retries are named as sooner than recorded.
+        let hasty = try run(
+            Self.binary,
+            ["replay", "--certs", Paths.certs, transcript, "--scenario", scenario, "--provider", "no-backoff-on-503"])
+        #expect(hasty.status == 1, "\(hasty.stdout)")
+        #expect(hasty.stdout.contains("06-backoff-on-503.ring:15:5"), "\(hasty.stdout)")
+        #expect(hasty.stdout.contains("expected at least 2 retries with back-off"))
+        #expect(hasty.stdout.contains("request 2 (a retry after 503 ServiceUnavailable) came"))
+        #expect(hasty.stdout.contains("(sooner)"))
+        #expect(!hasty.stdout.contains("request 1 differs"))
     }
 
     @Test("An expectation failure reads as in the golden file (holes for ids and dates)")
