@@ -48,12 +48,17 @@ public final class ReplayPlan: @unchecked Sendable {
 
     private let lock = NSLock()
     private let exchanges: [Exchange]
-    private var next = 0
+    /// Requests seen so far.
+    private var seen = 0
     public private(set) var difference: Difference?
-    /// When each replayed request arrived (wall clock, seconds).
-    private var arrivals: [Double] = []
+    /// When the request matched with each recorded exchange arrived (wall clock, seconds); nil while
+    /// none has.
+    private var arrivals: [Double?]
 
-    public init(exchanges: [Exchange]) { self.exchanges = exchanges }
+    public init(exchanges: [Exchange]) {
+        self.exchanges = exchanges
+        arrivals = Array(repeating: nil, count: exchanges.count)
+    }
 
     /// Reads the `push` lines of a JSONL transcript.
     public static func load(transcript path: String) throws -> ReplayPlan {
@@ -75,33 +80,39 @@ public final class ReplayPlan: @unchecked Sendable {
         return ReplayPlan(exchanges: exchanges)
     }
 
-    /// The recorded answer for this request, or nil once the run has diverged.
+    /// The recorded answer for this request, or nil once the run has diverged. Requests a provider
+    /// sends at once on several streams arrive in any order, so the request is matched with the
+    /// first recorded one not yet answered that has the same fields; the first request that matches
+    /// none is the difference, compared with the first recorded one still open.
     func answer(for request: PushRequest) -> Exchange? {
         lock.lock()
         defer { lock.unlock() }
         guard difference == nil else { return nil }
-        let number = next + 1
-        guard next < exchanges.count else {
-            difference = Difference(number: number, field: "request", recorded: "no request", now: request.path ?? "?")
-            return nil
-        }
-        let recorded = exchanges[next]
+        seen += 1
         let now: [String: String?] = [
             ":method": request.method, ":path": request.path, "apns-topic": request.topic,
             "apns-push-type": request.pushType,
             "apns-priority": request.priority, "apns-expiration": request.expiration,
             "apns-collapse-id": request.collapseId,
         ]
-        for field in Self.compared where recorded.request[field] != (now[field] ?? nil) {
-            // Tokens and expirations that depend on the clock are compared as they were sent.
+        func matches(_ exchange: Exchange) -> Bool {
+            Self.compared.allSatisfy { exchange.request[$0] == (now[$0] ?? nil) }
+        }
+        guard let index = exchanges.indices.first(where: { arrivals[$0] == nil && matches(exchanges[$0]) }) else {
+            guard let open = exchanges.indices.first(where: { arrivals[$0] == nil }) else {
+                difference = Difference(
+                    number: seen, field: "request", recorded: "no request", now: request.path ?? "?")
+                return nil
+            }
+            let recorded = exchanges[open]
+            let field = Self.compared.first { recorded.request[$0] != (now[$0] ?? nil) } ?? "request"
             difference = Difference(
-                number: number, field: field, recorded: recorded.request[field] ?? "none",
+                number: seen, field: field, recorded: recorded.request[field] ?? "none",
                 now: (now[field] ?? nil) ?? "none")
             return nil
         }
-        next += 1
-        arrivals.append(Date().timeIntervalSince1970)
-        return recorded
+        arrivals[index] = Date().timeIntervalSince1970
+        return exchanges[index]
     }
 
     /// Retries (requests after a 429 or 5xx answer) whose wait differs from the recording by more
@@ -113,10 +124,10 @@ public final class ReplayPlan: @unchecked Sendable {
         for index in arrivals.indices.dropFirst() {
             let before = exchanges[index - 1]
             guard before.status == 429 || before.status >= 500, let then = exchanges[index].wallTime,
-                let thenBefore = before.wallTime
+                let thenBefore = before.wallTime, let arrived = arrivals[index], let arrivedBefore = arrivals[index - 1]
             else { continue }
             let recorded = then - thenBefore
-            let now = arrivals[index] - arrivals[index - 1]
+            let now = arrived - arrivedBefore
             if abs(now - recorded) > 0.05, now < recorded / 2 || now > recorded * 2 {
                 changes.append(
                     TimingChange(
@@ -131,6 +142,6 @@ public final class ReplayPlan: @unchecked Sendable {
     public var missing: Int {
         lock.lock()
         defer { lock.unlock() }
-        return difference == nil ? exchanges.count - next : 0
+        return difference == nil ? arrivals.filter { $0 == nil }.count : 0
     }
 }

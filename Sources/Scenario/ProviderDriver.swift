@@ -61,16 +61,21 @@ struct ContractValues {
 final class ExecProvider: ProviderDriver {
     let template: Template
     let contract: ContractValues
+    let children: Children
     private var tokens: [(user: String, token: String)] = []
     let actions: [ProviderAction] = []
     private(set) var output: [String] = []
 
-    init(template: Template, contract: ContractValues) {
+    init(template: Template, contract: ContractValues, children: Children) {
         self.template = template
         self.contract = contract
+        self.children = children
     }
 
-    func register(user: String, token: String, kind: TokenStore.Kind) { tokens.append((user, token)) }
+    /// A registration it already has is kept once, as any provider's token store would.
+    func register(user: String, token: String, kind: TokenStore.Kind) {
+        if !tokens.contains(where: { $0.user == user && $0.token == token }) { tokens.append((user, token)) }
+    }
     func unregister(user: String, token: String) { tokens.removeAll { $0.token == token } }
 
     func placeCall(to user: String, callUUID: String, caller: String) throws {
@@ -82,7 +87,8 @@ final class ExecProvider: ProviderDriver {
             values[.caller] = caller
             values[.user] = user
             let command = template.filled(values)
-            let run = try ShellCommand.run(command, environment: contract.environment, timeout: 30)
+            let run = try ShellCommand.run(
+                command, environment: contract.environment, timeout: 30, children: children)
             output = Array((output + run.output).suffix(ShellCommand.keptLines))
             if run.status != 0 {
                 throw StepFailure(
@@ -107,7 +113,7 @@ final class HTTPServiceProvider: ProviderDriver {
 
     var output: [String] { log.tail() }
 
-    init(service: HTTPService, contract: ContractValues) throws {
+    init(service: HTTPService, contract: ContractValues, children: Children) throws {
         port = HTTPServiceProvider.freePort()
         self.service = service
         log = try OutputFile()
@@ -116,7 +122,7 @@ final class HTTPServiceProvider: ProviderDriver {
         let command = service.command.filled(values)
         var environment = contract.environment
         environment["PORT"] = String(port)
-        process = try ChildProcess(command: command, environment: environment, marker: marker, output: log.handle)
+        (process, marker) = try children.start(command, environment: environment, output: log.handle)
         let readyURL = service.ready.filled([.port: String(port)])
         let deadline = Date().addingTimeInterval(Self.readyDeadline)
         while true {
@@ -139,8 +145,8 @@ final class HTTPServiceProvider: ProviderDriver {
         }
     }
 
-    /// Marks every process the service starts (they inherit it), so that `stop` finds them all.
-    private let marker = UUID().uuidString
+    /// The service's process tree.
+    private var marker = ""
 
     /// Stops the service and whatever its command started: SIGTERM, then SIGKILL after 2 s.
     func stop() {
@@ -198,37 +204,6 @@ final class HTTPServiceProvider: ProviderDriver {
             }
         }
         return UInt16(bigEndian: address.sin_port)
-    }
-}
-
-/// The processes a provider command started, found by a variable in their environment (they
-/// inherit it whatever they do to their process group or session).
-enum ProcessTree {
-    static let variable = "RINGSIDE_PROVIDER_RUN"
-
-    static func stop(marker: String) {
-        for signal in [SIGTERM, SIGKILL] {
-            let processes = find(marker)
-            if processes.isEmpty { return }
-            for pid in processes { kill(pid, signal) }
-            let deadline = Date().addingTimeInterval(2)
-            while !find(marker).isEmpty, Date() < deadline { usleep(20_000) }
-        }
-    }
-
-    /// Live processes (not zombies) whose environment carries `marker`.
-    static func find(_ marker: String) -> [pid_t] {
-        let needle = Array("\(variable)=\(marker)".utf8)
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), pid != getpid(),
-                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                !stat.contains(") Z ")
-            else { return nil }
-            let bytes = [UInt8](environ)
-            return bytes.split(separator: 0).contains { $0.elementsEqual(needle) } ? pid : nil
-        }
     }
 }
 

@@ -19,6 +19,8 @@ public final class ScenarioRunner {
     /// The `http` provider's process, stopped with the scenario (also on failure).
     private var httpProvider: HTTPServiceProvider?
     private let recorder = PushRecorder()
+    /// Every process the scenario's commands started, stopped at its end.
+    private let children = Children()
     /// The call id of each call named with `as:`.
     private var callIds: [String: String] = [:]
     /// Every token the runner handed to the provider, by phone.
@@ -76,8 +78,8 @@ public final class ScenarioRunner {
         result.name = plan.name
         result.teaches = plan.teaches
         do {
-            try start()
             defer { stop() }
+            try start()
             for step in plan.steps {
                 do {
                     try perform(step)
@@ -147,9 +149,10 @@ public final class ScenarioRunner {
             reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
             return reference
         case .exec(let template):
-            return ExecProvider(template: template, contract: try contractValues(environment))
+            return ExecProvider(template: template, contract: try contractValues(environment), children: children)
         case .http(let service):
-            let http = try HTTPServiceProvider(service: service, contract: try contractValues(environment))
+            let http = try HTTPServiceProvider(
+                service: service, contract: try contractValues(environment), children: children)
             httpProvider = http
             return http
         }
@@ -172,6 +175,7 @@ public final class ScenarioRunner {
     private func stop() {
         buildLadder()
         httpProvider?.stop()
+        children.stopAll()
         assembly?.stop()
     }
 
@@ -232,8 +236,8 @@ public final class ScenarioRunner {
             let token = try token(of: phone, app: app, kind: kind)
             registered[phone.index, default: []].insert(token)
             try provider.register(user: user, token: token, kind: kind == .alert ? .alert : .voip)
-        case .unregister(let phone, let user, let app):
-            try provider.unregister(user: user, token: try token(of: phone, app: app, kind: .voip))
+        case .unregister(let phone, let user, let app, let kind):
+            try provider.unregister(user: user, token: try token(of: phone, app: app, kind: kind))
         case .call(let user, let caller, let name):
             let callUUID = UUID().uuidString.lowercased()
             if let name { callIds[name] = callUUID }
@@ -263,19 +267,22 @@ public final class ScenarioRunner {
                     url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
                     certificate: plan.apns.certificate.rawValue))
             let command = template.filled(values.placeholders)
-            let run = try ShellCommand.run(command, environment: values.environment, timeout: 60)
+            let run = try ShellCommand.run(command, environment: values.environment, timeout: 60, children: children)
             if run.status != 0 {
                 throw StepFailure(
                     expected: "the command to succeed", happened: "it exited with \(run.status): \(command)",
                     output: run.output)
             }
         case .fault(let fault):
-            // In a replay the recorded answers stand for the faults that made them.
-            if replay != nil { return }
+            // In a replay the recorded answers stand for the faults that made them; what happens to
+            // connections (GOAWAY, certificates, SETTINGS) is not in the recording and is armed again.
+            switch fault.spec.kind.action {
+            case .answer, .drop, .delay, .staleConnections: if replay != nil { return }
+            case .goaway, .lowerStreamsAfterRejection, .untrustedServerCertificate: break
+            }
             var spec = fault.spec
             if let phone = fault.phone {
-                spec.match.deviceToken = try token(
-                    of: phone, app: plan.phones[phone.index].apps[0].bundleId, kind: .voip)
+                spec.match.deviceToken = try token(of: phone, app: fault.app, kind: fault.kind)
             }
             if let problem = assembly.mock.arm(spec) {
                 throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
@@ -295,11 +302,20 @@ public final class ScenarioRunner {
     }
 
     /// Evaluates `check` until it passes or `within` seconds of real time are over, then records it.
+    /// A check that something did not happen, or happened exactly so often (`atEnd`), is judged once
+    /// the whole window is over: passing early would miss what comes late.
     private func record(
-        at range: SourceRange, within: Double?,
+        at range: SourceRange, within: Double?, atEnd: Bool = false,
         _ check: () -> (passed: Bool, expected: String, happened: String, chain: [String])
     ) {
         let deadline = Date().addingTimeInterval(within ?? 0)
+        if atEnd, within != nil {
+            while Date() < deadline {
+                usleep(10_000)
+                let at = now
+                world.withWorld { $0.run(until: at) }
+            }
+        }
         var outcome = check()
         while !outcome.passed, Date() < deadline {
             usleep(10_000)
@@ -403,7 +419,7 @@ public final class ScenarioRunner {
             expectation.phone.map { "to \($0.name)" }, expectation.header.map { "with <\($0.name): \($0.value)>" },
         ].compactMap { $0 }.joined(separator: " ")
         if description.isEmpty { description = "requests" }
-        record(at: range, within: expectation.within) {
+        record(at: range, within: expectation.within, atEnd: expectation.count != nil) {
             let records = recorder.records
             let matching = records.filter(matches)
             let passed = expectation.count.map { matching.count == $0 } ?? !matching.isEmpty
@@ -419,7 +435,7 @@ public final class ScenarioRunner {
         if let phone = expectation.neverPushes {
             // A token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
             let tokens = tokens(of: phone.index)
-            record(at: range, within: expectation.within) {
+            record(at: range, within: expectation.within, atEnd: true) {
                 var refused = Set<String>()
                 var again = 0
                 for record in recorder.records {
@@ -434,7 +450,7 @@ public final class ScenarioRunner {
             }
         }
         if let refreshed = expectation.refreshedJWT {
-            record(at: range, within: expectation.within) {
+            record(at: range, within: expectation.within, atEnd: !refreshed) {
                 let did = refreshedJWT()
                 return (
                     did == refreshed,
@@ -456,16 +472,20 @@ public final class ScenarioRunner {
             }
         }
         if let reconnected = expectation.reconnected {
-            record(at: range, within: expectation.within) {
+            record(at: range, within: expectation.within, atEnd: !reconnected) {
                 let resent = provider.actions.contains {
                     if case .resentOnNewConnection = $0 { return true } else { return false }
                 }
+                let again = resentOnNewConnection()
+                let afterGoAway = sentAfterGoAway()
                 let connections = Set(recorder.records.map(\.connection)).count
-                let did = resent || connections > 1
                 return (
-                    did == reconnected,
-                    reconnected ? "sent again on a new connection" : "everything sent on one connection",
-                    "\(connections) connection\(connections == 1 ? "" : "s")", []
+                    (resent || again > 0 || afterGoAway > 0) == reconnected,
+                    reconnected
+                        ? "pushes sent on a new connection after GOAWAY, or sent again on one"
+                        : "no push sent on a new connection after GOAWAY, none sent again on one",
+                    "\(afterGoAway) after GOAWAY, \(again) sent again, \(connections) connection\(connections == 1 ? "" : "s")",
+                    []
                 )
             }
         }
@@ -490,21 +510,58 @@ public final class ScenarioRunner {
     static let minimumBackOff = 0.1
 
     /// The waits before retries, in order. The built-in provider says how long it meant to wait; for
-    /// any other they are read off what the mock saw: a request to a token after a 429 or 5xx answer
-    /// to it is a retry, and its wait is the real time since that answer.
+    /// any other they are read off what the mock saw: the same push (token and payload) sent again
+    /// after a 429 or 5xx answer is a retry, and its wait is the real time since that answer. Another
+    /// push to the token (a new call) is not.
     private func retryWaits(_ actions: [ProviderAction]) -> [Double] {
         let intended = actions.compactMap { action -> Double? in
             if case .retried(_, let after) = action { return after } else { return nil }
         }
         if !intended.isEmpty { return intended }
         var waits: [Double] = []
-        var answered: [String: Double] = [:]
+        var answered: [PushIdentity: Double] = [:]
         for record in recorder.records {
-            guard let token = record.request.deviceToken else { continue }
-            if let since = answered.removeValue(forKey: token) { waits.append(record.at.wall - since) }
-            if record.status == 429 || record.status >= 500 { answered[token] = record.at.wall }
+            guard let push = PushIdentity(record) else { continue }
+            if let since = answered.removeValue(forKey: push) { waits.append(record.at.wall - since) }
+            if record.status == 429 || record.status >= 500 { answered[push] = record.at.wall }
         }
         return waits
+    }
+
+    /// Pushes that reached the mock on a new connection after APNs sent GOAWAY on another: what a
+    /// provider does that notices the GOAWAY (the pushes past its last stream id never arrived).
+    private func sentAfterGoAway() -> Int {
+        let goAways = recorder.goAways
+        return recorder.records.filter { record in
+            goAways.contains { record.connection != $0.connection && record.at.wall >= $0.at.wall }
+        }.count
+    }
+
+    /// Pushes (token and payload) that reached the mock on more than one connection.
+    private func resentOnNewConnection() -> Int {
+        var first: [PushIdentity: UInt64] = [:]
+        var again = Set<PushIdentity>()
+        for record in recorder.records {
+            guard let push = PushIdentity(record) else { continue }
+            if let connection = first[push] {
+                if connection != record.connection { again.insert(push) }
+            } else {
+                first[push] = record.connection
+            }
+        }
+        return again.count
+    }
+}
+
+/// One push as a provider would send it again: the token and the payload.
+struct PushIdentity: Hashable {
+    let token: String
+    let payload: [UInt8]
+
+    init?(_ record: PushRecord) {
+        guard let token = record.request.deviceToken else { return nil }
+        self.token = token.lowercased()
+        payload = record.request.body
     }
 }
 
@@ -520,6 +577,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [PushRecord] = []
     private var refused: [(why: String, at: Moment)] = []
+    private var goAwaysSent: [(connection: UInt64, at: Moment)] = []
 
     func observe(_ event: MockEvent) {
         lock.lock()
@@ -527,8 +585,16 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
         switch event {
         case .push(let record): kept.append(record)
         case .connectionRefused(_, let why, let at): refused.append((why, at))
+        case .goAway(let connection, _, _, let at): goAwaysSent.append((connection, at))
         default: break
         }
+    }
+
+    /// GOAWAY frames the mock sent: on which connection, and when.
+    var goAways: [(connection: UInt64, at: Moment)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return goAwaysSent
     }
 
     /// Connections refused in the TLS handshake: why, and when.

@@ -13,7 +13,7 @@ public struct Checker {
         switch Parser.parse(file) {
         case .failure(let diagnostic): return (nil, [diagnostic])
         case .success(let root):
-            var lowering = Lowering()
+            var lowering = Lowering(lines: file.lines.map(String.init))
             let plan = lowering.lower(root)
             let problems = lowering.problems.sorted { $0.range.start < $1.range.start }
             return (problems.isEmpty ? plan : nil, problems)
@@ -23,15 +23,21 @@ public struct Checker {
 
 /// One pass over the syntax tree, collecting problems as it goes and what later steps may refer to.
 struct Lowering {
+    /// The file's lines, to place what a value's text alone cannot (placeholders in `|` blocks).
+    let lines: [String]
     var problems: [Diagnostic] = []
+
+    init(lines: [String]) { self.lines = lines }
     private var phones: [String: PhoneRef] = [:]
+    /// The phones' names as messages list them (kept: a file may name thousands).
+    private var phoneNames = ""
     private var appsOfPhone: [Int: [String]] = [:]
     /// Users registered so far, with the phones they registered.
     private var users: [String: Set<Int>] = [:]
     /// Calls named with `as:` so far, and the user each rang.
     private var calls: [String: String] = [:]
-    /// The user each phone was last registered for.
-    private var lastUser: [Int: String] = [:]
+    /// Each phone's registrations not yet unregistered, the latest last.
+    private var registrations: [Int: [(user: String, app: String, kind: TokenKind)]] = [:]
     private var provider: ProviderSetup = .builtin(.reference)
 
     // MARK: Reading blocks
@@ -98,9 +104,10 @@ struct Lowering {
     }
 
     mutating func integer(_ scalar: Scalar, key: String, in range: ClosedRange<Int>) -> Int? {
-        guard let value = Int(scalar.text), range.contains(value) else {
+        let digits = !scalar.text.isEmpty && scalar.text.allSatisfy { $0.isASCII && $0.isNumber }
+        guard digits, let value = Int(scalar.text), range.contains(value) else {
             report(
-                Int(scalar.text) == nil ? "Not a whole number" : "Out of range", at: scalar.range,
+                digits && Int(scalar.text) != nil ? "Out of range" : "Not a whole number", at: scalar.range,
                 "<\(key)> takes a whole number from \(range.lowerBound) to \(range.upperBound), got <\(clip(scalar.text))>"
             )
             return nil
@@ -167,9 +174,12 @@ struct Lowering {
             report("Missing key", at: root.range, "a scenario needs <\(key)>")
         }
         var plan = ScenarioPlan(name: text(top, "scenario") ?? "")
+        if let name = top.entry("scenario"), plan.name.allSatisfy({ $0 == " " }), case .scalar = name.value {
+            report("Empty name", at: name.keyRange, "<scenario> names what the scenario shows; reports list it")
+        }
         plan.teaches = text(top, "teaches")
         if let seed = scalar(top, "seed") {
-            if let value = UInt64(seed.text) {
+            if seed.text.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt64(seed.text) {
                 plan.seed = value
             } else {
                 report("Not a seed", at: seed.range, "<seed> takes a whole number ≥ 0, got <\(clip(seed.text))>")
@@ -182,6 +192,9 @@ struct Lowering {
         if let node = top.node("phones") { plan.phones = lowerPhones(node, environment: plan.apns.environment) }
         if let node = top.node("steps") {
             if case .sequence(let sequence) = node {
+                if sequence.items.isEmpty {
+                    report("No steps", at: node.range, "a scenario needs at least one step")
+                }
                 plan.steps = sequence.items.compactMap { lowerStep($0) }
             } else {
                 report("Wrong shape", at: node.range, "<steps> takes a list of `- ` items, found \(node.kind)")
@@ -290,6 +303,7 @@ struct Lowering {
                 continue
             }
             let name = nameScalar.text
+            if !isName(nameScalar, what: "a phone's name") { continue }
             if phones[name] != nil {
                 report("Duplicate phone", at: nameScalar.range, "another phone is already named <\(clip(name))>")
                 continue
@@ -305,6 +319,7 @@ struct Lowering {
             result.append(
                 PhonePlan(name: name, online: boolean(block, "online") ?? true, apps: apps, range: nameScalar.range))
         }
+        phoneNames = listed(phones.keys)
         return result
     }
 
@@ -329,9 +344,11 @@ struct Lowering {
             }
             var spec = AppSpec(bundleId: bundle.text, environment: environment)
             if let ios = scalar(block, "ios") {
-                if let version = OSVersion(ios.text), (1...99).contains(version.major),
-                    ios.text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
-                {
+                let parts = ios.text.split(separator: ".", omittingEmptySubsequences: false)
+                let wellFormed =
+                    (1...3).contains(parts.count)
+                    && parts.allSatisfy { (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+                if wellFormed, let version = OSVersion(ios.text), (1...99).contains(version.major) {
                     spec.ios = version
                 } else {
                     report(
@@ -400,35 +417,52 @@ struct Lowering {
 
     /// A template whose every `{word}` is a placeholder this place fills in.
     mutating func template(_ scalar: Scalar, key: String, place: Placeholder.Place) -> Template {
-        var rest = Substring(scalar.text)
-        while let open = rest.firstIndex(of: "{") {
-            let after = rest[rest.index(after: open)...]
-            let name = after.prefix { $0.isASCII && $0.isLetter }
-            let closes = after.dropFirst(name.count).first == "}"
-            if !name.isEmpty, closes {
-                let offset = scalar.text.distance(from: scalar.text.startIndex, to: open)
-                let range = SourceRange(
-                    start: SourceLocation(line: scalar.range.start.line, column: scalar.range.start.column + offset),
-                    length: name.count + 2)
-                if let placeholder = Placeholder(rawValue: String(name)) {
-                    if !place.placeholders.contains(placeholder) {
-                        report(
-                            "Not filled in here", at: range,
-                            "the \(place.rawValue) fills in \(place.placeholders.map(\.token).joined(separator: " ")); not <\(placeholder.token)>"
-                        )
-                    }
-                } else {
+        var seen: [String: Int] = [:]
+        for case .placeholder(let name, let offset) in Template.pieces(scalar.text) {
+            seen[name, default: 0] += 1
+            let range = locate("{\(name)}", occurrence: seen[name]!, in: scalar, fallbackOffset: offset)
+            let filled = place.placeholders.map(\.token).joined(separator: " ")
+            if let placeholder = Placeholder(rawValue: name) {
+                if !place.placeholders.contains(placeholder) {
                     report(
-                        "Unknown placeholder", at: range,
-                        "<{\(name)}> is not a placeholder; the \(place.rawValue) fills in \(place.placeholders.map(\.token).joined(separator: " "))",
-                        suggestion: didYouMean(String(name), among: place.placeholders.map(\.rawValue)).map {
-                            "{\($0)}"
-                        })
+                        "Not filled in here", at: range,
+                        "the \(place.rawValue) fills in \(filled); not <\(placeholder.token)>")
                 }
+            } else {
+                report(
+                    "Unknown placeholder", at: range,
+                    "<{\(clip(name))}> is not a placeholder; the \(place.rawValue) fills in \(filled) (write {{ and }} for braces)",
+                    suggestion: didYouMean(name, among: place.placeholders.map(\.rawValue)).map { "{\($0)}" })
             }
-            rest = after
         }
         return Template(text: scalar.text, range: scalar.range)
+    }
+
+    /// Where the n-th `token` of a value stands in the file: searched in the source lines the value
+    /// covers, so that escapes in quotes and `|` text blocks point at the right column.
+    func locate(_ token: String, occurrence: Int, in scalar: Scalar, fallbackOffset: Int) -> SourceRange {
+        let first = scalar.range.start.line
+        let last = first + scalar.text.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) } + 1
+        var count = 0
+        for number in first...last where number - 1 < lines.count {
+            var line = Substring(lines[number - 1])
+            var column = 1
+            if number == first {
+                line = line.dropFirst(scalar.range.start.column - 1)
+                column = scalar.range.start.column
+            }
+            while let found = line.firstRange(of: token) {
+                count += 1
+                let at = column + line.distance(from: line.startIndex, to: found.lowerBound)
+                if count == occurrence {
+                    return SourceRange(start: SourceLocation(line: number, column: at), length: token.count)
+                }
+                column = at + token.count
+                line = line[found.upperBound...]
+            }
+        }
+        return SourceRange(
+            start: SourceLocation(line: first, column: scalar.range.start.column + fallbackOffset), length: token.count)
     }
 
     mutating func requestTemplate(_ block: Block, _ key: String, place: Placeholder.Place) -> RequestTemplate? {
@@ -457,13 +491,33 @@ struct Lowering {
 
     // MARK: References
 
+    /// Names go into shell commands and JSON as they are (`{user}`): letters, digits and `+ . _ @ -`.
+    mutating func isName(_ scalar: Scalar, what: String) -> Bool {
+        let text = scalar.text
+        if !text.isEmpty, text.count <= 64,
+            text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+._@-".contains($0)) })
+        {
+            return true
+        }
+        report(
+            "Not a name", at: scalar.range,
+            "\(what) is letters, digits and + . _ @ - (at most 64), got <\(clip(text))>")
+        return false
+    }
+
+    /// Names listed in a message: the first ten, then how many in all.
+    func listed(_ names: some Swift.Sequence<String>) -> String {
+        let sorted = names.sorted()
+        return sorted.prefix(10).joined(separator: ", ") + (sorted.count > 10 ? ", … (\(sorted.count) in all)" : "")
+    }
+
     mutating func phone(_ scalar: Scalar) -> PhoneRef? {
         if let phone = phones[scalar.text] { return phone }
         report(
             "Unknown phone", at: scalar.range,
             phones.isEmpty
                 ? "no phone is named <\(clip(scalar.text))>: this scenario has no `phones:`"
-                : "no phone is named <\(clip(scalar.text))>; phones are \(phones.keys.sorted().joined(separator: ", "))",
+                : "no phone is named <\(clip(scalar.text))>; phones are \(phoneNames)",
             suggestion: didYouMean(scalar.text, among: Array(phones.keys)))
         return nil
     }
@@ -475,7 +529,7 @@ struct Lowering {
         if bundles.contains(scalar.text) { return scalar.text }
         report(
             "Unknown app", at: scalar.range,
-            "\(phone.name) has no app <\(clip(scalar.text))>; its apps are \(bundles.joined(separator: ", "))",
+            "\(phone.name) has no app <\(clip(scalar.text))>; its apps are \(listed(bundles))",
             suggestion: didYouMean(scalar.text, among: bundles))
         return bundles[0]
     }
@@ -486,7 +540,7 @@ struct Lowering {
             "Unknown user", at: scalar.range,
             users.isEmpty
                 ? "no user <\(clip(scalar.text))> was registered before this step (`- register: PHONE`, `as: USER`)"
-                : "no user <\(clip(scalar.text))> was registered before this step; users are \(users.keys.sorted().joined(separator: ", "))",
+                : "no user <\(clip(scalar.text))> was registered before this step; users are \(listed(users.keys))",
             suggestion: didYouMean(scalar.text, among: Array(users.keys)))
         return nil
     }
@@ -551,24 +605,32 @@ struct Lowering {
     mutating func lowerRegister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
         if case .http(let service) = provider { needsTemplate("register", service.register, at: range) }
         let kind = word(block, "token", TokenKind.self) ?? .voip
-        let userName = text(block, "as") ?? argument.text
+        var userName = argument.text
+        if let scalar = scalar(block, "as") {
+            guard isName(scalar, what: "a user's name") else { return nil }
+            userName = scalar.text
+        }
         guard let phone = phone(argument) else { return nil }
         let bundle = app(block, of: phone)
         users[userName, default: []].insert(phone.index)
-        lastUser[phone.index] = userName
+        registrations[phone.index, default: []].append((userName, bundle, kind))
         return .register(phone: phone, user: userName, app: bundle, kind: kind)
     }
 
     mutating func lowerUnregister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
         if case .http(let service) = provider { needsTemplate("unregister", service.unregister, at: range) }
         guard let phone = phone(argument) else { return nil }
-        // The user who registered the phone last logs out (the http templates' `{user}`).
-        guard let user = lastUser[phone.index] else {
-            report("Not registered", at: argument.range, "\(phone.name) was not registered before this step")
+        // The registration of that app (or the latest) ends: its user is the http templates' `{user}`.
+        let named = block.has("app") ? app(block, of: phone) : nil
+        guard let index = registrations[phone.index]?.lastIndex(where: { named == nil || $0.app == named }),
+            let registration = registrations[phone.index]?.remove(at: index)
+        else {
+            report(
+                "Not registered", at: argument.range,
+                "\(phone.name)\(named.map { "'s <\($0)>" } ?? "") was not registered before this step")
             return nil
         }
-        lastUser[phone.index] = nil
-        return .unregister(phone: phone, user: user, app: app(block, of: phone))
+        return .unregister(phone: phone, user: registration.user, app: registration.app, kind: registration.kind)
     }
 
     mutating func lowerCall(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
@@ -588,7 +650,7 @@ struct Lowering {
             }
         }
         var name: String?
-        if let scalar = scalar(block, "as") {
+        if let scalar = scalar(block, "as"), isName(scalar, what: "a call's name") {
             if calls[scalar.text] != nil {
                 report("Duplicate call name", at: scalar.range, "another call is already named <\(clip(scalar.text))>")
             }
@@ -633,6 +695,7 @@ struct Lowering {
         }
         let count = allowed.contains("count") ? integer(block, "count", in: FaultSpec.counts) ?? 1 : 1
         let phone = allowed.contains("phone") ? scalar(block, "phone").flatMap { self.phone($0) } : nil
+        let registered = phone.flatMap { registrations[$0.index]?.last }
         let kind: FaultSpec.Kind
         switch action {
         case .answer: kind = .answer(answer ?? .serviceUnavailable)
@@ -651,7 +714,12 @@ struct Lowering {
         case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: true)
         case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: true)
         }
-        return FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
+        var step = FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
+        if let phone {
+            step.app = registered?.app ?? (appsOfPhone[phone.index]?.first ?? ScenarioPlan.testBundleId)
+            step.kind = registered?.kind ?? .voip
+        }
+        return step
     }
 
     mutating func requiredDuration(_ block: Block, _ key: String, for argument: Scalar, atMost limit: Double) -> Double?
@@ -746,7 +814,7 @@ struct Lowering {
                     "Unknown call", at: scalar.range,
                     calls.isEmpty
                         ? "no call is named <\(clip(scalar.text))> before this step (`- call: USER` with `as: NAME`)"
-                        : "no call is named <\(clip(scalar.text))> before this step; calls are \(calls.keys.sorted().joined(separator: ", "))",
+                        : "no call is named <\(clip(scalar.text))> before this step; calls are \(listed(calls.keys))",
                     suggestion: didYouMean(scalar.text, among: Array(calls.keys)))
             }
         }

@@ -36,6 +36,9 @@ public struct Diagnostic: Error, Sendable, Equatable {
 public func didYouMean(_ word: String, among candidates: [String]) -> String? {
     // A word far longer than every candidate is no typo of one; comparing it would cost its length squared.
     guard word.count <= 64 else { return nil }
+    // Hundreds of names are no list of typos to choose from, and comparing against each for every
+    // reference would make checking a large file quadratic.
+    guard candidates.count <= 200 else { return nil }
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var previous = Array(0...b.count)
         for (i, x) in a.enumerated() {

@@ -32,6 +32,16 @@ public struct Parser {
                         at: SourceRange(start: SourceLocation(line: offset + 1, column: column), length: 1),
                         detail: "indent with spaces; tabs make the nesting ambiguous"))
             }
+            if let control = raw.firstIndex(where: { $0.isASCII && ($0.asciiValue! < 32 || $0.asciiValue! == 127) }) {
+                return .failure(
+                    Diagnostic(
+                        "Control character",
+                        at: SourceRange(
+                            start: SourceLocation(
+                                line: offset + 1, column: raw.distance(from: raw.startIndex, to: control) + 1),
+                            length: 1),
+                        detail: "a scenario is plain text: no NUL, carriage return or other control character here"))
+            }
             let content = Self.stripComment(raw)
             let trimmed = content.drop { $0 == " " }
             if trimmed.allSatisfy({ $0 == " " }) { continue }
@@ -260,43 +270,52 @@ public struct Parser {
                         detail: "an inline list ends with `]`"))
             }
             var items: [Node] = []
-            var cursor = trimmed.index(after: trimmed.startIndex)
-            let end = trimmed.index(before: trimmed.endIndex)
-            for part in trimmed[cursor..<end].split(separator: ",", omittingEmptySubsequences: false) {
-                let item = part.drop { $0 == " " }.trimmingTrailingSpaces()
+            let inner = trimmed.dropFirst().dropLast()
+            // Columns counted as the parts go by: measuring each from the line's start is quadratic.
+            var column = start.column + 1
+            for part in inner.split(separator: ",", omittingEmptySubsequences: false) {
+                let leading = part.prefix { $0 == " " }.count
+                let item = part.dropFirst(leading).trimmingTrailingSpaces()
                 if !item.isEmpty {
-                    let itemStart = location(line, item.startIndex)
-                    items.append(
-                        .scalar(
-                            Scalar(text: Self.unquote(item), range: SourceRange(start: itemStart, length: item.count))))
+                    let itemStart = SourceLocation(line: line.number, column: column + leading)
+                    guard let text = Self.unquote(item) else { return .failure(Self.badQuote(item, at: itemStart)) }
+                    items.append(.scalar(Scalar(text: text, range: SourceRange(start: itemStart, length: item.count))))
                 }
-                cursor = part.endIndex
+                column += part.count + 1
             }
             return .success(.sequence(Sequence(items: items, range: SourceRange(start: start, length: trimmed.count))))
         }
-        if trimmed.hasPrefix("\""), !trimmed.hasSuffix("\"") || trimmed.count == 1 {
-            return .failure(
-                Diagnostic(
-                    "Unclosed quote", at: SourceRange(start: start, length: trimmed.count),
-                    detail: "a quoted value ends with `\"`"))
-        }
-        return .success(
-            .scalar(Scalar(text: Self.unquote(trimmed), range: SourceRange(start: start, length: trimmed.count))))
+        guard let text = Self.unquote(trimmed) else { return .failure(Self.badQuote(trimmed, at: start)) }
+        return .success(.scalar(Scalar(text: text, range: SourceRange(start: start, length: trimmed.count))))
     }
 
-    static func unquote(_ text: Substring) -> String {
-        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return String(text) }
+    static func badQuote(_ text: Substring, at start: SourceLocation) -> Diagnostic {
+        Diagnostic(
+            "Unclosed quote", at: SourceRange(start: start, length: text.count),
+            detail: "a value that starts with `\"` is one quoted string, ending with the next unescaped `\"`")
+    }
+
+    /// A value as written, or the inside of a quoted one with `\"` and `\\` unescaped; nil when a
+    /// quoted value does not end at its closing quote (`"a" "b"` is not one string).
+    static func unquote(_ text: Substring) -> String? {
+        guard text.hasPrefix("\"") else { return String(text) }
         var out = ""
         var escaped = false
-        for character in text.dropFirst().dropLast() {
-            if escaped || character != "\\" {
+        var closed = false
+        for character in text.dropFirst() {
+            if closed { return nil }
+            if escaped {
                 out.append(character)
                 escaped = false
-            } else {
+            } else if character == "\\" {
                 escaped = true
+            } else if character == "\"" {
+                closed = true
+            } else {
+                out.append(character)
             }
         }
-        return out
+        return closed ? out : nil
     }
 }
 

@@ -89,11 +89,58 @@ public struct Template: Sendable, Equatable {
         self.range = range
     }
 
-    /// The text with each placeholder replaced; the checker made sure only `values`' keys occur.
+    /// The text with each placeholder replaced, in one pass (a value that looks like a placeholder is
+    /// not replaced again), `{{` and `}}` written as `{` and `}`. The checker made sure only
+    /// placeholders its place fills in occur.
     public func filled(_ values: [Placeholder: String]) -> String {
-        var result = text
-        for (placeholder, value) in values { result = result.replacing(placeholder.token, with: value) }
+        var result = ""
+        for piece in Self.pieces(text) {
+            switch piece {
+            case .literal(let text): result += text
+            case .placeholder(let name, _): result += Placeholder(rawValue: name).flatMap { values[$0] } ?? "{\(name)}"
+            }
+        }
         return result
+    }
+
+    /// A template's text, read once: literal text, and `{name}`s with their offset in characters.
+    public enum Piece: Equatable {
+        case literal(String)
+        case placeholder(String, offset: Int)
+    }
+
+    public static func pieces(_ text: String) -> [Piece] {
+        var pieces: [Piece] = []
+        var literal = ""
+        var index = text.startIndex
+        var offset = 0
+        while index < text.endIndex {
+            let character = text[index]
+            let next = text.index(after: index)
+            if character == "{" || character == "}", next < text.endIndex, text[next] == character {
+                literal.append(character)
+                index = text.index(after: next)
+                offset += 2
+                continue
+            }
+            if character == "{" {
+                let name = text[next...].prefix { $0.isASCII && $0.isLetter }
+                let close = text.index(next, offsetBy: name.count)
+                if !name.isEmpty, close < text.endIndex, text[close] == "}" {
+                    if !literal.isEmpty { pieces.append(.literal(literal)) }
+                    literal = ""
+                    pieces.append(.placeholder(String(name), offset: offset))
+                    index = text.index(after: close)
+                    offset += name.count + 2
+                    continue
+                }
+            }
+            literal.append(character)
+            index = next
+            offset += 1
+        }
+        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        return pieces
     }
 }
 
@@ -175,7 +222,8 @@ public struct Step: Sendable {
     public enum Action: Sendable {
         /// The phone's app hands its token to the provider for `user`.
         case register(phone: PhoneRef, user: String, app: String, kind: TokenKind)
-        case unregister(phone: PhoneRef, user: String, app: String)
+        /// The user who registered the phone (its app's token of `kind`) logs out.
+        case unregister(phone: PhoneRef, user: String, app: String, kind: TokenKind)
         /// The provider is asked to ring `user`; `name` binds the call for `expect phone … call:`.
         case call(user: String, caller: String, name: String?)
         /// Something that happens to an app (reinstall, uninstall).
@@ -194,10 +242,13 @@ public struct Step: Sendable {
     }
 }
 
-/// A fault to arm; `phone` narrows it to that phone's tokens when it is armed.
+/// A fault to arm; `phone` narrows it to that phone's token (of the app and kind it registered
+/// last, else its first app's VoIP token) when it is armed.
 public struct FaultStep: Sendable {
     public var spec: FaultSpec
     public var phone: PhoneRef?
+    public var app: String = ScenarioPlan.testBundleId
+    public var kind: TokenKind = .voip
 }
 
 /// `expect apns:` — what requests the fake APNs saw, or refused in the handshake.

@@ -32,8 +32,11 @@ public struct SourceFile: Sendable {
 
     public init(path: String, text: String) {
         self.path = path
+        // A byte-order mark is not part of the first key; CR LF ends a line as LF does (Swift sees
+        // "\r\n" as one Character, which a split on "\n" would miss).
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         self.text = text
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
     }
 
     public func line(_ number: Int) -> Substring { lines.indices.contains(number - 1) ? lines[number - 1] : "" }

@@ -1,4 +1,6 @@
+import Dispatch
 import Glibc
+import Scenario
 
 /// Writes to standard output or error through the file descriptor, unbuffered: safe from any thread
 /// in Swift 6 (`stderr` is a shared mutable global), and a script reading stdout sees lines at once.
@@ -37,5 +39,22 @@ func runCommand(_ body: () throws -> Int32) -> Int32 {
     } catch {
         Output.error("error: \(error)")
         return ExitCode.cannotProceed
+    }
+}
+
+/// Ctrl-C or SIGTERM during `run` or `replay`: stop every provider process the scenarios started
+/// (they would be left to init otherwise), then exit with 128 + the signal.
+enum InterruptStopsProviders {
+    static func install() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                ProcessTree.stopAll()
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
     }
 }

@@ -29,6 +29,8 @@ enum ReplayCommand {
             Output.out(help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
+        let signals = InterruptStopsProviders.install()
+        defer { withExtendedLifetime(signals) {} }
         return runCommand {
             guard let scenario = try arguments.value("--scenario") else {
                 throw UsageError("--scenario FILE is required")

@@ -34,6 +34,8 @@ enum RunCommand {
             Output.out(help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
+        let signals = InterruptStopsProviders.install()
+        defer { withExtendedLifetime(signals) {} }
         return runCommand {
             let filter = try arguments.value("--filter")
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)

@@ -550,7 +550,10 @@ import World
             pairs.append(
                 swap(
                     ["step.\(step).app"] + (step == "unregister" ? [] : ["step.\(step)"]),
-                    twoApps.replacingOccurrences(of: "STEP", with: "\(step): alice\n    app: com.example.other"),
+                    twoApps.replacingOccurrences(
+                        of: "  - STEP",
+                        with: (step == "unregister" ? "  - register: alice\n    app: com.example.other\n" : "")
+                            + "  - \(step): alice\n    app: com.example.other"),
                     "    app: com.example.other\n  - call", "    app: com.ringside.testapp\n  - call"))
         }
         pairs.append(
@@ -666,8 +669,8 @@ import World
         pairs.append(
             swap(
                 ["outcome=duplicate"],
-                "phones:\n  - name: alice\nprovider:\n  exec: \(curl())\nsteps:\n  - register: alice\n  - register: alice\n  - call: alice\n    from: bob\n  - expect phone: alice\n    outcome: duplicate\n",
-                "  - register: alice\n  - register: alice\n", "  - register: alice\n"))
+                "phones:\n  - name: alice\nprovider:\n  builtin: registers-twice\nsteps:\n  - register: alice\n  - register: alice\n  - call: alice\n    from: bob\n  - expect phone: alice\n    outcome: duplicate\n",
+                "builtin: registers-twice", "builtin: reference"))
         // outcome reasons of not-delivered
         pairs.append(
             swap(

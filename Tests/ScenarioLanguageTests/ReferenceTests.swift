@@ -60,7 +60,9 @@ import World
             "com.example.other"
         ),
         ("  - offline: dave\n", "Unknown phone", "14:14", "<dave>", nil),
-        ("  - fault: goaway\n    after-accepted: -1\n", "Out of range", "15:21", "from 1 to 1000000", nil),
+        ("  - fault: goaway\n    after-accepted: -1\n", "Not a whole number", "15:21", "from 1 to 1000000", nil),
+        ("  - fault: goaway\n    after-accepted: 0\n", "Out of range", "15:21", "from 1 to 1000000", nil),
+        ("  - fault: ServiceUnavailable\n    count: +2\n", "Not a whole number", "15:12", "<+2>", nil),
         ("  - fault: goaway\n    count: 2\n", "Not for this fault", "15:5", "<count> does not apply", nil),
         ("  - fault: delay\n", "Missing key", "14:12", "needs <seconds>", nil),
         ("  - fault: answer\n", "Unknown fault", "14:12", "write the APNs reason", nil),

@@ -1,0 +1,204 @@
+import Foundation
+import Synchronization
+
+/// A child's standard output and error, kept in a temporary file (a pipe nobody reads would fill
+/// and block the child); its last lines are what failures show.
+final class OutputFile {
+    let path: String
+    let handle: FileHandle
+
+    init() throws {
+        path = NSTemporaryDirectory() + "/ringside-output-\(UUID().uuidString).log"
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw ScenarioError("cannot create \(path) for a provider's output") }
+        self.handle = handle
+    }
+
+    /// The last lines written, from at most the last 8 KiB, with control characters (terminal colours,
+    /// NUL) shown as `�`: reports print them and XML cannot hold them.
+    func tail(lines: Int = ShellCommand.keptLines) -> [String] {
+        guard let reader = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? reader.close() }
+        let size = (try? reader.seekToEnd()) ?? 0
+        try? reader.seek(toOffset: size > 8192 ? size - 8192 : 0)
+        let data = (try? reader.readToEnd()) ?? Data()
+        let text = String(decoding: data, as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: true).suffix(lines).map { line in
+            String(line.map { $0.isASCII && ($0.asciiValue! < 32 || $0.asciiValue! == 127) && $0 != "\t" ? "�" : $0 })
+        }
+    }
+
+    deinit {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A shell command started with posix_spawn, in a process group of its own, with SIGPIPE at its
+/// default. (Foundation's `Process` on Linux learns of an exit through a socket its child inherits,
+/// so it waits for every process the command left in the background too; `waitpid` answers for the
+/// shell alone.)
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    /// Starts `/bin/sh -c command` with `environment` added to ours (and `ProcessTree.variable` set to
+    /// `marker`), its standard output and error appended to `output`.
+    init(command: String, environment: [String: String], marker: String, output: FileHandle) throws {
+        var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        variables[ProcessTree.variable] = marker
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let environment: [UnsafeMutablePointer<CChar>?] =
+            variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in arguments + environment { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment)
+        guard result == 0 else { throw ScenarioError("cannot start /bin/sh: \(String(cString: strerror(result)))") }
+        self.pid = pid
+    }
+
+    /// The exit status once the shell has ended (128 + N when killed by signal N), else nil.
+    var status: Int32? {
+        if exitStatus == nil {
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, WNOHANG)
+            if result == pid {
+                let signal = raw & 0x7f
+                exitStatus = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            } else if result == -1, errno == ECHILD {
+                exitStatus = 128 + SIGKILL  // reaped by `ProcessTree.stop`
+            }
+        }
+        return exitStatus
+    }
+
+    var isRunning: Bool { status == nil }
+
+    /// Waits until the shell ends or `deadline` passes; true when it ended.
+    func wait(until deadline: Date) -> Bool {
+        while isRunning, Date() < deadline { usleep(2_000) }
+        return !isRunning
+    }
+}
+
+/// Every process a scenario's commands started, by process group and by a variable in their
+/// environment (which they inherit whatever they do to their group), so that the end of the
+/// scenario — or a signal that ends the run — stops them all, background ones too.
+public enum ProcessTree {
+    static let variable = "RINGSIDE_PROVIDER_RUN"
+    /// Marker → process group, for every tree not yet stopped, in every scenario of this process.
+    private static let live = Mutex<[String: pid_t]>([:])
+
+    static func register(marker: String, group: pid_t) { live.withLock { $0[marker] = group } }
+
+    /// SIGTERM to the tree, then SIGKILL to what is left after 2 s.
+    static func stop(marker: String) {
+        guard let group = live.withLock({ $0.removeValue(forKey: marker) }) else { return }
+        for signal in [SIGTERM, SIGKILL] {
+            kill(-group, signal)
+            let processes = find(marker)
+            for pid in processes { kill(pid, signal) }
+            // The group's leader is our child: reaped here, it stops counting as alive.
+            func alive() -> Bool {
+                _ = waitpid(group, nil, WNOHANG)
+                return !find(marker).isEmpty || kill(-group, 0) == 0
+            }
+            let deadline = Date().addingTimeInterval(2)
+            while alive(), Date() < deadline { usleep(20_000) }
+            if !alive() { return }
+        }
+    }
+
+    /// Stops every tree of every scenario (when a signal ends `ringside run`).
+    public static func stopAll() {
+        for marker in live.withLock({ Array($0.keys) }) { stop(marker: marker) }
+    }
+
+    /// Live processes (not zombies) whose environment carries `marker`.
+    static func find(_ marker: String) -> [pid_t] {
+        let needle = Array("\(variable)=\(marker)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), pid != getpid(),
+                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                !stat.contains(") Z ")
+            else { return nil }
+            let bytes = [UInt8](environ)
+            return bytes.split(separator: 0).contains { $0.elementsEqual(needle) } ? pid : nil
+        }
+    }
+}
+
+/// The process trees one scenario started; stopped together at its end.
+final class Children {
+    private var markers: [String] = []
+
+    /// Starts a command as a tree of its own.
+    func start(_ command: String, environment: [String: String], output: FileHandle) throws -> (
+        child: ChildProcess, marker: String
+    ) {
+        let marker = UUID().uuidString
+        let child = try ChildProcess(command: command, environment: environment, marker: marker, output: output)
+        ProcessTree.register(marker: marker, group: child.pid)
+        markers.append(marker)
+        return (child, marker)
+    }
+
+    func stopAll() {
+        for marker in markers { ProcessTree.stop(marker: marker) }
+        markers = []
+    }
+}
+
+/// A shell command run to its end with extra environment; one that hangs is stopped and fails its
+/// step, so that it cannot hang the suite. What it leaves in the background runs on until the
+/// scenario ends.
+enum ShellCommand {
+    /// How many lines of a command's output a failure shows.
+    static let keptLines = 20
+
+    struct Run {
+        var status: Int32
+        /// The last lines of its standard output and error.
+        var output: [String]
+    }
+
+    static func run(
+        _ command: String, environment: [String: String], timeout seconds: Double, children: Children
+    ) throws -> Run {
+        let log = try OutputFile()
+        let (child, marker) = try children.start(command, environment: environment, output: log.handle)
+        guard child.wait(until: Date().addingTimeInterval(seconds)) else {
+            ProcessTree.stop(marker: marker)
+            _ = child.wait(until: Date().addingTimeInterval(2))
+            throw StepFailure(
+                expected: "the command to finish", happened: "it ran for \(Int(seconds)) s and was stopped: \(command)",
+                output: log.tail())
+        }
+        return Run(status: child.status ?? -1, output: log.tail())
+    }
+}

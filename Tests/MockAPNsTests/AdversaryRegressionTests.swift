@@ -1,0 +1,120 @@
+import Foundation
+import Scenario
+import ScenarioLanguage
+import Testing
+
+/// Scenarios an adversary wrote that passed although they should fail, or left processes behind.
+@Suite struct AdversaryRegressionTests {
+    static let curl =
+        #"curl -s -o /dev/null --http2 --max-time 2 --cacert {ca} -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-expiration: 0" --data-binary '{payload}' {url}/3/device/{token}"#
+
+    static func run(_ body: String) -> ScenarioResult {
+        ScenarioRunner.run(
+            SourceFile(path: Paths.root + "/scenarios/t.ring", text: "scenario: t\n" + body), certs: Paths.certs)
+    }
+
+    @Test("count: 0 with within waits the whole window: a push 1 s late fails it")
+    func lateCount() {
+        let result = Self.run(
+            """
+            world:
+              accept-unknown-tokens: true
+            steps:
+              - exec: (sleep 1; \(Self.curl.replacingOccurrences(of: "{token}", with: String(repeating: "ab", count: 32)).replacingOccurrences(of: "'{payload}'", with: "'{}'"))) >/dev/null 2>&1 &
+              - expect apns: nothing
+                count: 0
+                within: 3s
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(!result.passed)
+    }
+
+    @Test("A new call after a 503 is not a retry, and separate connections are not a reconnect")
+    func notRetriesNorReconnects() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: \(Self.curl)
+            steps:
+              - register: alice
+              - fault: ServiceUnavailable
+              - call: alice
+                from: bob
+              - wait: 200ms
+              - call: alice
+                from: carol
+              - expect provider: back-off
+                retried: 1
+              - expect provider: connections
+                reconnected: true
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.expectations.map(\.passed) == [false, false], "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("unregister ends the registration it names: an alert token is unregistered, not the VoIP one")
+    func unregisterAlert() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: echo pushed {token}; false
+            steps:
+              - register: alice
+                token: alert
+              - unregister: alice
+              - call: alice
+                from: bob
+
+            """)
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("Processes a scenario left in the background, or an http service that clears its environment, are stopped")
+    func noLeftovers() throws {
+        let service = NSTemporaryDirectory() + "ringside-plain-\(UUID().uuidString).py"
+        try """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a): pass
+            def do_GET(self): self.send_response(200); self.end_headers()
+            def do_POST(self): self.send_response(200); self.end_headers()
+        http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+        """.write(toFile: service, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: service) }
+        let marker = "31\(Int.random(in: 100_000...999_999))"
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              http: env -i /usr/bin/python3 \(service) {port}
+              register: POST /register
+            steps:
+              - exec: sleep \(marker) &
+              - register: alice
+
+            """)
+        #expect(result.passed, "\(result.error ?? "") \(result.expectations.map(\.happened))")
+        let left = try MockAPNsTests.run("/usr/bin/pgrep", ["-f", "sleep \(marker)|\(service)"])
+        #expect(left.stdout.isEmpty, "left running: \(left.stdout)")
+    }
+
+    @Test("Replaying a GOAWAY or an untrusted certificate arms it again: the recording's own run has no difference")
+    func replayConnectionFaults() throws {
+        let scenario = Paths.root + "/scenarios/08-goaway.ring"
+        let directory = NSTemporaryDirectory() + "ringside-replay-\(UUID().uuidString)"
+        let binary = Paths.root + "/.build/debug/ringside"
+        #expect(
+            try MockAPNsTests.run(binary, ["run", "--certs", Paths.certs, "--transcript", directory, scenario]).status
+                == 0)
+        let replay = try MockAPNsTests.run(
+            binary, ["replay", "--certs", Paths.certs, directory + "/08-goaway.jsonl", "--scenario", scenario])
+        #expect(replay.status == 0, "\(replay.stdout)")
+    }
+}
