@@ -30,8 +30,9 @@ if ((${#missing[@]})); then
 fi
 
 if [[ "${1:-}" == "--test" ]]; then
-  if ! python3 -c "import aioapns, h2" 2>/dev/null; then
-    echo "setup: installing aioapns (PyPI) for the third-party client tests" >&2
-    python3 -m pip install -q aioapns 2>/dev/null || python3 -m pip install -q --break-system-packages aioapns
+  if ! python3 -c "import aioapns, h2, kalyke, apns2" 2>/dev/null; then
+    echo "setup: installing aioapns, kalyke-apns and apns2-up (PyPI) for the third-party client tests" >&2
+    python3 -m pip install -q aioapns kalyke-apns apns2-up 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages aioapns kalyke-apns apns2-up
   fi
 fi

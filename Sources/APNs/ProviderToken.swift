@@ -6,6 +6,13 @@ public struct ProviderToken: Sendable, Equatable {
     public var teamId: String
     /// Issued-at, seconds since 1970.
     public var issuedAt: Int64
+    /// Digits, with at most one `.` between digits: what a numeric-string `iat` looks like.
+    static func isDecimal(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...2).contains(parts.count) && text.utf8.count <= 32
+            && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+    }
+
     /// The `iat` values read at all: 1970 to 2100 (seconds since 1970).
     public static let issuedAtRange = 0.0...4_102_444_800.0
     public var algorithm: String?
@@ -34,17 +41,28 @@ public struct ProviderToken: Sendable, Equatable {
         guard let teamId = claims["iss"] as? String else {
             return .failure(TokenProblem("the claims have no string 'iss'"))
         }
-        // pushy's mock requires an integer `iat` (APNS-REFERENCE §4.1); a string or fraction is refused.
-        guard let iatNumber = claims["iat"] as? NSNumber, !(claims["iat"] is String),
-            iatNumber.doubleValue == iatNumber.doubleValue.rounded()
-        else { return .failure(TokenProblem("the claims have no integer 'iat' (seconds since 1970)")) }
-        // A time out of every plausible range is refused here, before any arithmetic on it can trap.
-        guard Self.issuedAtRange.contains(iatNumber.doubleValue) else {
-            return .failure(TokenProblem("the claims' 'iat' \(iatNumber) is not a time between 1970 and 2100"))
+        // Apple documents `iat` as seconds since 1970 and accepts it as an integer, a fraction
+        // (PyAPNs2 and its forks sign `time.time()`) or a numeric string (kalyke; APNSwift until
+        // 2026): clients that deliver through Apple every day (issue 10). pushy's mock refuses the
+        // last two (APNS-REFERENCE §4.1); Apple does not.
+        let seconds: Double
+        switch claims["iat"] {
+        case let number as NSNumber where !(claims["iat"] is String):
+            seconds = number.doubleValue
+        case let text as String where Self.isDecimal(text):
+            seconds = Double(text) ?? .nan
+        default:
+            return .failure(TokenProblem("the claims have no numeric 'iat' (seconds since 1970)"))
         }
+        // A time out of every plausible range is refused here, before any arithmetic on it can trap.
+        guard seconds.isFinite, Self.issuedAtRange.contains(seconds) else {
+            return .failure(
+                TokenProblem("the claims' 'iat' \(claims["iat"] ?? "") is not a time between 1970 and 2100"))
+        }
+        let issuedAt = Int64(seconds.rounded(.down))
         return .success(
             ProviderToken(
-                keyId: keyId, teamId: teamId, issuedAt: iatNumber.int64Value, algorithm: header["alg"] as? String,
+                keyId: keyId, teamId: teamId, issuedAt: issuedAt, algorithm: header["alg"] as? String,
                 signingInput: Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)),
                 signature: signature))
     }

@@ -23,6 +23,10 @@ public struct TokenAuthentication: Sendable {
 
     public init() {}
 
+    /// Whether the connection has proved a JWT (APNs raises the stream limit then, whatever became of
+    /// the push that carried it).
+    public var hasValidToken: Bool { current != nil }
+
     public struct Accepted: Sendable {
         public var keyId: String
         public var teamId: String

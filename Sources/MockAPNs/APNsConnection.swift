@@ -16,6 +16,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private var isStale = false
     /// Set while MAX_CONCURRENT_STREAMS is lowered to 1 after a rejection (fault plan).
     private var streamsLowered = false
+    /// Set once a JWT was proved and the stream limit raised from 1.
+    private var streamsRaised = false
     // Read once: the configuration is a large value and copying it per request shows in profiles.
     private let clock: any WorldClock
     private let faults: FaultPlan
@@ -122,12 +124,18 @@ final class APNsConnection: HTTP2ConnectionHandler {
         case .goAwayAfterAccepted, nil: break
         }
         var result = mock.validator.validate(request, credentials: &credentials, at: now)
+        // [SEND]: one stream "until you post a request with a valid authentication token" — the
+        // token, not the push: a refused push with a valid JWT raises the limit too.
+        if !streamsRaised, credentials.tokenState?.hasValidToken == true {
+            streamsRaised = true
+            connection.setMaxConcurrentStreams(authenticatedStreams)
+        }
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
             result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
         }
         switch result {
         case .success(let accepted):
-            if accepted.isFirstValidToken || streamsLowered {
+            if streamsLowered {
                 streamsLowered = false
                 connection.setMaxConcurrentStreams(authenticatedStreams)
             }

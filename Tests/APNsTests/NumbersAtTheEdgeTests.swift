@@ -20,6 +20,23 @@ import Testing
         #expect(result.reason == .invalidProviderToken, "\(result.rejection?.detail ?? "accepted")")
     }
 
+    @Test(
+        "An iat as Apple accepts it: an integer, a fraction (PyAPNs2) or a numeric string (kalyke)",
+        arguments: ["1799999999", "1799999999.38", "\"1799999999\"", "\"1799999999.5\""])
+    func lenientIat(iat: String) throws {
+        let request = Fixtures.voipPush(authorization: "bearer \(try Self.jwt(iat: iat))")
+        let result = validate(request, mode: .token)
+        #expect(result.reason == nil, "\(result.rejection?.detail ?? "")")
+    }
+
+    @Test(
+        "An iat that is no time is InvalidProviderToken",
+        arguments: ["\"soon\"", "\"1799999999x\"", "\"1799999999000\"", "null", "[1]", "\"\""])
+    func notATime(iat: String) throws {
+        let request = Fixtures.voipPush(authorization: "bearer \(try Self.jwt(iat: iat))")
+        #expect(validate(request, mode: .token).reason == .invalidProviderToken)
+    }
+
     @Test("The world clock stays within a century of the wall clock")
     func clockOffset() {
         let clock = SystemClock()

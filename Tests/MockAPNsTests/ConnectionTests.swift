@@ -20,6 +20,18 @@ import Testing
         #expect((after["settings"] as? [String: Int])?["MAX_CONCURRENT_STREAMS"] == 1000)
     }
 
+    @Test("A valid JWT raises the stream limit even when its push is refused (sideshow/apns2 fell to 333 pushes/s)")
+    func validTokenOnRefusedPush() throws {
+        let server = try MockServer()
+        let jwt = Paths.jwt()
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca,
+            "requests": [Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]), Probe.voip(jwt: jwt)],
+        ])
+        #expect(Probe.reasons(output) == ["BadPriority", "200"])
+        #expect(output["streams_history"] as? [Int] == [1, 1000])
+    }
+
     @Test("A second stream opened before the first valid JWT is refused (REFUSED_STREAM)")
     func oneStreamBeforeAuthentication() throws {
         let server = try MockServer()

@@ -50,4 +50,19 @@ import Testing
         #expect(results.last?["description"] as? String == "BadPriority")
         #expect(server.events.pushes.first?.accepted != nil)
     }
+
+    @Test(
+        "kalyke (iat as a numeric string) and apns2-up, a PyAPNs2 fork (iat as a float), deliver with token auth",
+        arguments: ["kalyke", "apns2"])
+    func lenientTokenClients(client: String) throws {
+        let server = try MockServer()
+        let result = try run(
+            "/usr/bin/env",
+            [
+                "python3", Paths.clients + "/token_clients.py", client, "\(server.port)", Paths.ca,
+                Paths.certs + "/AuthKey_RINGKEY001.p8", "RINGKEY001", "RINGTEAM01", Paths.topic, Paths.voipToken,
+                "0123abc",
+            ])
+        #expect(result.stdout == "{\"status\": \"200\"}\n{\"reason\": \"BadDeviceToken\"}\n", "\(result.stderr)")
+    }
 }
