@@ -17,6 +17,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         self.transcript = transcript
     }
 
+    /// When set, only requests with `authorization: Bearer <token>` are answered (set before serving).
+    public var requiredToken: String?
+
     /// The largest request body the control API reads.
     public static let maximumBody = 1 << 20
 
@@ -393,14 +396,20 @@ final class ControlConnection: HTTP2ConnectionHandler {
     func handle(_ request: HTTP2Request, connection: ConnectionControl) {
         var method = "GET"
         var path = "/"
+        var authorization: String?
         request.forEachField { name, value in
             if name.elementsEqual(":method".utf8) { method = String(decoding: value, as: UTF8.self) }
             if name.elementsEqual(":path".utf8) { path = String(decoding: value, as: UTF8.self) }
+            if name.elementsEqual("authorization".utf8) { authorization = String(decoding: value, as: UTF8.self) }
         }
-        let answer =
-            request.bodyLength > request.body.count
-            ? ControlAPI.Answer.error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
-            : api.route(method: method, path: path, body: request.body)
+        let answer: ControlAPI.Answer
+        if let token = api.requiredToken, authorization != "Bearer \(token)", authorization != "bearer \(token)" {
+            answer = .error(401, "this control API needs `authorization: Bearer <RINGSIDE_CONTROL_TOKEN>`")
+        } else if request.bodyLength > request.body.count {
+            answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
+        } else {
+            answer = api.route(method: method, path: path, body: request.body)
+        }
         let body: [UInt8]
         if let raw = answer.json as? RawJSON {
             body = Array(raw.text.utf8)

@@ -20,6 +20,8 @@ public struct MockOptions: Sendable {
     public var plaintext = false
     /// The control API's port (0: a free one); nil: no control API.
     public var controlPort: UInt16?
+    /// When set, the control API answers only `authorization: Bearer <token>` (401 otherwise).
+    public var controlToken: String?
     /// Recorded answers to serve back (`ringside replay`).
     public var replay: ReplayPlan?
     /// A world built beforehand (a benchmark's million phones); nil: a new one from `worldSettings`.
@@ -94,6 +96,7 @@ public final class MockAssembly: @unchecked Sendable {
 
         if let controlPort = options.controlPort, options.manualClock == nil, options.directory == nil {
             let api = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
+            api.requiredToken = options.controlToken
             var controlConfiguration = ServerConfiguration()
             controlConfiguration.host = options.server.host
             controlConfiguration.port = controlPort

@@ -33,6 +33,9 @@ enum ServeCommand {
                                  well-formed token is accepted and reaches no phone.
           --control-port PORT    The control API's port (JSON over HTTP; default: the mock's port + 1,
                                  or a free one with --port 0). RINGSIDE_CONTROL_URL says where.
+          --control-token TEXT   The control API answers only requests with `authorization: Bearer TEXT`.
+                                 With a --host other than loopback and no token, one is generated and
+                                 printed as RINGSIDE_CONTROL_TOKEN.
           --order ORDER          auth-first (default) or path-first (pushy's order): which checks run
                                  first; see docs/validation.md.
           --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
@@ -87,6 +90,7 @@ enum ServeCommand {
         var quiet = false
         var worldFile: String?
         var controlPort: UInt16?
+        var controlToken: String?
 
         init(_ arguments: inout Arguments) throws(UsageError) {
             host = try arguments.value("--host") ?? host
@@ -125,6 +129,10 @@ enum ServeCommand {
             quiet = arguments.flag("--quiet")
             worldFile = try arguments.value("--world")
             controlPort = try arguments.number("--control-port", UInt16.self)
+            controlToken = try arguments.value("--control-token")
+            if let controlToken, controlToken.isEmpty || controlToken.contains(where: { $0.isWhitespace }) {
+                throw UsageError("--control-token takes a word without spaces")
+            }
             if plaintext, auth == .certificate {
                 throw UsageError("--auth certificate needs TLS; drop --plaintext")
             }
@@ -150,6 +158,14 @@ enum ServeCommand {
         mockOptions.server.limits.streamResets = options.resetLimit
         if let workers = options.workers { mockOptions.server.workers = max(1, workers) }
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(options.host)
+        // Anyone who can reach the control API can reset the world and read the transcript.
+        var options = options
+        if options.controlToken == nil, !loopback {
+            var ids = MessageIdGenerator(seed: nil)
+            options.controlToken = ids.next().replacingOccurrences(of: "-", with: "")
+        }
+        mockOptions.controlToken = options.controlToken
         let assembly: MockAssembly
         do {
             assembly = try MockAssembly(mockOptions)
@@ -190,9 +206,9 @@ enum ServeCommand {
             Output.error("error: \(error)")
             return ExitCode.cannotProceed
         }
-        if !["127.0.0.1", "::1", "localhost"].contains(options.host) {
+        if !loopback {
             Output.error(
-                "warning: listening on \(options.host): other machines can reach this fake APNs and its test credentials are public"
+                "warning: listening on \(options.host): other machines can reach this fake APNs (whose test credentials are public) and its control API (which needs RINGSIDE_CONTROL_TOKEN)"
             )
         }
         printContract(
@@ -217,6 +233,7 @@ enum ServeCommand {
             certs: certs)
         variables.insert(("APNS_ENVIRONMENT", options.environment.rawValue), at: 3)
         variables.append(("RINGSIDE_CONTROL_URL", "http://\(host):\(controlPort)"))
+        if let token = options.controlToken { variables.append(("RINGSIDE_CONTROL_TOKEN", token)) }
         let lines = variables.map { "\($0.name)=\($0.value)" }
         Output.out(lines.joined(separator: "\n"))
     }

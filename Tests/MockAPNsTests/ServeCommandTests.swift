@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    @Test("Beyond loopback the control API needs a token, generated and printed; the warning names both ports")
+    func exposure() throws {
+        let serve = try Serve(["--host", "0.0.0.0"])
+        defer { _ = serve.interrupt() }
+        let token = try #require(serve.contract["RINGSIDE_CONTROL_TOKEN"])
+        let url = try #require(serve.contract["RINGSIDE_CONTROL_URL"]).replacingOccurrences(
+            of: "0.0.0.0", with: "127.0.0.1")
+        let without = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url + "/health"])
+        #expect(without.stdout == "401")
+        let with = try run("/usr/bin/curl", ["-s", "-H", "authorization: Bearer \(token)", url + "/health"])
+        #expect(with.stdout.contains("\"ok\""))
+        #expect(serve.log.contains("its control API"), "\(serve.log)")
+        let loopback = try Serve(["--control-token", "s3cret"])
+        defer { _ = loopback.interrupt() }
+        let local = try #require(loopback.contract["RINGSIDE_CONTROL_URL"])
+        let refused = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", local + "/health"])
+        #expect(refused.stdout == "401")
+        #expect(loopback.contract["RINGSIDE_CONTROL_TOKEN"] == "s3cret")
+    }
+
     @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
     func contractIsUsable() throws {
         let serve = try Serve([])
