@@ -10,6 +10,10 @@ final class Worker: @unchecked Sendable {
     private let epoll: Int32
     private let wakeup: Int32
     private let listener: Int32
+    /// Set while accepting is paused for lack of descriptors or memory.
+    private var acceptPausedUntil: Double?
+    private var hasReportedAcceptLimit = false
+    static let acceptPause = 0.1
     private let configuration: ServerConfiguration
     private let service: any HTTP2Service
     private let ids: ConnectionIds
@@ -68,7 +72,7 @@ final class Worker: @unchecked Sendable {
         var stopDeadline: Double?
         while true {
             var timeout: Int32 = stopDeadline == nil ? 1000 : 20
-            if let next = timers.map(\.deadline).min() {
+            if let next = (timers.map(\.deadline) + [acceptPausedUntil].compactMap { $0 }).min() {
                 timeout = min(timeout, Int32(max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
             }
             let ready = epoll_wait(epoll, &events, Int32(events.count), timeout)
@@ -89,6 +93,11 @@ final class Worker: @unchecked Sendable {
                 }
             }
             runTimers(now: now)
+            if let until = acceptPausedUntil, now >= until, stopDeadline == nil {
+                acceptPausedUntil = nil
+                watch(listener, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
+                acceptAll(now: now)
+            }
             if let deadline = stopDeadline {
                 if connections.isEmpty || now >= deadline {
                     for fd in Array(connections.keys) { closeConnection(fd) }
@@ -165,7 +174,23 @@ final class Worker: @unchecked Sendable {
                     accept(listener, $0, &length)
                 }
             }
-            if fd < 0 { return }  // EAGAIN: none left.
+            if fd < 0 {
+                // EAGAIN: none left. Out of descriptors or memory, the listener stays readable and
+                // a level-triggered loop would spin on it: stop watching it for a moment instead,
+                // so that the connections already open go on being served.
+                let error = errno
+                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
+                    _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil)
+                    acceptPausedUntil = now + Self.acceptPause
+                    if !hasReportedAcceptLimit {
+                        hasReportedAcceptLimit = true
+                        let text =
+                            "ringside: cannot accept connections (\(String(cString: strerror(error)))); retrying every \(Int(Self.acceptPause * 1000)) ms while open connections are served\n"
+                        _ = text.withCString { write(2, $0, strlen($0)) }
+                    }
+                }
+                return
+            }
             // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks: set the flags after accept.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
