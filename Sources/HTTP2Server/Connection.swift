@@ -20,6 +20,8 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     var output: [UInt8] = []
     var outputOffset = 0
     var lastActivity: Double
+    /// When the connection was accepted (monotonic seconds).
+    let openedAt: Double
     /// Set when the connection must close once `output` is written.
     var closeAfterFlush = false
     /// Why the connection ended, for the handler and the log.
@@ -37,7 +39,18 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         self.limits = limits
         self.tls = tls.map(TLSSession.init(context:))
         lastActivity = now
+        openedAt = now
         if tls == nil, !self.acceptsHTTP1 { startHTTP2() }
+    }
+
+    /// Whether the TLS handshake is still under way.
+    var isAwaitingHandshake: Bool { tls.map { !$0.isHandshakeComplete } ?? false }
+
+    /// A handshake that did not finish in time (one trickled a byte a second, say): refused, closed.
+    func handshakeTimedOut(after seconds: Double) {
+        service.refused(peer: peer, why: "the TLS handshake did not finish within \(Int(seconds)) s")
+        endReason = "refused"
+        closeAfterFlush = true
     }
 
     /// RFC 9113 §3.4: the client connection preface starts with these bytes.

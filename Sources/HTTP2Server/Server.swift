@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable {
     public var limits = HTTP2Limits()
     /// Close connections idle this long (seconds) with GOAWAY; nil never.
     public var idleTimeout: Double?
+    /// Close TLS connections whose handshake has not finished after this many seconds; nil never.
+    public var handshakeTimeout: Double? = 10
     /// Cleartext only: a client that does not open with the HTTP/2 preface is served as HTTP/1.1
     /// (for a JSON control API that plain `curl` can reach).
     public var acceptsHTTP1 = false

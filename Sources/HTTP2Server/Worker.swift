@@ -302,6 +302,13 @@ final class Worker: @unchecked Sendable {
     }
 
     private func sweepIdle(now: Double) {
+        if let limit = configuration.handshakeTimeout {
+            for connection in Array(connections.values)
+            where connection.isAwaitingHandshake && now - connection.openedAt >= limit {
+                connection.handshakeTimedOut(after: limit)
+                closeConnection(connection.fd)
+            }
+        }
         guard let timeout = configuration.idleTimeout else { return }
         for connection in Array(connections.values) where now - connection.lastActivity >= timeout {
             connection.idleTimeout()

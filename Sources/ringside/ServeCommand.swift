@@ -41,6 +41,7 @@ enum ServeCommand {
           --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
                                  BadEnvironmentKeyIdInToken (Apple's spelling).
           --idle-timeout SECS    Close connections idle this long with GOAWAY IdleTimeout (default 3600).
+          --handshake-timeout SECS  Close TLS connections whose handshake has not finished (default 10).
           --reset-limit B/R      End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs,
                                  refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its
                                  default (libcurl 7.88 resets every finished stream). Default: no limit,
@@ -83,6 +84,7 @@ enum ServeCommand {
         var order = ValidationOrder.authFirst
         var environmentKeyReason = Reason.badEnvironmentKeyInToken
         var idleTimeout: Double = 3600
+        var handshakeTimeout: Double = 10
         var resetLimit: (burst: UInt64, perSecond: UInt64)?
         var certs: String?
         var seed: UInt64?
@@ -115,7 +117,18 @@ enum ServeCommand {
                 }
                 environmentKeyReason = parsed
             }
-            if let seconds = try arguments.number("--idle-timeout", Int.self) { idleTimeout = Double(seconds) }
+            if let seconds = try arguments.number("--idle-timeout", Int.self) {
+                guard (1...31_536_000).contains(seconds) else {
+                    throw UsageError("--idle-timeout takes 1 to 31536000 seconds")
+                }
+                idleTimeout = Double(seconds)
+            }
+            if let seconds = try arguments.number("--handshake-timeout", Int.self) {
+                guard (1...3600).contains(seconds) else {
+                    throw UsageError("--handshake-timeout takes 1 to 3600 seconds")
+                }
+                handshakeTimeout = Double(seconds)
+            }
             if let text = try arguments.value("--reset-limit") {
                 let parts = text.split(separator: "/").compactMap { UInt64($0) }
                 guard parts.count == 2, parts[0] > 0 else {
@@ -155,6 +168,7 @@ enum ServeCommand {
         mockOptions.server.host = options.host
         mockOptions.server.port = options.port
         mockOptions.server.idleTimeout = options.idleTimeout
+        mockOptions.server.handshakeTimeout = options.handshakeTimeout
         mockOptions.server.limits.streamResets = options.resetLimit
         if let workers = options.workers { mockOptions.server.workers = max(1, workers) }
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)

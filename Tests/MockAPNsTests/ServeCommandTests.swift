@@ -77,6 +77,23 @@ import Testing
         #expect(fields["logged"] == "True")
     }
 
+    @Test("A TLS handshake that does not finish is cut off at --handshake-timeout, and the log says why")
+    func handshakeDeadline() throws {
+        let serve = try Serve(["--handshake-timeout", "1"])
+        defer { _ = serve.interrupt() }
+        let port = try #require(serve.contract["APNS_PORT"])
+        // One byte of a ClientHello, then nothing: the server closes within the socket's 8 s.
+        let probe = try run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import socket; s = socket.create_connection(('127.0.0.1', \(port))); s.settimeout(8); s.send(b'\\x16')\ntry:\n  print('closed' if s.recv(10) == b'' else 'data')\nexcept socket.timeout:\n  print('still open')",
+            ])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(probe.stderr)")
+        usleep(200_000)
+        #expect(serve.log.contains("the TLS handshake did not finish within 1 s"), "\(serve.log)")
+    }
+
     @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
     func contractIsUsable() throws {
         let serve = try Serve([])
