@@ -27,7 +27,8 @@ public struct PushRequest: Sendable {
     static let maximumHeaderValue = 1024
 
     /// A header's value by name, case-insensitively (HTTP/2 names are lower case, RFC 9113 §8.2.1;
-    /// a scenario may write them as it likes). The first one when repeated.
+    /// a scenario may write them as it likes). The last one of APNs' own headers when repeated (APNs
+    /// refuses the request anyway: `DuplicateHeaders`), the first one of the others.
     public func header(named name: String) -> String? {
         switch name.lowercased() {
         case ":method": return method

@@ -83,9 +83,15 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
             return
         }
-        if let replay = mock.configuration.replay, let recorded = replay.answer(for: request),
-            recorded.status != 200
-        {
+        let replayed = mock.configuration.replay?.answer(for: request)
+        if let recorded = replayed, recorded.status == 0 {
+            // Replay of a request that was never answered (a `drop` fault): again no answer.
+            record(
+                http, request, apnsId: apnsId, status: 0, rejection: nil, accepted: nil,
+                fault: "dropped: no answer (replayed)", at: now)
+            return
+        }
+        if let recorded = replayed, recorded.status != 200 {
             // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
             // rules as usual, so that the push reaches the world and phone expectations can be judged
             // (same scenario and seed, same verdict; the recording's faults are not armed again).
@@ -169,6 +175,10 @@ final class APNsConnection: HTTP2ConnectionHandler {
             record(http, request, apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil, at: now)
             mock.emit(.goAway(connection: info.id, lastStreamId: 0, reason: rejection.reason, at: now))
         case .failure(let rejection):
+            if replayed != nil {
+                // Recorded as accepted, refused by the rules now: the provider's request changed.
+                mock.configuration.replay?.noteRefused(request, reason: rejection.reason)
+            }
             reject(http, request, apnsId: apnsId, connection: connection, at: now, rejection, fault: nil, after: delay)
             if faults.lowerStreamsAfterRejection, !streamsLowered {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.

@@ -41,10 +41,27 @@ public final class ReplayPlan: @unchecked Sendable {
         }
     }
 
-    /// The request fields compared: what the provider chose, not ids or signatures.
+    /// The request fields compared: what the provider chose, not ids or signatures (`authentication`
+    /// is whether a JWT was sent; the payload's call ids come from the scenario's seed).
     static let compared = [
         ":method", ":path", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id",
+        "authentication", "body",
     ]
+
+    /// The compared fields of a request as the mock sees it now.
+    static func fields(_ request: PushRequest) -> [String: String] {
+        var fields: [String: String] = [:]
+        fields[":method"] = request.method
+        fields[":path"] = request.path
+        fields["apns-topic"] = request.topic
+        fields["apns-push-type"] = request.pushType
+        fields["apns-priority"] = request.priority
+        fields["apns-expiration"] = request.expiration
+        fields["apns-collapse-id"] = request.collapseId
+        fields["authentication"] = request.authorization == nil ? "no JWT" : "JWT"
+        if request.bodyLength <= 5120 { fields["body"] = String(decoding: request.body, as: UTF8.self) }
+        return fields
+    }
 
     private let lock = NSLock()
     private let exchanges: [Exchange]
@@ -70,6 +87,7 @@ public final class ReplayPlan: @unchecked Sendable {
             else { continue }
             var fields: [String: String] = [:]
             for key in compared { fields[key] = request[key] as? String }
+            fields["authentication"] = request["authorization"] == nil ? "no JWT" : "JWT"
             exchanges.append(
                 Exchange(
                     request: fields, status: object["status"] as? Int ?? 0,
@@ -89,14 +107,9 @@ public final class ReplayPlan: @unchecked Sendable {
         defer { lock.unlock() }
         guard difference == nil else { return nil }
         seen += 1
-        let now: [String: String?] = [
-            ":method": request.method, ":path": request.path, "apns-topic": request.topic,
-            "apns-push-type": request.pushType,
-            "apns-priority": request.priority, "apns-expiration": request.expiration,
-            "apns-collapse-id": request.collapseId,
-        ]
+        let now = Self.fields(request)
         func matches(_ exchange: Exchange) -> Bool {
-            Self.compared.allSatisfy { exchange.request[$0] == (now[$0] ?? nil) }
+            Self.compared.allSatisfy { exchange.request[$0] == now[$0] }
         }
         guard let index = exchanges.indices.first(where: { arrivals[$0] == nil && matches(exchanges[$0]) }) else {
             guard let open = exchanges.indices.first(where: { arrivals[$0] == nil }) else {
@@ -105,14 +118,21 @@ public final class ReplayPlan: @unchecked Sendable {
                 return nil
             }
             let recorded = exchanges[open]
-            let field = Self.compared.first { recorded.request[$0] != (now[$0] ?? nil) } ?? "request"
+            let field = Self.compared.first { recorded.request[$0] != now[$0] } ?? "request"
             difference = Difference(
-                number: seen, field: field, recorded: recorded.request[field] ?? "none",
-                now: (now[field] ?? nil) ?? "none")
+                number: seen, field: field, recorded: recorded.request[field] ?? "none", now: now[field] ?? "none")
             return nil
         }
         arrivals[index] = Date().timeIntervalSince1970
         return exchanges[index]
+    }
+
+    /// A request the recording had accepted that the rules refuse now (its JWT, say): a difference.
+    func noteRefused(_ request: PushRequest, reason: Reason) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard difference == nil else { return }
+        difference = Difference(number: seen, field: "answer", recorded: "200", now: "\(reason.status) \(reason.wire)")
     }
 
     /// Retries (requests after a 429 or 5xx answer) whose wait differs from the recording by more

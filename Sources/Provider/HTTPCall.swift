@@ -34,14 +34,19 @@ public enum HTTPCall {
         return Response(status: status, body: String(decoding: sink.bytes, as: UTF8.self), error: error)
     }
 
-    final class Sink { var bytes: [UInt8] = [] }
+    /// Keeps at most `limit` bytes of a body: a service streaming gigabytes must not exhaust memory.
+    final class Sink {
+        var bytes: [UInt8] = []
+        static let limit = 64 * 1024
+    }
 }
 
 private let collect: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, userData in
     let sink = Unmanaged<HTTPCall.Sink>.fromOpaque(userData!).takeUnretainedValue()
+    let room = max(0, HTTPCall.Sink.limit - sink.bytes.count)
     data?.withMemoryRebound(to: UInt8.self, capacity: size * count) {
-        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size * count))
+        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: min(room, size * count)))
     }
     return size * count
 }

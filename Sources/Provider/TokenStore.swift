@@ -34,6 +34,11 @@ public final class TokenStore: @unchecked Sendable {
 
     public func unregister(token: String) { entries.removeAll { $0.token == token.lowercased() } }
 
+    /// One user logs out on a device: the token stays registered for its other users.
+    public func unregister(user: String, token: String) {
+        entries.removeAll { $0.user == user && $0.token == token.lowercased() }
+    }
+
     public func tokens(for user: String, kind: Kind? = nil) -> [Entry] {
         entries.filter { $0.user == user && (kind == nil || $0.kind == kind) }
     }

@@ -116,7 +116,9 @@ public enum ProcessTree {
 
     /// SIGTERM to the tree, then SIGKILL to what is left after 2 s.
     static func stop(marker: String) {
-        guard let group = live.withLock({ $0.removeValue(forKey: marker) }) else { return }
+        guard let group = live.withLock({ $0[marker] }) else { return }
+        // Forgotten only once the tree is gone: a signal arriving meanwhile still finds it.
+        defer { _ = live.withLock { $0.removeValue(forKey: marker) } }
         for signal in [SIGTERM, SIGKILL] {
             kill(-group, signal)
             let processes = find(marker)

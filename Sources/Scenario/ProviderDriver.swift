@@ -24,7 +24,7 @@ struct StepFailure: Error {
 }
 
 extension ReferenceProvider: ProviderDriver {
-    func unregister(user: String, token: String) { store.unregister(token: token) }
+    func unregister(user: String, token: String) { store.unregister(user: user, token: token) }
 
     func placeCall(to user: String, callUUID: String, caller: String) throws {
         _ = try placeCall(to: user, callUUID: callUUID, caller: caller) as [PushAnswer]
@@ -76,7 +76,7 @@ final class ExecProvider: ProviderDriver {
     func register(user: String, token: String, kind: TokenStore.Kind) {
         if !tokens.contains(where: { $0.user == user && $0.token == token }) { tokens.append((user, token)) }
     }
-    func unregister(user: String, token: String) { tokens.removeAll { $0.token == token } }
+    func unregister(user: String, token: String) { tokens.removeAll { $0.user == user && $0.token == token } }
 
     func placeCall(to user: String, callUUID: String, caller: String) throws {
         for entry in tokens where entry.user == user {

@@ -23,6 +23,12 @@ public final class ScenarioRunner {
     private let children = Children()
     /// The call id of each call named with `as:`.
     private var callIds: [String: String] = [:]
+    /// Call ids from the scenario's seed: the same scenario makes the same payloads (replay compares them).
+    private lazy var callIdGenerator = MessageIdGenerator(seed: plan.seed &+ 0x6361_6c6c)
+    /// World time of each phone's latest call: `expect phone` without `call:` judges pushes since.
+    private var lastCall: [Int: Double] = [:]
+    /// Wall time each call step started: a push sent again belongs to the same call.
+    private var callStarts: [Double] = []
     /// Every token the runner handed to the provider, by phone.
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
@@ -238,9 +244,12 @@ public final class ScenarioRunner {
             try provider.register(user: user, token: token, kind: kind == .alert ? .alert : .voip)
         case .unregister(let phone, let user, let app, let kind):
             try provider.unregister(user: user, token: try token(of: phone, app: app, kind: kind))
-        case .call(let user, let caller, let name):
-            let callUUID = UUID().uuidString.lowercased()
+        case .call(let user, let caller, let name, let phones):
+            let callUUID = callIdGenerator.next().lowercased()
             if let name { callIds[name] = callUUID }
+            let started = clock.now()
+            for phone in phones { lastCall[phone] = started.world }
+            callStarts.append(started.wall)
             try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
         case .app(let event, let phone, let app):
             let at = now
@@ -347,8 +356,12 @@ public final class ScenarioRunner {
         repeat {
             let at = now
             world.withWorld { $0.run(until: at) }
+            let since = callUUID == nil ? lastCall[id] : nil
             fate = world.withWorld { w in
-                w.pushes.last { $0.phone == id && (callUUID == nil || $0.callUUID == callUUID) }
+                w.pushes.last { push in
+                    push.phone == id && (callUUID == nil || push.callUUID == callUUID)
+                        && push.sentAt >= (since ?? -.infinity)
+                }
             }
             if let fate, matches(fate) || (fate.outcome.isFinal && Date() > deadline) { break }
             usleep(10_000)
@@ -356,7 +369,7 @@ public final class ScenarioRunner {
         let passed = fate.map(matches) ?? false
         let happened =
             fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
-            ?? whatAPNsAnswered(phone: id, callUUID: callUUID)
+            ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: callUUID == nil ? lastCall[id] : nil)
         result.expectations.append(
             .init(
                 range: range, passed: passed, expected: expected, happened: happened, chain: fate?.texts ?? [],
@@ -364,12 +377,14 @@ public final class ScenarioRunner {
     }
 
     /// Why no push reached the phone, from what APNs answered to requests for its tokens.
-    private func whatAPNsAnswered(phone id: Int, callUUID: String?) -> String {
+    private func whatAPNsAnswered(phone id: Int, callUUID: String?, since: Double?) -> String {
         let tokens = tokens(of: id)
-        let answers = recorder.records.filter { tokens.contains(($0.request.deviceToken ?? "").lowercased()) }
+        let answers = recorder.records.filter {
+            tokens.contains(($0.request.deviceToken ?? "").lowercased()) && $0.at.world >= (since ?? -.infinity)
+        }
         if answers.isEmpty {
             let others = recorder.records.count
-            return "no push reached APNs for this phone"
+            return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
                 + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
         }
         let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
@@ -498,7 +513,10 @@ public final class ScenarioRunner {
         var expired: Set<String> = []
         for record in recorder.records {
             let jwt = record.request.authorization ?? ""
-            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt) { return true }
+            // A new token counts once APNs took it: not refused by the authentication checks.
+            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
+                return true
+            }
             if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
         }
         return false
@@ -521,7 +539,7 @@ public final class ScenarioRunner {
         var waits: [Double] = []
         var answered: [PushIdentity: Double] = [:]
         for record in recorder.records {
-            guard let push = PushIdentity(record) else { continue }
+            guard let push = PushIdentity(record, callStarts: callStarts) else { continue }
             if let since = answered.removeValue(forKey: push) { waits.append(record.at.wall - since) }
             if record.status == 429 || record.status >= 500 { answered[push] = record.at.wall }
         }
@@ -532,8 +550,11 @@ public final class ScenarioRunner {
     /// provider does that notices the GOAWAY (the pushes past its last stream id never arrived).
     private func sentAfterGoAway() -> Int {
         let goAways = recorder.goAways
+        let opened = recorder.openedAt
         return recorder.records.filter { record in
-            goAways.contains { record.connection != $0.connection && record.at.wall >= $0.at.wall }
+            goAways.contains { goAway in
+                record.connection != goAway.connection && (opened[record.connection] ?? 0) >= goAway.at.wall
+            }
         }.count
     }
 
@@ -542,7 +563,7 @@ public final class ScenarioRunner {
         var first: [PushIdentity: UInt64] = [:]
         var again = Set<PushIdentity>()
         for record in recorder.records {
-            guard let push = PushIdentity(record) else { continue }
+            guard let push = PushIdentity(record, callStarts: callStarts) else { continue }
             if let connection = first[push] {
                 if connection != record.connection { again.insert(push) }
             } else {
@@ -553,15 +574,18 @@ public final class ScenarioRunner {
     }
 }
 
-/// One push as a provider would send it again: the token and the payload.
+/// One push as a provider would send it again: the token and the payload, within one call step (a
+/// later call with the same payload is another push).
 struct PushIdentity: Hashable {
     let token: String
     let payload: [UInt8]
+    let call: Int
 
-    init?(_ record: PushRecord) {
+    init?(_ record: PushRecord, callStarts: [Double]) {
         guard let token = record.request.deviceToken else { return nil }
         self.token = token.lowercased()
         payload = record.request.body
+        call = callStarts.lastIndex { $0 <= record.at.wall } ?? -1
     }
 }
 
@@ -578,6 +602,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     private var kept: [PushRecord] = []
     private var refused: [(why: String, at: Moment)] = []
     private var goAwaysSent: [(connection: UInt64, at: Moment)] = []
+    private var opened: [UInt64: Double] = [:]
 
     func observe(_ event: MockEvent) {
         lock.lock()
@@ -586,8 +611,16 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
         case .push(let record): kept.append(record)
         case .connectionRefused(_, let why, let at): refused.append((why, at))
         case .goAway(let connection, _, _, let at): goAwaysSent.append((connection, at))
+        case .connectionOpened(let connection, _, _, _, let at): opened[connection] = at.wall
         default: break
         }
+    }
+
+    /// When each connection was opened (wall clock).
+    var openedAt: [UInt64: Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return opened
     }
 
     /// GOAWAY frames the mock sent: on which connection, and when.

@@ -36,8 +36,25 @@ struct Lowering {
     private var users: [String: Set<Int>] = [:]
     /// Calls named with `as:` so far, and the user each rang.
     private var calls: [String: String] = [:]
-    /// Each phone's registrations not yet unregistered, the latest last.
-    private var registrations: [Int: [(user: String, app: String, kind: TokenKind)]] = [:]
+    /// Each phone's registrations not yet unregistered, by app, the latest last, numbered in order.
+    private var registrations: [Int: [String: [(user: String, kind: TokenKind, order: Int)]]] = [:]
+    private var registrationCount = 0
+
+    /// The latest registration of a phone (of `app`, when given), removed when `remove`.
+    private mutating func latestRegistration(of phone: Int, app: String?, remove: Bool) -> (
+        user: String, app: String, kind: TokenKind
+    )? {
+        let apps = registrations[phone] ?? [:]
+        let candidates = app.map { [$0] } ?? Array(apps.keys)
+        guard
+            let bundle = candidates.filter({ apps[$0]?.last != nil }).max(by: {
+                apps[$0]!.last!.order < apps[$1]!.last!.order
+            }),
+            let latest = apps[bundle]?.last
+        else { return nil }
+        if remove { registrations[phone]?[bundle]?.removeLast() }
+        return (latest.user, bundle, latest.kind)
+    }
     private var provider: ProviderSetup = .builtin(.reference)
 
     // MARK: Reading blocks
@@ -505,8 +522,10 @@ struct Lowering {
         return false
     }
 
-    /// Names listed in a message: the first ten, then how many in all.
-    func listed(_ names: some Swift.Sequence<String>) -> String {
+    /// Names listed in a message: up to ten, sorted; beyond fifty only how many (sorting thousands for
+    /// every message would make a large file quadratic to check).
+    func listed(_ names: some Collection<String>) -> String {
+        if names.count > 50 { return "\(names.count) names" }
         let sorted = names.sorted()
         return sorted.prefix(10).joined(separator: ", ") + (sorted.count > 10 ? ", … (\(sorted.count) in all)" : "")
     }
@@ -613,7 +632,8 @@ struct Lowering {
         guard let phone = phone(argument) else { return nil }
         let bundle = app(block, of: phone)
         users[userName, default: []].insert(phone.index)
-        registrations[phone.index, default: []].append((userName, bundle, kind))
+        registrationCount += 1
+        registrations[phone.index, default: [:]][bundle, default: []].append((userName, kind, registrationCount))
         return .register(phone: phone, user: userName, app: bundle, kind: kind)
     }
 
@@ -622,9 +642,7 @@ struct Lowering {
         guard let phone = phone(argument) else { return nil }
         // The registration of that app (or the latest) ends: its user is the http templates' `{user}`.
         let named = block.has("app") ? app(block, of: phone) : nil
-        guard let index = registrations[phone.index]?.lastIndex(where: { named == nil || $0.app == named }),
-            let registration = registrations[phone.index]?.remove(at: index)
-        else {
+        guard let registration = latestRegistration(of: phone.index, app: named, remove: true) else {
             report(
                 "Not registered", at: argument.range,
                 "\(phone.name)\(named.map { "'s <\($0)>" } ?? "") was not registered before this step")
@@ -658,7 +676,7 @@ struct Lowering {
         }
         guard let user = user(argument) else { return nil }
         if let name { calls[name] = user }
-        return .call(user: user, caller: caller, name: name)
+        return .call(user: user, caller: caller, name: name, phones: (users[user] ?? []).sorted())
     }
 
     mutating func lowerFault(_ argument: Scalar, _ block: Block) -> FaultStep? {
@@ -695,7 +713,7 @@ struct Lowering {
         }
         let count = allowed.contains("count") ? integer(block, "count", in: FaultSpec.counts) ?? 1 : 1
         let phone = allowed.contains("phone") ? scalar(block, "phone").flatMap { self.phone($0) } : nil
-        let registered = phone.flatMap { registrations[$0.index]?.last }
+        let registered = phone.flatMap { latestRegistration(of: $0.index, app: nil, remove: false) }
         let kind: FaultSpec.Kind
         switch action {
         case .answer: kind = .answer(answer ?? .serviceUnavailable)
@@ -717,7 +735,7 @@ struct Lowering {
         var step = FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
         if let phone {
             step.app = registered?.app ?? (appsOfPhone[phone.index]?.first ?? ScenarioPlan.testBundleId)
-            step.kind = registered?.kind ?? .voip
+            step.kind = .voip
         }
         return step
     }

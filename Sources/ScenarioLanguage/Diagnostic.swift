@@ -50,7 +50,12 @@ public func didYouMean(_ word: String, among candidates: [String]) -> String? {
         }
         return previous[b.count]
     }
-    let scored = candidates.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else { return nil }
+    let limit = max(2, word.count / 3)
+    let letters = Array(word.lowercased())
+    // A candidate whose length differs by more than the limit cannot be within it.
+    let scored = candidates.filter { abs($0.count - word.count) <= limit }.map {
+        ($0, distance(letters, Array($0.lowercased())))
+    }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit else { return nil }
     return best.0
 }

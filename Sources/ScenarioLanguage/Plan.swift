@@ -225,7 +225,9 @@ public struct Step: Sendable {
         /// The user who registered the phone (its app's token of `kind`) logs out.
         case unregister(phone: PhoneRef, user: String, app: String, kind: TokenKind)
         /// The provider is asked to ring `user`; `name` binds the call for `expect phone … call:`.
-        case call(user: String, caller: String, name: String?)
+        /// `phones`: the phones registered for `user` at this step (an `expect phone` without
+        /// `call:` judges the pushes since the phone's latest call).
+        case call(user: String, caller: String, name: String?, phones: [Int])
         /// Something that happens to an app (reinstall, uninstall).
         case app(World.AppEvent, phone: PhoneRef, app: String)
         case connectivity(phone: PhoneRef, online: Bool)

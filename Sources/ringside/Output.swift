@@ -42,11 +42,11 @@ func runCommand(_ body: () throws -> Int32) -> Int32 {
     }
 }
 
-/// Ctrl-C or SIGTERM during `run` or `replay`: stop every provider process the scenarios started
+/// Ctrl-C, SIGTERM or SIGHUP during `run` or `replay`: stop every provider process the scenarios started
 /// (they would be left to init otherwise), then exit with 128 + the signal.
 enum InterruptStopsProviders {
     static func install() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+        [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {

@@ -10,14 +10,15 @@ import ScenarioLanguage
 /// to the provider while the scenario's steps drive it; reports the first request that differs.
 enum ReplayCommand {
     static let help = """
-        Usage: ringside replay TRANSCRIPT.jsonl --scenario FILE [--provider PROFILE] [--certs DIR]
+        Usage: ringside replay TRANSCRIPT.jsonl --scenario FILE [--provider PROFILE] [--seed N] [--certs DIR]
 
         Runs the scenario again, but the fake APNs answers each request with the answer recorded in the
         transcript (`ringside run --transcript DIR` writes them), in order, as long as the provider's
         requests are the same as then. Judges the scenario's expectations as `run` does, and prints the
         first request that differs and how (method, path, topic, push type, priority, expiration,
-        collapse id), every retry that came sooner or later than recorded, and every failed
-        expectation at its line; or "no difference".
+        collapse id, whether a JWT was sent, the payload; or an answer the rules now give instead of a
+        recorded 200), every retry that came sooner or later than recorded, and every failed
+        expectation at its line; or "no difference". A run recorded with --seed N is replayed with it.
 
         Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
         failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
@@ -36,6 +37,7 @@ enum ReplayCommand {
                 throw UsageError("--scenario FILE is required")
             }
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
+            let seed = try arguments.number("--seed", UInt64.self)
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let rest = try arguments.remaining()
             guard rest.count == 1 else { throw UsageError("give one transcript file") }
@@ -44,7 +46,8 @@ enum ReplayCommand {
                 throw UsageError("cannot read <\(scenario)>")
             }
             let file = SourceFile(path: scenario, text: String(decoding: data, as: UTF8.self))
-            let result = ScenarioRunner.run(file, certs: certs, provider: provider.map { .builtin($0) }, replay: plan)
+            let result = ScenarioRunner.run(
+                file, certs: certs, provider: provider.map { .builtin($0) }, replay: plan, seed: seed)
             if !result.diagnostics.isEmpty {
                 for diagnostic in result.diagnostics { Output.error(diagnostic.render(in: file)) }
                 return ExitCode.scenarioInvalid

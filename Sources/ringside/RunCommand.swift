@@ -75,6 +75,12 @@ enum RunCommand {
             }
             if let transcripts {
                 try FileManager.default.createDirectory(atPath: transcripts, withIntermediateDirectories: true)
+                var names = Set<String>()
+                for (path, _) in selected where !names.insert((path as NSString).lastPathComponent).inserted {
+                    throw UsageError(
+                        "two scenarios are named \((path as NSString).lastPathComponent); --transcript would write both to one file"
+                    )
+                }
             }
             let tally = Tally()
             // Independent scenarios run in parallel, each with its own mock on a free port.

@@ -117,4 +117,129 @@ import Testing
             binary, ["replay", "--certs", Paths.certs, directory + "/08-goaway.jsonl", "--scenario", scenario])
         #expect(replay.status == 0, "\(replay.stdout)")
     }
+
+    @Test("expect phone without call: judges the pushes since the phone's latest call, not an older one")
+    func latestCallOnly() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: rang
+              - unregister: alice
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: rang
+
+            """)
+        #expect(result.expectations.map(\.passed) == [true, false], "\(result.expectations.map(\.happened))")
+        #expect(result.expectations.last?.happened.contains("since its latest call") == true)
+    }
+
+    @Test("Two calls with the same payload are two pushes: neither a retry nor a reconnect")
+    func samePayloadTwoCalls() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: \(Self.curl.replacingOccurrences(of: "'{payload}'", with: "'{{\"aps\":{{}}}}'"))
+            steps:
+              - register: alice
+              - fault: ServiceUnavailable
+              - call: alice
+                from: bob
+              - wait: 300ms
+              - call: alice
+                from: bob
+              - expect provider: back-off
+                retried: 1
+              - expect provider: connections
+                reconnected: true
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.expectations.map(\.passed) == [false, false], "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("A new JWT that APNs refuses is no refresh")
+    func refusedNewToken() {
+        let flag = NSTemporaryDirectory() + "ringside-jwt-\(UUID().uuidString)"
+        let provider = Self.curl.replacingOccurrences(of: "bearer {jwt}", with: "bearer $J")
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: if [ -f \(flag) ]; then J=garbage; else J={jwt}; touch \(flag); fi; \(provider)
+            steps:
+              - register: alice
+              - fault: ExpiredProviderToken
+              - call: alice
+                from: bob
+              - call: alice
+                from: bob
+              - expect provider: jwt
+                refreshed-jwt: true
+
+            """)
+        try? FileManager.default.removeItem(atPath: flag)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.expectations.map(\.passed) == [false], "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("Replay compares the payload and whether a JWT was sent, and names an answer that changed")
+    func replayComparesMore() throws {
+        let binary = Paths.root + "/.build/debug/ringside"
+        let directory = NSTemporaryDirectory() + "ringside-replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func scenario(_ name: String, _ provider: String) throws -> String {
+            let path = directory + "/\(name).ring"
+            try """
+            scenario: payload recorded
+            phones:
+              - name: alice
+            provider:
+              exec: \(provider)
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: rang
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let recorded = try scenario("recorded", Self.curl)
+        #expect(
+            try MockAPNsTests.run(binary, ["run", "--certs", Paths.certs, "--transcript", directory, recorded]).status
+                == 0)
+        let transcript = directory + "/recorded.jsonl"
+        let same = try MockAPNsTests.run(
+            binary, ["replay", "--certs", Paths.certs, transcript, "--scenario", recorded])
+        #expect(same.stdout.contains("no difference"), "\(same.stdout)")
+        let variants = [
+            (
+                Self.curl.replacingOccurrences(of: "'{payload}'", with: "'{{\"aps\":{{\"alert\":\"spam\"}}}}'"),
+                "body was <"
+            ),
+            (
+                Self.curl.replacingOccurrences(of: "bearer {jwt}", with: "bearer not.a.jwt"),
+                "answer was <200>, now <403 InvalidProviderToken>"
+            ),
+        ]
+        for (index, (provider, difference)) in variants.enumerated() {
+            let changed = try scenario("variant\(index)", provider)
+            let replay = try MockAPNsTests.run(
+                binary, ["replay", "--certs", Paths.certs, transcript, "--scenario", changed])
+            #expect(replay.status == 1)
+            #expect(replay.stdout.contains(difference), "\(replay.stdout)")
+        }
+    }
 }

@@ -308,11 +308,9 @@ import World
         pairs.append(
             swap(
                 ["world.throttle"],
-                "world:\n  throttle: 1 per 60s\n"
-                    + ringsAlice.replacingOccurrences(
-                        of: "  - expect phone",
-                        with: "  - call: alice\n  - expect apns: throttled\n    status: 429\n  - expect phone"
-                    ), "1 per 60s", "off"))
+                "world:\n  throttle: 1 per 60s\n" + ringsAlice
+                    + "  - call: alice\n  - expect apns: throttled\n    status: 429\n",
+                "1 per 60s", "off"))
         pairs.append(
             swap(
                 ["world.accept-unknown-tokens"],
