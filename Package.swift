@@ -39,7 +39,7 @@ let package = Package(
         // Running a checked scenario: the mock, the world, the provider, the expectations.
         .target(
             name: "Scenario",
-            dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server"]),
+            dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server", "CLinux"]),
         // Reports: renderers of scenario results.
         .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage"]),
         // The command line.

@@ -3,4 +3,10 @@
 // Linux event-loop calls that Swift's Glibc module does not export.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+
+// prctl is variadic, which Swift cannot call: orphaned descendants of this process (a provider's
+// daemon that left its session and cleared its environment) become its children instead of init's,
+// so that `ringside run` can stop them when it ends.
+static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -54,6 +55,9 @@ final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 1)
         posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 2)
+        // Nothing else of ours: not the mock's sockets, nor a pipe whose end tells our own parent
+        // that we have ended (a daemon holding it would keep that parent waiting).
+        for fd in Self.openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -78,6 +82,11 @@ final class ChildProcess {
         let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment)
         guard result == 0 else { throw ScenarioError("cannot start /bin/sh: \(String(cString: strerror(result)))") }
         self.pid = pid
+    }
+
+    /// This process's open file descriptors.
+    static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }
 
     /// The exit status once the shell has ended (128 + N when killed by signal N), else nil.
@@ -134,9 +143,45 @@ public enum ProcessTree {
         }
     }
 
-    /// Stops every tree of every scenario (when a signal ends `ringside run`).
+    /// Stops every tree of every scenario (when a signal ends `ringside run`), then whatever escaped
+    /// them (see `adoptOrphans`).
     public static func stopAll() {
         for marker in live.withLock({ Array($0.keys) }) { stop(marker: marker) }
+        stopOrphans()
+    }
+
+    /// Makes this process the reaper of its orphaned descendants: a daemon that left its process
+    /// group and cleared its environment still ends up here, where `stopOrphans` finds it.
+    public static func adoptOrphans() { _ = ringside_become_subreaper() }
+
+    /// Kills every child process still running once no scenario runs (orphans adopted by
+    /// `adoptOrphans`, and their groups), and reaps them.
+    public static func stopOrphans() {
+        for _ in 0..<3 {
+            let children = childrenOfThisProcess()
+            if children.isEmpty { return }
+            for pid in children {
+                kill(-pid, SIGKILL)
+                kill(pid, SIGKILL)
+            }
+            usleep(50_000)
+            while waitpid(-1, nil, WNOHANG) > 0 {}
+        }
+    }
+
+    /// Live processes whose parent is this process.
+    static func childrenOfThisProcess() -> [pid_t] {
+        let me = getpid()
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), pid != me,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] != "Z", pid_t(fields[1]) == me else { return nil }
+            return pid
+        }
     }
 
     /// Live processes (not zombies) whose environment carries `marker`.

@@ -32,6 +32,8 @@ enum ReplayCommand {
         }
         let signals = InterruptStopsProviders.install()
         defer { withExtendedLifetime(signals) {} }
+        ProcessTree.adoptOrphans()
+        defer { ProcessTree.stopOrphans() }
         return runCommand {
             guard let scenario = try arguments.value("--scenario") else {
                 throw UsageError("--scenario FILE is required")

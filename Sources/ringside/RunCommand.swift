@@ -36,6 +36,8 @@ enum RunCommand {
         }
         let signals = InterruptStopsProviders.install()
         defer { withExtendedLifetime(signals) {} }
+        ProcessTree.adoptOrphans()
+        defer { ProcessTree.stopOrphans() }
         return runCommand {
             let filter = try arguments.value("--filter")
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)

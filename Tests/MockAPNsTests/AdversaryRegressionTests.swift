@@ -242,4 +242,23 @@ import Testing
             #expect(replay.stdout.contains(difference), "\(replay.stdout)")
         }
     }
+
+    @Test("A daemon that leaves its session and clears its environment is stopped when `run` ends")
+    func escapedDaemon() throws {
+        let marker = "32\(Int.random(in: 100_000...999_999))"
+        let path = NSTemporaryDirectory() + "ringside-daemon-\(UUID().uuidString).ring"
+        try """
+        scenario: a daemon
+        steps:
+          - exec: setsid env -i /bin/sleep \(marker) >/dev/null 2>&1 < /dev/null &
+          - advance: 1s
+
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try MockAPNsTests.run(
+            Paths.root + "/.build/debug/ringside", ["run", "--certs", Paths.certs, path])
+        #expect(result.status == 0, "\(result.stdout)")
+        let left = try MockAPNsTests.run("/usr/bin/pgrep", ["-f", "sleep \(marker)"])
+        #expect(left.stdout.isEmpty, "left running: \(left.stdout)")
+    }
 }
