@@ -51,10 +51,11 @@ public final class MockAssembly: @unchecked Sendable {
     public let server: HTTP2Server
     public let control: ControlAPI?
     public let controlServer: HTTP2Server?
-    private let options: MockOptions
+    /// Whether a world stands behind the mock (and so has a ticker to start and stop).
+    private let hasWorld: Bool
 
     public init(_ options: MockOptions) throws {
-        self.options = options
+        hasWorld = options.directory == nil
         world = options.world ?? SharedWorld(settings: options.worldSettings, seed: options.seed ?? 1)
         if options.world == nil { world.acceptsUnknownTokens = options.acceptsUnknownTokens }
         worldClock = options.manualClock ?? clock
@@ -121,14 +122,14 @@ public final class MockAssembly: @unchecked Sendable {
             server.stop()
             throw error
         }
-        if options.directory == nil { world.startTicking(clock: worldClock) }
+        if hasWorld { world.startTicking(clock: worldClock) }
     }
 
     /// Stops everything; open connections get GOAWAY with `goAwayDebugData`.
     public func stop(goAwayDebugData: [UInt8] = []) {
         server.stop(goAwayDebugData: goAwayDebugData)
         controlServer?.stop()
-        if options.directory == nil { world.stopTicking() }
+        if hasWorld { world.stopTicking() }
     }
 
     /// The fake APNs's URL.

@@ -131,9 +131,6 @@ public final class ScenarioRunner {
     private var now: Double { clock.now().world }
 
     private func startProvider() throws -> any ProviderDriver {
-        let environment = ProviderContract.environment(
-            url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
-            certificate: plan.apns.certificate.rawValue)
         switch plan.provider {
         case .builtin(let profile):
             let authentication: ClientConfiguration.Authentication
@@ -155,23 +152,32 @@ public final class ScenarioRunner {
             reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
             return reference
         case .exec(let template):
-            return ExecProvider(template: template, contract: try contractValues(environment), children: children)
+            return ExecProvider(template: template, contract: try contractValues(), children: children)
         case .http(let service):
             let http = try HTTPServiceProvider(
-                service: service, contract: try contractValues(environment), children: children)
+                service: service, contract: try contractValues(), children: children)
             httpProvider = http
             return http
         }
     }
 
-    private func contractValues(_ environment: [String: String]) throws -> ContractValues {
+    /// The contract for adapters and `exec` steps, made once per scenario (one JWT, signed when first
+    /// needed, as a provider would hold one).
+    private func contractValues() throws -> ContractValues {
+        if let contract { return contract }
+        let environment = ProviderContract.environment(
+            url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
+            certificate: plan.apns.certificate.rawValue)
         let key = try ES256Key(
             pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
         let jwt = try ProviderToken.sign(
             keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
             issuedAt: Int64(Date().timeIntervalSince1970), key: key)
-        return ContractValues(url: assembly.url, environment: environment, jwt: jwt, directory: directory)
+        let values = ContractValues(url: assembly.url, environment: environment, jwt: jwt, directory: directory)
+        contract = values
+        return values
     }
+    private var contract: ContractValues?
 
     /// The scenario file's directory, for `{dir}` in adapter commands.
     private var directory: String {
@@ -271,10 +277,7 @@ public final class ScenarioRunner {
         case .exec(let template):
             // One command run to its end with the provider contract in its environment (what
             // `ringside record` records).
-            let values = try contractValues(
-                ProviderContract.environment(
-                    url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
-                    certificate: plan.apns.certificate.rawValue))
+            let values = try contractValues()
             let command = template.filled(values.placeholders)
             let run = try ShellCommand.run(command, environment: values.environment, timeout: 60, children: children)
             if run.status != 0 {
@@ -318,6 +321,8 @@ public final class ScenarioRunner {
         _ check: () -> (passed: Bool, expected: String, happened: String, chain: [String])
     ) {
         let deadline = Date().addingTimeInterval(within ?? 0)
+        let at = now
+        world.withWorld { $0.run(until: at) }
         if atEnd, within != nil {
             while Date() < deadline {
                 usleep(10_000)
@@ -350,30 +355,20 @@ public final class ScenarioRunner {
             fate.outcome.finalKind == expectation.outcome
                 && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
         }
-        // Wait for the phone's latest push to end (or for the deadline), then judge it.
-        let deadline = Date().addingTimeInterval(expectation.within)
-        var fate: PushFate?
-        repeat {
-            let at = now
-            world.withWorld { $0.run(until: at) }
-            let since = callUUID == nil ? lastCall[id] : nil
-            fate = world.withWorld { w in
+        let since = callUUID == nil ? lastCall[id] : nil
+        // Wait until the phone's latest push ended as expected, or for the deadline, then judge it.
+        record(at: range, within: expectation.within) {
+            let fate = world.withWorld { w in
                 w.pushes.last { push in
                     push.phone == id && (callUUID == nil || push.callUUID == callUUID)
                         && push.sentAt >= (since ?? -.infinity)
                 }
             }
-            if let fate, matches(fate) || (fate.outcome.isFinal && Date() > deadline) { break }
-            usleep(10_000)
-        } while Date() < deadline
-        let passed = fate.map(matches) ?? false
-        let happened =
-            fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
-            ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: callUUID == nil ? lastCall[id] : nil)
-        result.expectations.append(
-            .init(
-                range: range, passed: passed, expected: expected, happened: happened, chain: fate?.texts ?? [],
-                printed: passed ? [] : provider.output))
+            let happened =
+                fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
+                ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since)
+            return (fate.map(matches) ?? false, expected, happened, fate?.texts ?? [])
+        }
     }
 
     /// Why no push reached the phone, from what APNs answered to requests for its tokens.

@@ -303,22 +303,36 @@ struct Lowering {
         return setup
     }
 
-    mutating func lowerPhones(_ node: Node, environment: APNsEnvironment) -> [PhonePlan] {
+    /// The items of a list of blocks (`phones:`, `apps:`), each opened with `keys` and its required
+    /// `first` key read; an item that is not a block or lacks that key is reported and left out.
+    mutating func items(
+        of node: Node, key: String, first: String, keys: [String], noun: String, context: String
+    ) -> [(block: Block, first: Scalar)] {
         guard case .sequence(let sequence) = node else {
-            report("Wrong shape", at: node.range, "<phones> takes a list of `- ` items, found \(node.kind)")
+            report("Wrong shape", at: node.range, "<\(key)> takes a list of `- ` items, found \(node.kind)")
             return []
         }
-        var result: [PhonePlan] = []
+        var items: [(block: Block, first: Scalar)] = []
         for item in sequence.items {
             guard case .mapping(let mapping) = item else {
-                report("Expected a block", at: item.range, "each phone is `- name: …` with its keys below")
+                report("Expected a block", at: item.range, "each \(noun) is `- \(first): …` with its keys below")
                 continue
             }
-            let block = open(mapping, keys: Schema.phone, context: "a phone")
-            guard let nameScalar = scalar(block, "name") else {
-                report("Missing key", at: mapping.range, "a phone needs <name>")
+            let block = open(mapping, keys: keys, context: context)
+            guard let value = scalar(block, first) else {
+                report("Missing key", at: mapping.range, "\(context) needs <\(first)>")
                 continue
             }
+            items.append((block, value))
+        }
+        return items
+    }
+
+    mutating func lowerPhones(_ node: Node, environment: APNsEnvironment) -> [PhonePlan] {
+        var result: [PhonePlan] = []
+        for (block, nameScalar) in items(
+            of: node, key: "phones", first: "name", keys: Schema.phone, noun: "phone", context: "a phone")
+        {
             let name = nameScalar.text
             if !isName(nameScalar, what: "a phone's name") { continue }
             if phones[name] != nil {
@@ -341,21 +355,10 @@ struct Lowering {
     }
 
     mutating func lowerApps(_ node: Node, environment: APNsEnvironment) -> [AppSpec] {
-        guard case .sequence(let sequence) = node else {
-            report("Wrong shape", at: node.range, "<apps> takes a list of `- ` items, found \(node.kind)")
-            return []
-        }
         var specs: [AppSpec] = []
-        for item in sequence.items {
-            guard case .mapping(let mapping) = item else {
-                report("Expected a block", at: item.range, "each app is `- bundle: …` with its keys below")
-                continue
-            }
-            let block = open(mapping, keys: Schema.app, context: "an app")
-            guard let bundle = scalar(block, "bundle") else {
-                report("Missing key", at: mapping.range, "an app needs <bundle>")
-                continue
-            }
+        for (block, bundle) in items(
+            of: node, key: "apps", first: "bundle", keys: Schema.app, noun: "app", context: "an app")
+        {
             if specs.contains(where: { $0.bundleId == bundle.text }) {
                 report("Duplicate app", at: bundle.range, "this phone already has <\(clip(bundle.text))>")
             }

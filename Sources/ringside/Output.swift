@@ -45,8 +45,11 @@ func runCommand(_ body: () throws -> Int32) -> Int32 {
 /// Ctrl-C, SIGTERM or SIGHUP during `run` or `replay`: stop every provider process the scenarios started
 /// (they would be left to init otherwise), then exit with 128 + the signal.
 enum InterruptStopsProviders {
+    /// Also makes the run the reaper of orphaned provider processes; `ProcessTree.stopOrphans()` at
+    /// its end stops them.
     static func install() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM, SIGHUP].map { number in
+        ProcessTree.adoptOrphans()
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {

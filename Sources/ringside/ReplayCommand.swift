@@ -31,9 +31,7 @@ enum ReplayCommand {
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         let signals = InterruptStopsProviders.install()
-        defer { withExtendedLifetime(signals) {} }
-        ProcessTree.adoptOrphans()
-        defer { ProcessTree.stopOrphans() }
+        defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
             guard let scenario = try arguments.value("--scenario") else {
                 throw UsageError("--scenario FILE is required")

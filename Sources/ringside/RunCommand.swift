@@ -35,9 +35,7 @@ enum RunCommand {
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         let signals = InterruptStopsProviders.install()
-        defer { withExtendedLifetime(signals) {} }
-        ProcessTree.adoptOrphans()
-        defer { ProcessTree.stopOrphans() }
+        defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
             let filter = try arguments.value("--filter")
             let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)

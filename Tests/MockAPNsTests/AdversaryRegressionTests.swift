@@ -5,8 +5,8 @@ import Testing
 
 /// Scenarios an adversary wrote that passed although they should fail, or left processes behind.
 @Suite struct AdversaryRegressionTests {
-    static let curl =
-        #"curl -s -o /dev/null --http2 --max-time 2 --cacert {ca} -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-expiration: 0" --data-binary '{payload}' {url}/3/device/{token}"#
+    /// The curl one-liner provider of the coverage pairs.
+    static let curl = SchemaCoverageTests.curl()
 
     static func run(_ body: String) -> ScenarioResult {
         ScenarioRunner.run(
@@ -20,7 +20,7 @@ import Testing
             world:
               accept-unknown-tokens: true
             steps:
-              - exec: (sleep 1; \(Self.curl.replacingOccurrences(of: "{token}", with: String(repeating: "ab", count: 32)).replacingOccurrences(of: "'{payload}'", with: "'{}'"))) >/dev/null 2>&1 &
+              - exec: (sleep 1; \(SchemaCoverageTests.curl(token: SchemaCoverageTests.anyToken, payload: "'{}'"))) >/dev/null 2>&1 &
               - expect apns: nothing
                 count: 0
                 within: 3s
@@ -148,7 +148,7 @@ import Testing
             phones:
               - name: alice
             provider:
-              exec: \(Self.curl.replacingOccurrences(of: "'{payload}'", with: "'{{\"aps\":{{}}}}'"))
+              exec: \(SchemaCoverageTests.curl(payload: "'{{\"aps\":{{}}}}'"))
             steps:
               - register: alice
               - fault: ServiceUnavailable
@@ -226,7 +226,7 @@ import Testing
         #expect(same.stdout.contains("no difference"), "\(same.stdout)")
         let variants = [
             (
-                Self.curl.replacingOccurrences(of: "'{payload}'", with: "'{{\"aps\":{{\"alert\":\"spam\"}}}}'"),
+                SchemaCoverageTests.curl(payload: "'{{\"aps\":{{\"alert\":\"spam\"}}}}'"),
                 "body was <"
             ),
             (
