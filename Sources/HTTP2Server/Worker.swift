@@ -21,6 +21,11 @@ final class Worker: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
     /// Connections that stopped reading because too much output is waiting (back-pressure).
     private var paused: Set<Int32> = []
+    /// Connections the server closed, half-closed and drained until the client closes or the
+    /// deadline: closing a socket with unread input sends RST, which can destroy the answers and the
+    /// GOAWAY still waiting in the client's receive buffer (the lingering close of RFC 9112 §9.6).
+    private var lingering: [Int32: Double] = [:]
+    static let lingerTime = 2.0
 
     private let stopLock = NSLock()
     private var stopRequest: (debugData: [UInt8], grace: Double)?
@@ -72,7 +77,7 @@ final class Worker: @unchecked Sendable {
         var stopDeadline: Double?
         while true {
             var timeout: Int32 = stopDeadline == nil ? 1000 : 20
-            if let next = (timers.map(\.deadline) + [acceptPausedUntil].compactMap { $0 }).min() {
+            if let next = (timers.map(\.deadline) + [acceptPausedUntil, lingering.values.min()].compactMap { $0 }).min() {
                 timeout = min(timeout, Int32(max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
             }
             let ready = epoll_wait(epoll, &events, Int32(events.count), timeout)
@@ -89,18 +94,22 @@ final class Worker: @unchecked Sendable {
                         if stopDeadline == nil, isStopRequested { stopDeadline = beginStop(now: now) }
                     } else if let connection = connections[fd] {
                         serve(connection, events: event.events, now: now)
+                    } else if lingering[fd] != nil {
+                        drain(fd)
                     }
                 }
             }
             runTimers(now: now)
+            for (fd, deadline) in lingering where now >= deadline { endLinger(fd) }
             if let until = acceptPausedUntil, now >= until, stopDeadline == nil {
                 acceptPausedUntil = nil
                 watch(listener, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
                 acceptAll(now: now)
             }
             if let deadline = stopDeadline {
-                if connections.isEmpty || now >= deadline {
+                if connections.isEmpty && lingering.isEmpty || now >= deadline {
                     for fd in Array(connections.keys) { closeConnection(fd) }
+                    for fd in Array(lingering.keys) { endLinger(fd) }
                     break
                 }
             } else if now - lastSweep >= 1 {
@@ -290,7 +299,7 @@ final class Worker: @unchecked Sendable {
         connection.output.removeAll(keepingCapacity: connection.output.capacity <= 1 << 16)
         connection.outputOffset = 0
         if connection.closeAfterFlush {
-            closeConnection(fd)
+            closeConnection(fd, lingering: true)
             return
         }
         if paused.remove(fd) != nil {
@@ -317,17 +326,41 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    private func closeConnection(_ fd: Int32) {
+    /// Forgets the connection; its socket is closed at once, or (`lingering`, everything written)
+    /// half-closed and drained first.
+    private func closeConnection(_ fd: Int32, lingering: Bool = false) {
         guard let connection = connections.removeValue(forKey: fd) else { return }
         timers.removeAll { $0.connection === connection }
         connection.scheduler = nil
         paused.remove(fd)
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
-        close(fd)
+        if lingering, shutdown(fd, Int32(SHUT_WR)) == 0 {
+            self.lingering[fd] = monotonicSeconds() + Self.lingerTime
+            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+        } else {
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+            close(fd)
+        }
         connection.closed()
         countLock.lock()
         count -= 1
         countLock.unlock()
+    }
+
+    /// Reads and discards what a lingering client still sends, until it closes.
+    private func drain(_ fd: Int32) {
+        while true {
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { continue }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            return endLinger(fd)
+        }
+    }
+
+    private func endLinger(_ fd: Int32) {
+        guard lingering.removeValue(forKey: fd) != nil else { return }
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        close(fd)
     }
 
     private func watch(_ fd: Int32, events: UInt32, op: Int32) {

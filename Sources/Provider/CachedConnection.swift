@@ -124,15 +124,15 @@ final class CachedConnection: PushTransport {
     /// connection fails. GOAWAY is read and ignored.
     private func exchange() {
         guard let session else { return }
+        // Once a write fails, what APNs sent before closing (answers, its GOAWAY) is still read.
+        var cannotWrite = false
         while broken == nil, !answers.isEmpty {
-            while true {
+            while !cannotWrite {
                 var data: UnsafePointer<UInt8>?
                 let length = nghttp2_session_mem_send(session, &data)
                 if length < 0 { return fail(String(cString: nghttp2_strerror(Int32(length)))) }
                 if length == 0 { break }
-                if !write(UnsafeRawBufferPointer(start: data, count: length)) {
-                    return fail("APNs closed the connection")
-                }
+                cannotWrite = !write(UnsafeRawBufferPointer(start: data, count: length))
             }
             if answers.isEmpty { break }
             var buffer = [UInt8](repeating: 0, count: 16_384)
