@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every credential in this folder with the openssl CLI. FOR TESTS ONLY: see README.md.
-# Usage: bash certs-test/generate.sh   (writes into the folder this script is in)
+# Usage: bash certs-test/generate.sh [--clients]   (writes into the folder this script is in;
+#        --clients: only the client certificates, signed by the CAs already here)
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -rf tmp && mkdir tmp
@@ -11,6 +12,9 @@ DAYS=9000            # about 25 years, so tests do not rot
 SUBJ_BASE="/O=Ringside Test/C=US"
 
 ec_key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1"; }
+# Apple issues APNs client certificates for RSA 2048 keys; PKCS#8 ("BEGIN PRIVATE KEY") is what every
+# client reads (Go's sideshow/apns2 reads PKCS#1 or PKCS#8 RSA keys, not SEC1 EC keys).
+rsa_key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null; }
 
 cat > tmp/ext.cnf <<CNF
 [ca]
@@ -99,6 +103,7 @@ C=optional
 CNF
 touch tmp/index.txt; echo 1000 > tmp/serial
 
+if [ "${1:-}" != "--clients" ]; then
 # Test CA, and a second CA that no test trusts.
 ec_key ca.key
 openssl req -new -x509 -key ca.key -out ca.pem -days $DAYS -subj "/CN=Ringside Test CA (tests only)$SUBJ_BASE" \
@@ -119,32 +124,48 @@ openssl req -new -key server-untrusted.key -out tmp/server-untrusted.csr -subj "
 openssl x509 -req -in tmp/server-untrusted.csr -CA untrusted-ca.pem -CAkey untrusted-ca.key -CAcreateserial \
   -out server-untrusted.pem -days $DAYS -extfile tmp/ext.cnf -extensions server
 
-client() { # name section ca-prefix
-  local name=$1 section=$2 ca=${3:-ca}
-  ec_key "client-$name.key"
+fi
+
+client() { # name section ca-prefix key-kind
+  local name=$1 section=$2 ca=${3:-ca} kind=${4:-rsa}
+  ${kind}_key "client-$name.key"
   openssl req -new -key "client-$name.key" -out "tmp/$name.csr" \
     -subj "/UID=$BUNDLE/CN=Apple Push Services: $BUNDLE/OU=RINGTEAM01$SUBJ_BASE"
   openssl x509 -req -in "tmp/$name.csr" -CA "$ca.pem" -CAkey "$ca.key" -CAcreateserial \
     -out "client-$name.pem" -days $DAYS -extfile tmp/ext.cnf -extensions "$section"
 }
 client voip client_voip
+# The default pair's key also as a PKCS#1 file ("BEGIN RSA PRIVATE KEY"), as older providers keep it.
+openssl pkey -in client-voip.key -traditional -out client-voip.pkcs1.key 2>/dev/null \
+  || openssl rsa -in client-voip.key -traditional -out client-voip.pkcs1.key
+# The same certificate for an EC key (SEC1 file), for clients' edge cases.
+client voip-ec client_voip ca ec
 client novoip client_novoip
 client sandbox-only client_sandbox_only
 client production-only client_production_only
 client untrusted client_voip untrusted-ca
-ec_key client-plain.key
+rsa_key client-plain.key
 openssl req -new -key client-plain.key -out tmp/plain.csr -subj "/CN=Not an APNs certificate$SUBJ_BASE"
 openssl x509 -req -in tmp/plain.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client-plain.pem -days $DAYS \
   -extfile tmp/ext.cnf -extensions client_plain
 
 # Expired: valid 2020-01-01 to 2021-01-01, otherwise the same as client-voip.
-ec_key client-expired.key
+rsa_key client-expired.key
 openssl req -new -key client-expired.key -out tmp/expired.csr \
   -subj "/UID=$BUNDLE/CN=Apple Push Services: $BUNDLE/O=Ringside Test/C=US"
 openssl ca -batch -config tmp/ext.cnf -name expired_ca -cert ca.pem -keyfile ca.key -in tmp/expired.csr \
   -out client-expired.pem -startdate 20200101000000Z -enddate 20210101000000Z -extfile tmp/ext.cnf \
   -extensions client_voip -notext 2>/dev/null
 rm -f ca.srl untrusted-ca.srl
+# Every client certificate also as a .p12 bundle with its key and CA (password: ringside), as many
+# providers load it.
+for pem in client-*.pem; do
+  name=${pem%.pem}
+  issuer=ca.pem; [ "$name" = client-untrusted ] && issuer=untrusted-ca.pem
+  openssl pkcs12 -export -in "$pem" -inkey "$name.key" -certfile "$issuer" -name "Apple Push Services" \
+    -out "$name.p12" -passout pass:ringside
+done
+[ "${1:-}" = "--clients" ] && { echo "certs-test: client certificates regenerated in $(pwd)"; exit 0; }
 
 # ES256 signing keys (.p8, PKCS#8) named as Apple names them: AuthKey_<KEYID>.p8.
 p8() { openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out "AuthKey_$1.p8"; }

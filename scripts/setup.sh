@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what Ringside needs on a fresh Debian 12 machine, only what is missing:
 # the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
-# tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, and aioapns from PyPI).
+# tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, a JDK for its HTTP/2 client,
+# and aioapns, kalyke-apns and apns2-up from PyPI).
 set -euo pipefail
 
 packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(curl nghttp2-client nghttp2-server python3 python3-pip chromium)
+  # java.net.http.HttpClient: a client that reads only PKCS#8 RSA keys and .p12 bundles (JDK 11+).
+  command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[1-9]|[2-9][0-9])' \
+    || packages+=(openjdk-17-jdk-headless)
 fi
 
 missing=()

@@ -19,6 +19,8 @@ public struct ProviderToken: Sendable, Equatable {
     /// The signed part, `<header>.<claims>`, as bytes.
     public var signingInput: [UInt8]
     public var signature: [UInt8]
+    /// Encodings Apple accepts but does not document (`voip-lint` notes them).
+    public var notes: [LintNote] = []
 
     /// Parses a compact JWS; says what is wrong in words when it cannot.
     public static func parse(_ jwt: Substring) -> Result<ProviderToken, TokenProblem> {
@@ -60,11 +62,20 @@ public struct ProviderToken: Sendable, Equatable {
                 TokenProblem("the claims' 'iat' \(claims["iat"] ?? "") is not a time between 1970 and 2100"))
         }
         let issuedAt = Int64(seconds.rounded(.down))
+        var notes: [LintNote] = []
+        if claims["iat"] is String {
+            notes.append(.issuedAtString)
+        } else if seconds != seconds.rounded(.down) {
+            notes.append(.issuedAtFraction)
+        }
+        if claims.keys.contains(where: { $0 != "iss" && $0 != "iat" }) { notes.append(.extraClaims) }
+        if header.keys.contains(where: { !["alg", "kid", "typ"].contains($0) }) { notes.append(.extraHeaderFields) }
+        if signature.count != 64 { notes.append(.derSignature) }
         return .success(
             ProviderToken(
                 keyId: keyId, teamId: teamId, issuedAt: issuedAt, algorithm: header["alg"] as? String,
                 signingInput: Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)),
-                signature: signature))
+                signature: signature, notes: notes))
     }
 
     /// Makes a signed JWT (raw R‖S signature unless `derSignature`).

@@ -62,6 +62,37 @@ public enum LintRule: String, CaseIterable, Sendable {
     }
 }
 
+/// An encoding of the provider token that Apple accepts but that is not what Apple documents: `voip-lint`
+/// notes it beside the answer (log, transcript `notes`, report), never refuses it (issue 10). Noted when
+/// a connection first verifies the JWT.
+public enum LintNote: String, CaseIterable, Sendable {
+    case issuedAtFraction = "iat-fraction"
+    case issuedAtString = "iat-string"
+    case extraClaims = "extra-claims"
+    case extraHeaderFields = "extra-header-fields"
+    case derSignature = "der-signature"
+
+    public var explanation: String {
+        switch self {
+        case .issuedAtFraction:
+            return
+                "note: the JWT's iat has a fraction (PyAPNs2 signs time.time()); Apple accepts it, but it documents whole seconds and RFC 7519 servers may round differently."
+        case .issuedAtString:
+            return
+                "note: the JWT's iat is a string of digits (kalyke; APNSwift until 2026); Apple accepts it, but RFC 7519 says NumericDate is a JSON number and stricter servers refuse it."
+        case .extraClaims:
+            return
+                "note: the JWT has claims besides iss and iat; Apple ignores them ([TOKEN] names only iss and iat), they only make every request longer."
+        case .extraHeaderFields:
+            return
+                "note: the JWT header has fields besides alg, kid and typ; Apple ignores them ([TOKEN] names only alg and kid)."
+        case .derSignature:
+            return
+                "note: the ES256 signature is DER-encoded (Java's SHA256withECDSA, as pushy signs); Apple accepts it, but JWS (RFC 7518 §3.4) says raw R‖S, 64 bytes."
+        }
+    }
+}
+
 /// The checks of the validation pipeline; `ValidationOrder` says in which order they run.
 public enum Check: String, CaseIterable, Sendable, Codable {
     case method, path, duplicateHeaders, authentication, messageId, topic, pushType, priority, expiration,

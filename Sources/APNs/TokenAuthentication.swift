@@ -32,6 +32,8 @@ public struct TokenAuthentication: Sendable {
         public var teamId: String
         /// True when this request is the connection's first valid JWT (APNs then raises the stream limit).
         public var isFirstValidToken: Bool
+        /// The JWT's undocumented encodings, when this request verified it (empty once it is known).
+        public var notes: [LintNote] = []
     }
 
     /// Judges the `authorization` header of one request.
@@ -136,7 +138,8 @@ public struct TokenAuthentication: Sendable {
         lastChange = now
         pinnedTeamId = token.teamId
         if pinnedKeyId == nil { pinnedKeyId = token.keyId }
-        return .success(Accepted(keyId: token.keyId, teamId: token.teamId, isFirstValidToken: isFirst))
+        return .success(
+            Accepted(keyId: token.keyId, teamId: token.teamId, isFirstValidToken: isFirst, notes: token.notes))
     }
 
     /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since (DESIGN.md).

@@ -77,11 +77,14 @@ public struct AcceptedPush: Sendable {
     public var teamId: String?
     /// True when this was the connection's first valid JWT: APNs then raises MAX_CONCURRENT_STREAMS.
     public var isFirstValidToken: Bool
+    /// Under `voip-lint`: the undocumented encodings of a JWT this request verified.
+    public var notes: [LintNote] = []
 
     public init(
         deviceToken: String, topic: String, pushType: PushType?, priority: Priority, expiration: Int64?,
-        collapseId: String?, keyId: String?, teamId: String?, isFirstValidToken: Bool
+        collapseId: String?, keyId: String?, teamId: String?, isFirstValidToken: Bool, notes: [LintNote] = []
     ) {
+        self.notes = notes
         self.deviceToken = deviceToken
         self.topic = topic
         self.pushType = pushType
@@ -126,7 +129,7 @@ public final class Validator: Sendable {
                 deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
                 priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
                 keyId: state.keyId, teamId: state.teamId,
-                isFirstValidToken: state.isFirstValidToken))
+                isFirstValidToken: state.isFirstValidToken, notes: settings.profile == .voipLint ? state.notes : []))
     }
 
     /// What the checks learn as they go.
@@ -139,6 +142,7 @@ public final class Validator: Sendable {
         var keyId: String?
         var teamId: String?
         var isFirstValidToken = false
+        var notes: [LintNote] = []
 
         init(request: borrowing PushRequest) {
             token = request.deviceToken
@@ -231,7 +235,7 @@ public final class Validator: Sendable {
                 )
             }
         case .voipLint:
-            return lint(request, state)
+            return lint(request, state, now: now)
         case .device:
             // The deviceToken check runs before this one in both orders: the syntax is settled.
             guard let token = state.token, let topic = state.topic, !token.isEmpty else { return nil }
@@ -307,6 +311,7 @@ public final class Validator: Sendable {
             state.keyId = accepted.keyId
             state.teamId = accepted.teamId
             state.isFirstValidToken = accepted.isFirstValidToken
+            state.notes = accepted.notes
             return nil
         }
     }
@@ -412,7 +417,7 @@ public final class Validator: Sendable {
         return nil
     }
 
-    private func lint(_ request: borrowing PushRequest, _ state: State) -> Rejection? {
+    private func lint(_ request: borrowing PushRequest, _ state: State, now: Moment) -> Rejection? {
         guard settings.profile == .voipLint, state.isVoIP else { return nil }
         if let topic = state.topic, !topic.hasByteSuffix(".voip") {
             return Rejection(
@@ -429,10 +434,13 @@ public final class Validator: Sendable {
                 .badPriority, check: .voipLint, detail: "apns-priority <\(state.priority.rawValue)>, expected <10>",
                 lint: .priorityNotImmediate)
         }
-        if state.expiration != 0 {
+        // 0, or a time at or before arrival (aioapns sends `now` for time_to_live=0): one attempt,
+        // never stored ([SEND]: APNs stores a push only "until the specified date").
+        guard let expiration = state.expiration, expiration == 0 || Double(expiration) <= now.world else {
             return Rejection(
                 .badExpirationDate, check: .voipLint,
-                detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0>", lint: .nonZeroExpiration)
+                detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0> (or a time already past)",
+                lint: .nonZeroExpiration)
         }
         return nil
     }

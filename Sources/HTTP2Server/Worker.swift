@@ -77,7 +77,8 @@ final class Worker: @unchecked Sendable {
         var stopDeadline: Double?
         while true {
             var timeout: Int32 = stopDeadline == nil ? 1000 : 20
-            if let next = (timers.map(\.deadline) + [acceptPausedUntil, lingering.values.min()].compactMap { $0 }).min() {
+            if let next = (timers.map(\.deadline) + [acceptPausedUntil, lingering.values.min()].compactMap { $0 }).min()
+            {
                 timeout = min(timeout, Int32(max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
             }
             let ready = epoll_wait(epoll, &events, Int32(events.count), timeout)

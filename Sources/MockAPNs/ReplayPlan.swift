@@ -136,7 +136,8 @@ public final class ReplayPlan: @unchecked Sendable {
     }
 
     /// Retries (requests after a 429 or 5xx answer) whose wait differs from the recording by more
-    /// than half and more than 50 ms: back-off that changed even where the requests did not.
+    /// than half and more than 20 ms (the runner caps the built-in provider's waits at 50 ms): back-off
+    /// that changed even where the requests did not.
     public var timingChanges: [TimingChange] {
         lock.lock()
         defer { lock.unlock() }
@@ -148,7 +149,7 @@ public final class ReplayPlan: @unchecked Sendable {
             else { continue }
             let recorded = then - thenBefore
             let now = arrived - arrivedBefore
-            if abs(now - recorded) > 0.05, now < recorded / 2 || now > recorded * 2 {
+            if abs(now - recorded) > 0.02, now < recorded / 2 || now > recorded * 2 {
                 changes.append(
                     TimingChange(
                         number: index + 1, after: "\(before.status) \(before.reason?.wire ?? "")", recorded: recorded,

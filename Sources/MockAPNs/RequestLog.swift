@@ -52,6 +52,7 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
                 text += " Hint: \(rejection.reason.whatToDo)"
             } else if record.status == 200 {
                 text += "200 accepted, apns-id \(record.apnsId)"
+                for note in record.accepted?.notes ?? [] { text += " [\(note.rawValue)] \(note.explanation)" }
             } else {
                 text += "\(record.status) \(record.fault ?? "")"
             }

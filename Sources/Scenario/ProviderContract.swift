@@ -8,6 +8,8 @@ public enum ProviderContract {
     public static let teamId = "RINGTEAM01"
     /// The test app's bundle ID, which is also its topic (VoIP pushes add `.voip`).
     public static let topic = ScenarioPlan.testBundleId
+    /// The password of every `certs-test/client-*.p12` (certs-test/generate.sh).
+    public static let p12Password = "ringside"
 
     /// The variables in the order `ringside serve` prints them.
     public static func variables(url: String, host: String, port: UInt16, certs: String, certificate: String = "voip")
@@ -19,6 +21,8 @@ public enum ProviderContract {
             ("APNS_KEY_FILE", certs + "/AuthKey_\(keyId).p8"), ("APNS_KEY_ID", keyId), ("APNS_TEAM_ID", teamId),
             ("APNS_CERT_FILE", certs + "/client-\(certificate).pem"),
             ("APNS_CERT_KEY_FILE", certs + "/client-\(certificate).key"),
+            // The same certificate and key as one PKCS#12 bundle, as many providers load them.
+            ("APNS_CERT_P12_FILE", certs + "/client-\(certificate).p12"), ("APNS_CERT_P12_PASSWORD", p12Password),
         ]
     }
 

@@ -50,7 +50,8 @@ public enum ChainStep: Sendable, Equatable {
             return
                 "the token was retired (app reinstalled, token rotated or app deleted); APNs still answers 200 for a while, but no phone has this token any more"
         case .offlineNotStored:
-            return "the phone is offline and apns-expiration is 0: APNs makes one attempt and does not store the push"
+            return
+                "the phone is offline and apns-expiration is 0 (or already past): APNs makes one attempt and does not store the push"
         case .keptOldest:
             return
                 "the phone is offline and APNs already stores a push for this app; it keeps one per app, here the oldest"

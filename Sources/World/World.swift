@@ -301,7 +301,8 @@ public final class World {
 
     private func store(_ number: Int, phone id: Int, at now: Double) {
         let push = pushes[number]
-        if push.expiration == 0 {
+        // 0, or a time already past (aioapns's time_to_live=0): one attempt, not stored ([SEND]).
+        if let expiration = push.expiration, expiration == 0 || Double(expiration) <= now {
             finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
             return
         }
