@@ -26,4 +26,16 @@ public enum ProviderProfile: String, Sendable, CaseIterable {
     /// Caches one connection and watches only for error answers: after APNs's GOAWAY nothing is sent
     /// again until a restart (incident 1).
     case ignoresGoAway = "ignores-goaway"
+    /// Treats every connection failure as transient and reconnects at once, again and again: a
+    /// GOAWAY `BadCertificateEnvironment` or a refused certificate becomes a reconnect storm.
+    case reconnectStorm = "reconnect-storm"
+    /// Retries 5xx on the connection that gave them: a stale connection that answers every request
+    /// with 500 is never replaced and the call never rings.
+    case sticksToSickConnection = "sticks-to-sick-connection"
+    /// Does not verify APNs's certificate: it sends its pushes (and its JWT) to whoever answers.
+    case skipsServerVerification = "skips-server-verification"
+    /// Sends up to 100 streams on a new connection before reading SETTINGS and gives up on a stream
+    /// refused with REFUSED_STREAM (node-apn retries only on HTTP statuses): APNs allows one stream
+    /// until a valid JWT, so the other pushes are lost.
+    case dropsRefusedStreams = "drops-refused-streams"
 }

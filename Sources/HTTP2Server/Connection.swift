@@ -152,6 +152,10 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         handler?.handle(request, connection: self)
     }
 
+    func session(_ session: HTTP2Session, refusedStream streamId: Int32) {
+        handler?.refusedStream(streamId)
+    }
+
     /// The connection has been idle too long: GOAWAY with the handler's debug data, then close.
     func idleTimeout() {
         guard let handler else {

@@ -4,6 +4,9 @@ import CNghttp2
 public protocol HTTP2SessionDelegate: AnyObject {
     /// A request is complete (its END_STREAM arrived).
     func session(_ session: HTTP2Session, didReceive request: HTTP2Request)
+    /// A stream was refused with RST_STREAM REFUSED_STREAM, unprocessed: over MAX_CONCURRENT_STREAMS
+    /// (nghttp2 refuses it) or after GOAWAY.
+    func session(_ session: HTTP2Session, refusedStream streamId: Int32)
 }
 
 /// A socket-free HTTP/2 server session over nghttp2: bytes in → requests; responses in → bytes out.
@@ -297,9 +300,15 @@ private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
 }
 
 private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
-    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
-    HTTP2Session.with(userData) {
-        $0.sentGoAway(errorCode: frame.pointee.goaway.error_code, lastStreamId: frame.pointee.goaway.last_stream_id)
+    guard let frame else { return 0 }
+    switch UInt32(frame.pointee.hd.type) {
+    case NGHTTP2_GOAWAY.rawValue:
+        HTTP2Session.with(userData) {
+            $0.sentGoAway(errorCode: frame.pointee.goaway.error_code, lastStreamId: frame.pointee.goaway.last_stream_id)
+        }
+    case NGHTTP2_RST_STREAM.rawValue where frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue:
+        HTTP2Session.with(userData) { $0.delegate?.session($0, refusedStream: frame.pointee.hd.stream_id) }
+    default: break
     }
     return 0
 }

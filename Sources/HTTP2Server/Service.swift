@@ -28,6 +28,8 @@ public protocol HTTP2ConnectionHandler: AnyObject {
     func idleGoAwayDebugData() -> [UInt8]
     /// The connection is gone; `why` says how it ended.
     func closed(why: String)
+    /// A stream was refused unprocessed (RST_STREAM REFUSED_STREAM).
+    func refusedStream(_ streamId: Int32)
 }
 
 /// What a handler may do to its connection.

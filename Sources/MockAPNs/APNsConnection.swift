@@ -11,6 +11,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private var certificateProblem: String?
     private var ids: MessageIdGenerator
     private var closing = false
+    /// Requests handled on this connection, and how many when the stream limit was raised.
+    private var requestsHandled = 0
+    private var requestsHandledAtRaise = 0
     /// World time of the last request, and whether the stale-connection fault has struck.
     private var lastRequestAt: Double?
     private var isStale = false
@@ -63,6 +66,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
+        requestsHandled += 1
         let now = clock.now()
         var request = PushRequest()
         http.forEachField { request.add(name: $0, value: $1) }
@@ -71,8 +75,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
         let apnsId = request.apnsId.flatMap { UUIDSyntax.isCanonical($0) ? $0 : nil } ?? ids.next()
 
         if closing {
-            // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8).
-            connection.reset(streamId: http.streamId, errorCode: 7)  // REFUSED_STREAM
+            // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
+            // the GOAWAY itself, which waits for the last answer to be written: a client that saw
+            // REFUSED_STREAM first would send the push again on the connection that is going away.
+            let streamId = http.streamId
+            connection.after(0) { [weak connection] in connection?.reset(streamId: streamId, errorCode: 7) }
             return
         }
         if http.headerListTooLarge {
@@ -134,6 +141,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         // token, not the push: a refused push with a valid JWT raises the limit too.
         if !streamsRaised, credentials.tokenState?.hasValidToken == true {
             streamsRaised = true
+            requestsHandledAtRaise = requestsHandled
             connection.setMaxConcurrentStreams(authenticatedStreams)
         }
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
@@ -240,6 +248,24 @@ final class APNsConnection: HTTP2ConnectionHandler {
         mock.emit(
             .goAway(connection: info.id, lastStreamId: nil, reason: .idleTimeout, at: mock.configuration.clock.now()))
         return MockAPNs.goAwayData(.idleTimeout)
+    }
+
+    func refusedStream(_ streamId: Int32) {
+        let why: String
+        // nghttp2 refuses a stream when its HEADERS arrive and writes the RST_STREAM later: a burst's
+        // refusals go out after the request that raised the limit, in the same write.
+        let refusedBeforeRaise = !streamsRaised || requestsHandled == requestsHandledAtRaise
+        if closing {
+            why = "after GOAWAY: not processed; a client sends it again on a new connection"
+        } else if credentials.certificate == nil, refusedBeforeRaise {
+            why =
+                "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
+        } else if streamsLowered {
+            why = "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
+        } else {
+            why = "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
+        }
+        mock.emit(.streamRefused(connection: info.id, streamId: streamId, why: why, at: clock.now()))
     }
 
     func closed(why: String) {

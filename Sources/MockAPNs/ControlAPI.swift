@@ -424,4 +424,5 @@ final class ControlConnection: HTTP2ConnectionHandler {
 
     func idleGoAwayDebugData() -> [UInt8] { [] }
     func closed(why: String) {}
+    func refusedStream(_ streamId: Int32) {}
 }

@@ -7,6 +7,8 @@ public enum MockEvent: Sendable {
     case connectionRefused(peer: String, why: String, at: Moment)
     case push(PushRecord)
     case goAway(connection: UInt64, lastStreamId: Int32?, reason: Reason, at: Moment)
+    /// A stream refused unprocessed (RST_STREAM REFUSED_STREAM), and what that means.
+    case streamRefused(connection: UInt64, streamId: Int32, why: String, at: Moment)
     case connectionClosed(connection: UInt64, why: String, at: Moment)
     /// A push's ring outcome became final in the world.
     case outcome(PushFate)

@@ -32,6 +32,8 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
         case .goAway(let connection, let last, let reason, let at):
             return
                 "\(clock(at)) #\(connection) GOAWAY last-stream-id \(last.map(String.init) ?? "last processed") {\"reason\":\"\(reason.wire)\"} — \(reason.explanation)"
+        case .streamRefused(let connection, let streamId, let why, let at):
+            return "\(clock(at)) #\(connection) stream \(streamId) refused (REFUSED_STREAM): \(why)"
         case .connectionClosed(let connection, let why, let at):
             return "\(clock(at)) #\(connection) closed: \(why)"
         case .outcome(let fate):

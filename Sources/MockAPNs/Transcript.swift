@@ -57,6 +57,12 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
             line.field("connection", Int64(connection))
             line.field("lastStreamId", lastStreamId.map(Int64.init))
             line.field("reason", reason.wire)
+        case .streamRefused(let connection, let streamId, let why, let at):
+            line.field("event", "stream-refused")
+            time(&line, at)
+            line.field("connection", Int64(connection))
+            line.field("stream", Int64(streamId))
+            line.field("why", why)
         case .connectionClosed(let connection, let why, let at):
             line.field("event", "connection-closed")
             time(&line, at)

@@ -75,6 +75,20 @@ public struct PushAnswer: Sendable {
     /// The connection broke under the request (libcurl 7.88's HTTP/2 failure, a GOAWAY): worth sending
     /// again at once on a fresh connection, unlike a refused TLS handshake.
     var connectionLost = false
+    /// Why there is no HTTP answer, for the connection policy (the built-in provider's transport).
+    public var failure: TransportFailure?
+    /// Which of the provider's connections it went on (1, 2 …).
+    public var connection = 0
+
+    init(status: Int = 0, transportError: String? = nil) {
+        self.status = status
+        self.transportError = transportError
+    }
+
+    init(failure: TransportFailure) {
+        self.init(status: 0, transportError: HTTP2ClientConnection.describe(failure))
+        self.failure = failure
+    }
 
     /// Takes the response body: a 200 has none; an error's is JSON with the reason and, for 410, the
     /// timestamp ([RESP]).

@@ -9,6 +9,11 @@ public enum ProviderAction: Sendable, Equatable {
     case refreshedJWT
     case resentOnNewConnection(token: String)
     case gaveUp(token: String, reason: Reason?)
+    /// A connection answered 5xx again and again and was replaced (`ConnectionPolicy`).
+    case retiredConnection(number: Int)
+    /// A permanent failure (a certificate refused, GOAWAY BadCertificateEnvironment …): nothing more
+    /// is sent on this configuration, and this says why, once.
+    case stopped(why: String)
 }
 
 /// The built-in provider: registers tokens, places calls, handles every answer as Apple says.
@@ -17,8 +22,14 @@ public final class ReferenceProvider: @unchecked Sendable {
     public let bundleId: String
     public let store: TokenStore
     public private(set) var actions: [ProviderAction] = []
-    private var client: any PushTransport
+    private let client: any PushTransport
     private let configuration: ClientConfiguration
+    /// 5xx answers in a row, per connection number (`ConnectionPolicy.decide(serverErrorsInARow:)`).
+    private var serverErrorsInARow: [Int: Int] = [:]
+    /// How often `reconnect-storm` reconnects at once before giving up (the incident: eight in 200 ms).
+    static let stormReconnects = 8
+    /// How often one push refused with REFUSED_STREAM is sent again before giving up.
+    static let refusedStreamResends = 8
     private let policy = ResponsePolicy()
     private var random = SystemRandomNumberGenerator()
     private var ids = MessageIdGenerator()
@@ -33,15 +44,30 @@ public final class ReferenceProvider: @unchecked Sendable {
         client = try Self.transport(configuration, profile)
     }
 
-    /// The libcurl client, or for `ignores-goaway` the connection it never replaces.
+    /// One connection at a time, replaced as the connection policy says; for `ignores-goaway` the
+    /// connection it never replaces.
     private static func transport(_ configuration: ClientConfiguration, _ profile: ProviderProfile) throws
         -> any PushTransport
     {
-        profile == .ignoresGoAway
-            ? try CachedConnection(configuration: configuration) : try APNsClient(configuration: configuration)
+        var options = HTTP2ClientConnection.Options()
+        switch profile {
+        case .ignoresGoAway: return try CachedConnection(configuration: configuration)
+        case .skipsServerVerification: options.verifiesServer = false
+        case .dropsRefusedStreams: options.initialStreamLimit = nil
+        default: break
+        }
+        return try ConnectionKeeper(configuration: configuration, options: options)
     }
 
     public var signedTokens: Int { client.signedTokens }
+
+    /// How many connections the provider has opened (handshakes tried).
+    public var connectionsOpened: Int { client.connectionsOpened }
+
+    /// Why the provider stopped sending, if it did.
+    public var stoppedBecause: String? {
+        actions.lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+    }
 
     public func register(user: String, token: String, kind: TokenStore.Kind = .voip) {
         store.register(user: user, token: token, kind: kind, at: Date().timeIntervalSince1970)
@@ -83,16 +109,52 @@ public final class ReferenceProvider: @unchecked Sendable {
     /// answer until it is settled.
     func deliver(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
         if profile == .newTokenPerRequest { client.providerTokenExpired() }
-        let first = try client.send(pushes, retryOnFreshConnection: true)
+        let first = try client.send(pushes)
         return try zip(pushes, first).map { try settle($0, first: $1) }
     }
 
     private func settle(_ push: OutgoingPush, first: PushAnswer) throws -> PushAnswer {
         var answer = first
         var attempt = 1
+        var refusals = 0
         while true {
             actions.append(.sent(token: push.deviceToken, status: answer.status, reason: answer.reason))
-            if answer.attempts > 1 { actions.append(.resentOnNewConnection(token: push.deviceToken)) }
+            // The connection first (ConnectionPolicy), then the answer (ResponsePolicy).
+            switch connectionDecision(answer) {
+            case .stop(let why)?:
+                if profile == .reconnectStorm, attempt < Self.stormReconnects {
+                    client.retire(answer.connection)
+                    actions.append(.resentOnNewConnection(token: push.deviceToken))
+                    answer = try client.send([push])[0]
+                    attempt += 1
+                    continue
+                }
+                if !actions.contains(.stopped(why: why)) { actions.append(.stopped(why: why)) }
+                client.stop(why)
+                actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
+                return answer
+            case .sendAgainAtOnce?:
+                // Not processed: not an attempt, but bounded (a server that refuses every stream).
+                refusals += 1
+                guard profile != .dropsRefusedStreams, refusals <= Self.refusedStreamResends else {
+                    actions.append(.gaveUp(token: push.deviceToken, reason: nil))
+                    return answer
+                }
+                answer = try client.send([push])[0]
+                continue
+            case .retire?:
+                if profile != .sticksToSickConnection {
+                    client.retire(answer.connection)
+                    actions.append(.retiredConnection(number: answer.connection))
+                }
+            case .reconnect?:
+                if profile == .ignoresGoAway {
+                    actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
+                    return answer
+                }
+                client.retire(answer.connection)
+            case nil: break
+            }
             var step = policy.next(
                 status: answer.status, reason: answer.reason, attempt: attempt,
                 jitter: Double.random(in: 0..<1, using: &random))
@@ -101,11 +163,9 @@ public final class ReferenceProvider: @unchecked Sendable {
                 (.prunesOnlyOn410, .forgetToken(let reason)) where answer.status != 410:
                 actions.append(.gaveUp(token: push.deviceToken, reason: reason))
                 return answer
-            case (.ignoresGoAway, .reconnectAndRetry):
-                actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
-                return answer
             case (.noBackoffOn503, .retry) where attempt < 10: step = .retry(after: 0)
             case (.noBackoffOn503, .giveUp) where answer.status == 503 && attempt < 10: step = .retry(after: 0)
+            case (.reconnectStorm, .reconnectAndRetry): step = .reconnectAndRetry(after: 0)
             default: break
             }
             switch step {
@@ -121,11 +181,8 @@ public final class ReferenceProvider: @unchecked Sendable {
                 // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
                 // (pushy closes it), and a second JWT on one connection within 20 minutes is 429. The
                 // `ignores-goaway` provider never replaces its connection: a new JWT on the same one.
-                if profile == .ignoresGoAway {
-                    client.providerTokenExpired()
-                } else {
-                    client = try Self.transport(configuration, profile)
-                }
+                client.providerTokenExpired()
+                client.retire(answer.connection)
                 actions.append(.refreshedJWT)
             case .retry(let delay):
                 actions.append(.retried(token: push.deviceToken, after: delay))
@@ -135,12 +192,23 @@ public final class ReferenceProvider: @unchecked Sendable {
                     actions.append(.retried(token: push.deviceToken, after: delay))
                     sleep(delay)
                 }
-                client = try Self.transport(configuration, profile)
                 actions.append(.resentOnNewConnection(token: push.deviceToken))
             }
             if profile == .newTokenPerRequest { client.providerTokenExpired() }
-            answer = try client.send([push], retryOnFreshConnection: true)[0]
+            answer = try client.send([push])[0]
             attempt += 1
         }
+    }
+
+    /// What the connection policy says about this answer: a failure without an answer, or one 5xx
+    /// too many on its connection.
+    private func connectionDecision(_ answer: PushAnswer) -> ConnectionDecision? {
+        if answer.status == 0 { return answer.failure.map(ConnectionPolicy.decide) }
+        guard answer.status >= 500 else {
+            serverErrorsInARow[answer.connection] = 0
+            return nil
+        }
+        serverErrorsInARow[answer.connection, default: 0] += 1
+        return ConnectionPolicy.decide(serverErrorsInARow: serverErrorsInARow[answer.connection, default: 0])
     }
 }

@@ -208,6 +208,13 @@ public final class ScenarioRunner {
                     at: record.at.world, from: .apns, to: .provider, label: record.answer, failed: record.status >= 400)
             )
         }
+        for refused in recorder.refusedStreams {
+            events.append(
+                .init(
+                    at: refused.at.world, from: .apns, to: .provider,
+                    label: "RST_STREAM REFUSED_STREAM (connection \(refused.connection)): \(refused.why)", failed: true)
+            )
+        }
         for refusal in recorder.refusals {
             events.append(
                 .init(at: refusal.at.world, from: .provider, to: .apns, label: "TLS handshake", failed: false))
@@ -379,8 +386,12 @@ public final class ScenarioRunner {
         }
         if answers.isEmpty {
             let others = recorder.records.count
+            let refused = recorder.refusedStreams.filter { $0.at.world >= (since ?? -.infinity) }
             return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
                 + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
+                + (refused.first.map {
+                    "; \(refused.count) stream\(refused.count == 1 ? " was" : "s were") refused unprocessed (REFUSED_STREAM, \($0.why))"
+                } ?? "")
         }
         let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
         return "no push to this phone\(callUUID == nil ? "" : " for this call") was delivered; APNs answered "
@@ -409,11 +420,20 @@ public final class ScenarioRunner {
                         : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "), []
                 )
             }
-            let judgesRequests =
-                expectation.count != nil || expectation.status != nil || expectation.reason != nil
-                || expectation.phone != nil || expectation.header != nil
-            if !judgesRequests { return }
         }
+        if let expected = expectation.refusedStreams {
+            record(at: range, within: expectation.within, atEnd: true) {
+                let refused = recorder.refusedStreams
+                return (
+                    refused.count == expected, "\(expected) stream\(expected == 1 ? "" : "s") refused (REFUSED_STREAM)",
+                    "\(refused.count) refused" + (refused.first.map { ": \($0.why)" } ?? ""), []
+                )
+            }
+        }
+        let judgesRequests =
+            expectation.count != nil || expectation.status != nil || expectation.reason != nil
+            || expectation.phone != nil || expectation.header != nil
+        if !judgesRequests, expectation.refused != nil || expectation.refusedStreams != nil { return }
         let phoneTokens = expectation.phone.map { tokens(of: $0.index) }
         func matches(_ record: PushRecord) -> Bool {
             if let status = expectation.status, record.status != status { return false }
@@ -478,6 +498,29 @@ public final class ScenarioRunner {
                     "\(waits.count) retries, after "
                         + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", ")),
                     []
+                )
+            }
+        }
+        if let most = expectation.connectionsAtMost {
+            record(at: range, within: expectation.within, atEnd: true) {
+                let opened = recorder.openedAt.count
+                let refused = recorder.refusals.count
+                return (
+                    opened + refused <= most, "at most \(most) connection\(most == 1 ? "" : "s") to APNs",
+                    "\(opened + refused): \(opened) opened, \(refused) refused in the handshake", []
+                )
+            }
+        }
+        if let stopped = expectation.stopped {
+            record(at: range, within: expectation.within, atEnd: stopped == "false") {
+                let why = provider.actions.lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+                let passed =
+                    stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
+                return (
+                    passed,
+                    stopped == "false"
+                        ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
+                    why.map { "it stopped: \($0)" } ?? "it never stopped", []
                 )
             }
         }
@@ -599,6 +642,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     private var refused: [(why: String, at: Moment)] = []
     private var goAwaysSent: [(connection: UInt64, at: Moment)] = []
     private var opened: [UInt64: Double] = [:]
+    private var streamsRefused: [(connection: UInt64, why: String, at: Moment)] = []
 
     func observe(_ event: MockEvent) {
         lock.lock()
@@ -608,6 +652,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
         case .connectionRefused(_, let why, let at): refused.append((why, at))
         case .goAway(let connection, _, _, let at): goAwaysSent.append((connection, at))
         case .connectionOpened(let connection, _, _, _, let at): opened[connection] = at.wall
+        case .streamRefused(let connection, _, let why, let at): streamsRefused.append((connection, why, at))
         default: break
         }
     }
@@ -624,6 +669,13 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return goAwaysSent
+    }
+
+    /// Streams refused unprocessed (REFUSED_STREAM): on which connection, why, and when.
+    var refusedStreams: [(connection: UInt64, why: String, at: Moment)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return streamsRefused
     }
 
     /// Connections refused in the TLS handshake: why, and when.

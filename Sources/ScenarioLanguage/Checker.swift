@@ -794,6 +794,7 @@ struct Lowering {
             }
         }
         expectation.refused = text(block, "refused")
+        expectation.refusedStreams = integer(block, "refused-streams", in: 0...1_000_000)
         expectation.within = duration(block, "within", atMost: 300)
         return expectation
     }
@@ -851,8 +852,20 @@ struct Lowering {
         expectation.retried = integer(block, "retried", in: 1...100)
         expectation.reconnected = boolean(block, "reconnected")
         expectation.refreshedJWT = boolean(block, "refreshed-jwt")
+        expectation.connectionsAtMost = integer(block, "connections-at-most", in: 0...1_000_000)
+        if let scalar = scalar(block, "stopped") {
+            if case .builtin = provider {
+                expectation.stopped = scalar.text
+            } else {
+                // Only the built-in provider can say that it stopped; another's silence is not proof.
+                report(
+                    "Not for this provider", at: scalar.range,
+                    "<stopped> is said by the built-in provider; for an exec or http provider expect <connections-at-most> and what APNs saw"
+                )
+            }
+        }
         expectation.within = duration(block, "within", atMost: 300)
-        let checks = ["never-pushes", "retried", "reconnected", "refreshed-jwt"]
+        let checks = ["never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped"]
         if !checks.contains(where: block.has) {
             report("Nothing to check", at: range, "<expect provider> needs one of \(checks.joined(separator: ", "))")
             return nil

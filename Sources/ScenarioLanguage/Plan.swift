@@ -262,6 +262,8 @@ public struct APNsExpectation: Sendable {
     public var phone: PhoneRef?
     public var header: (name: String, value: String)?
     public var refused: String?
+    /// Exactly this many streams refused unprocessed (REFUSED_STREAM) over the whole scenario.
+    public var refusedStreams: Int?
     /// Real time to wait for the requests to arrive (none: judged at once).
     public var within: Double?
 }
@@ -282,5 +284,10 @@ public struct ProviderExpectation: Sendable {
     public var retried: Int?
     public var reconnected: Bool?
     public var refreshedJWT: Bool?
+    /// At most this many connections to APNs (handshakes refused included) over the whole scenario.
+    public var connectionsAtMost: Int?
+    /// The built-in provider stopped sending after a permanent failure, saying this (or, with
+    /// `stopped: false`, never stopped).
+    public var stopped: String?
     public var within: Double?
 }

@@ -32,9 +32,11 @@ public enum Schema {
         "wait": [],
         "exec": [],
         "fault": ["count", "phone", "after-accepted", "seconds"],
-        "expect apns": ["count", "status", "reason", "within", "phone", "header", "refused"],
+        "expect apns": ["count", "status", "reason", "within", "phone", "header", "refused", "refused-streams"],
         "expect phone": ["outcome", "reason", "within", "call"],
-        "expect provider": ["never-pushes", "retried", "reconnected", "refreshed-jwt", "within"],
+        "expect provider": [
+            "never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped", "within",
+        ],
     ]
 
     /// Which options each fault action takes (an APNs reason as the step's value means `answer`).

@@ -53,6 +53,22 @@ import Testing
                 "17-sandbox-token-to-production.ring", "prunes-only-on-410",
                 "17-sandbox-token-to-production.ring:25:5", "1 push after a refusal"
             ),
+            (
+                "21-permanent-goaway.ring", "reconnect-storm", "21-permanent-goaway.ring:22:5",
+                "at most 2 connections to APNs"
+            ),
+            (
+                "22-sick-connection.ring", "sticks-to-sick-connection", "22-sick-connection.ring:23:5",
+                "APNs answered 500 InternalServerError"
+            ),
+            (
+                "23-impostor-server.ring", "skips-server-verification", "23-impostor-server.ring:15:5",
+                "happened: 1 of 1 requests matched"
+            ),
+            (
+                "24-burst-before-settings.ring", "drops-refused-streams", "24-burst-before-settings.ring:30:5",
+                "refused unprocessed (REFUSED_STREAM, over MAX_CONCURRENT_STREAMS 1"
+            ),
         ])
     func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
         let result = try run(

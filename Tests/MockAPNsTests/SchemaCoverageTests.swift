@@ -73,6 +73,14 @@ import World
 
     static func scenario(_ body: String) -> String { "scenario: pair\n" + body }
 
+    /// A bundled scenario's body, with the built-in reference provider named so that it can be swapped.
+    static func bundled(_ file: String) -> String {
+        let text = (try? String(contentsOfFile: Paths.root + "/scenarios/" + file, encoding: .utf8)) ?? ""
+        return "provider:\n  builtin: reference\n"
+            + text.split(separator: "\n", omittingEmptySubsequences: false)
+            .dropFirst().joined(separator: "\n")
+    }
+
     static func curl(token: String = "{token}", extra: String = "", payload: String = "'{payload}'") -> String {
         "curl -s -o /dev/null --http2 --max-time 2 --cacert {ca} -H \"authorization: bearer {jwt}\" -H \"apns-topic: {topic}\" -H \"apns-push-type: voip\" -H \"apns-expiration: 0\"\(extra) --data-binary \(payload) {url}/3/device/\(token)"
     }
@@ -417,6 +425,27 @@ import World
 
             """
         pairs.append(swap(["builtin=no-backoff-on-503"], backOff, "builtin: reference", "builtin: no-backoff-on-503"))
+        // The connection policy's rows, each with the naive profile that gets it wrong.
+        let permanent = bundled("21-permanent-goaway.ring")
+        pairs.append(swap(["builtin=reconnect-storm"], permanent, "builtin: reference", "builtin: reconnect-storm"))
+        pairs.append(
+            swap(
+                ["step.expect provider.connections-at-most"], permanent, "connections-at-most: 2",
+                "connections-at-most: 0"))
+        pairs.append(
+            swap(["step.expect provider.stopped"], permanent, "stopped: BadCertificateEnvironment", "stopped: false"))
+        pairs.append(
+            swap(
+                ["builtin=sticks-to-sick-connection"], bundled("22-sick-connection.ring"), "builtin: reference",
+                "builtin: sticks-to-sick-connection"))
+        pairs.append(
+            swap(
+                ["builtin=skips-server-verification"], bundled("23-impostor-server.ring"), "builtin: reference",
+                "builtin: skips-server-verification"))
+        let burst = bundled("24-burst-before-settings.ring")
+        pairs.append(
+            swap(["builtin=drops-refused-streams"], burst, "builtin: reference", "builtin: drops-refused-streams"))
+        pairs.append(swap(["step.expect apns.refused-streams"], burst, "refused-streams: 0", "refused-streams: 1"))
         pairs.append(swap(["step.expect provider.retried"], backOff, "retried: 2", "retried: 3"))
         pairs.append(
             swap(["step.fault.count"], backOff, "count: 2", "count: 1").withSteps(

@@ -1,0 +1,467 @@
+import APNs
+import CNghttp2
+import COpenSSL
+import Foundation
+
+/// Why a push got no HTTP answer: what the connection policy (`ConnectionPolicy`) decides on.
+public enum TransportFailure: Sendable, Equatable {
+    /// APNs said GOAWAY before processing the stream; the reason is GOAWAY's debug data (nil: none).
+    case goAway(Reason?)
+    /// The TLS handshake (or, under TLS 1.3, the first read after it) failed: a certificate APNs
+    /// refused, or a server certificate that does not lead to the configured CA.
+    case handshakeRefused(String)
+    /// The stream was refused (RST_STREAM REFUSED_STREAM) before APNs processed it: over the
+    /// connection's stream limit, which is 1 until a valid JWT ([SEND]).
+    case streamRefused
+    /// The connection ended or went silent under the stream; APNs may or may not have processed it.
+    case connectionBroke(String)
+    /// Not sent: the provider stopped sending on this configuration after a permanent failure.
+    case stopped(String)
+}
+
+/// One HTTP/2 connection to APNs on nghttp2's client session, over TLS through memory BIOs (or h2c
+/// with prior knowledge): the built-in provider's transport. Unlike libcurl it says why a connection
+/// ended — GOAWAY's reason, a refused handshake, a refused stream — which the connection policy needs.
+final class HTTP2ClientConnection {
+    struct Options {
+        /// Verify APNs's certificate against the configured CA and host (the `skips-server-verification`
+        /// profile does not).
+        var verifiesServer = true
+        /// The stream limit assumed before APNs's SETTINGS arrive: APNs allows one stream until the
+        /// first valid JWT, so a careful client starts at 1 (nghttp2 assumes 100, and a client that
+        /// sends 100 at once loses 99 to REFUSED_STREAM).
+        var initialStreamLimit: UInt32? = 1
+    }
+
+    private let configuration: ClientConfiguration
+    private let options: Options
+    /// APNs's address, from the configuration's URL (nil host: a URL that cannot be used).
+    private let scheme: String
+    private let host: String?
+    private let port: Int
+    private var socket: Int32 = -1
+    private var context: OpaquePointer?
+    private var tls: OpaquePointer?
+    /// The TLS session's memory BIOs (owned by `tls`): bytes from the socket, bytes for it.
+    private var incoming: OpaquePointer?
+    private var outgoing: OpaquePointer?
+    private var session: OpaquePointer?
+    /// Why the connection cannot carry pushes any more.
+    private(set) var broken: TransportFailure?
+    /// APNs's GOAWAY, when one came: streams above `lastStreamId` were not processed.
+    private(set) var goAway: (lastStreamId: Int32, reason: Reason?)?
+    /// A TLS alert read after the handshake.
+    private var alert: String?
+    /// Whether any stream got an HTTP answer on this connection (an alert before that is a refusal
+    /// of the handshake, not a broken connection).
+    private var answered = false
+    /// Streams waiting for their answer, and their request bodies.
+    fileprivate var answers: [Int32: PushAnswer] = [:]
+    fileprivate var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    fileprivate var finished: [Int32: PushAnswer] = [:]
+    fileprivate var responseBodies: [Int32: [UInt8]] = [:]
+
+    init(configuration: ClientConfiguration, options: Options = Options()) {
+        self.configuration = configuration
+        self.options = options
+        let url = URL(string: configuration.url)
+        scheme = url?.scheme ?? "https"
+        host = url?.host
+        port = url?.port ?? 443
+        open()
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+        if let tls { SSL_free(tls) }
+        if let context { SSL_CTX_free(context) }
+        if socket >= 0 { close(socket) }
+    }
+
+    /// Whether new streams can be opened: no failure, no GOAWAY.
+    var isUsable: Bool { broken == nil && goAway == nil && session != nil }
+
+    /// Sends the pushes and reads until each is answered or fails; answers come back in order.
+    func exchange(_ pushes: [OutgoingPush], authorization: String?) -> [PushAnswer] {
+        var streams: [Int32?] = []
+        for push in pushes {
+            guard isUsable, let session else {
+                streams.append(nil)
+                continue
+            }
+            streams.append(submit(push, authorization: authorization, on: session))
+        }
+        run()
+        return streams.map { stream in
+            guard let stream, let answer = finished.removeValue(forKey: stream) else {
+                var answer = PushAnswer(status: 0, transportError: "not sent: \(Self.describe(notUsable))")
+                answer.failure = notUsable
+                return answer
+            }
+            return answer
+        }
+    }
+
+    /// Why no stream can be opened.
+    private var notUsable: TransportFailure {
+        if let broken { return broken }
+        if let goAway { return .goAway(goAway.reason) }
+        return .connectionBroke("no connection")
+    }
+
+    static func describe(_ failure: TransportFailure) -> String {
+        switch failure {
+        case .goAway(let reason): return "GOAWAY \(reason.map { #"{"reason":"\#($0.wire)"}"# } ?? "without a reason")"
+        case .handshakeRefused(let why): return "TLS handshake refused: \(why)"
+        case .streamRefused: return "stream refused (REFUSED_STREAM)"
+        case .connectionBroke(let why): return why
+        case .stopped(let why): return "stopped sending: \(why)"
+        }
+    }
+
+    /// Queues one request; nghttp2 holds it while MAX_CONCURRENT_STREAMS streams are open.
+    private func submit(_ push: OutgoingPush, authorization: String?, on session: OpaquePointer) -> Int32? {
+        var fields: [(String, String)] = [
+            (":method", push.method), (":scheme", scheme), (":authority", "\(host ?? "localhost"):\(port)"),
+            (":path", "/3/device/\(push.deviceToken)"),
+        ]
+        fields += push.headers.map { ($0.name.lowercased(), $0.value) }
+        if let authorization, !fields.contains(where: { $0.0 == "authorization" }) {
+            fields.append(("authorization", authorization))
+        }
+        var bytes: [UInt8] = []
+        var spans: [(Range<Int>, Range<Int>)] = []
+        for (name, value) in fields {
+            let start = bytes.count
+            bytes += Array(name.utf8)
+            let middle = bytes.count
+            bytes += Array(value.utf8)
+            spans.append((start..<middle, middle..<bytes.count))
+        }
+        let stream: Int32 = bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            // nghttp2 copies names and values when the request is submitted.
+            let nva = spans.map {
+                nghttp2_nv(
+                    name: base + $0.0.lowerBound, value: base + $0.1.lowerBound, namelen: $0.0.count,
+                    valuelen: $0.1.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
+            return nghttp2_submit_request(session, nil, nva, nva.count, &provider, nil)
+        }
+        guard stream > 0 else { return nil }
+        answers[stream] = PushAnswer(status: 0)
+        bodies[stream] = (push.payload, 0)
+        return stream
+    }
+
+    /// Writes what nghttp2 has queued and reads answers until every stream is settled or the
+    /// connection fails.
+    private func run() {
+        guard let session else { return }
+        // Once a write fails, what APNs sent before closing (answers, its GOAWAY) is still read.
+        var cannotWrite = false
+        while broken == nil, !answers.isEmpty {
+            while !cannotWrite {
+                var data: UnsafePointer<UInt8>?
+                let length = nghttp2_session_mem_send(session, &data)
+                if length < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(length))))) }
+                if length == 0 { break }
+                cannotWrite = !write(UnsafeRawBufferPointer(start: data, count: length))
+            }
+            if answers.isEmpty { break }
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            let count = buffer.withUnsafeMutableBytes { read(into: $0) }
+            if count <= 0 {
+                if let alert, !answered { return fail(.handshakeRefused(alert)) }
+                if let goAway { return fail(.goAway(goAway.reason)) }
+                return fail(.connectionBroke(count == 0 ? "APNs closed the connection" : "no answer in time"))
+            }
+            let consumed = buffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
+            if consumed < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(consumed))))) }
+        }
+    }
+
+    /// The connection is unusable: every stream still waiting fails with `failure`.
+    private func fail(_ failure: TransportFailure) {
+        broken = failure
+        for (stream, var answer) in answers {
+            answer.transportError = Self.describe(failure)
+            answer.failure = failure
+            finished[stream] = answer
+        }
+        answers = [:]
+        bodies = [:]
+        responseBodies = [:]
+    }
+
+    fileprivate func receivedGoAway(lastStreamId: Int32, debugData: UnsafeBufferPointer<UInt8>) {
+        let object = (try? JSONSerialization.jsonObject(with: Data(debugData))) as? [String: Any]
+        goAway = (lastStreamId, (object?["reason"] as? String).flatMap(Reason.init(wire:)))
+    }
+
+    fileprivate func streamClosed(_ stream: Int32, errorCode: UInt32) {
+        guard var answer = answers.removeValue(forKey: stream) else { return }
+        bodies[stream] = nil
+        answer.read(body: responseBodies.removeValue(forKey: stream) ?? [])
+        if answer.status != 0, errorCode == 0 {
+            answered = true
+        } else if let goAway, stream > goAway.lastStreamId {
+            // Above GOAWAY's last-stream-id: never processed, safe to send again elsewhere.
+            answer.status = 0
+            answer.failure = .goAway(goAway.reason)
+            answer.transportError = "not processed: \(Self.describe(.goAway(goAway.reason)))"
+        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            answer.status = 0
+            answer.failure = .streamRefused
+            answer.transportError = Self.describe(.streamRefused)
+        } else {
+            answer.status = 0
+            let why = "stream closed: \(String(cString: nghttp2_http2_strerror(errorCode)))"
+            answer.failure = .connectionBroke(why)
+            answer.transportError = why
+        }
+        finished[stream] = answer
+    }
+
+    fileprivate func notSent(_ stream: Int32, why: Int32) {
+        guard var answer = answers.removeValue(forKey: stream) else { return }
+        bodies[stream] = nil
+        let failure =
+            goAway.map { TransportFailure.goAway($0.reason) }
+            ?? .connectionBroke(String(cString: nghttp2_strerror(why)))
+        answer.failure = failure
+        answer.transportError = "not sent: \(Self.describe(failure))"
+        finished[stream] = answer
+    }
+
+    fileprivate func header(_ stream: Int32, name: String, value: String) {
+        guard answers[stream] != nil else { return }
+        if name == ":status" {
+            answers[stream]?.status = Int(value) ?? 0
+        } else {
+            answers[stream]?.headers.append((name, value))
+            if name == "apns-id" { answers[stream]?.apnsId = value }
+        }
+    }
+
+    fileprivate func body(_ stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard answers[stream] != nil else { return }
+        responseBodies[stream, default: []].append(contentsOf: bytes)
+    }
+
+    fileprivate func readBody(_ stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int) -> (Int, Bool) {
+        guard let body = bodies[stream] else { return (0, true) }
+        let count = min(length, body.bytes.count - body.offset)
+        body.bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + body.offset, count: count) }
+        bodies[stream]?.offset += count
+        return (count, body.offset + count == body.bytes.count)
+    }
+
+    // MARK: The socket, TLS and the session
+
+    private func open() {
+        guard let host else {
+            broken = .connectionBroke("bad URL \(configuration.url)")
+            return
+        }
+        socket = connectTCP(host: host, port: port)
+        guard socket >= 0 else {
+            broken = .connectionBroke("cannot connect to \(host):\(port)")
+            return
+        }
+        var timeout = timeval(tv_sec: Int(configuration.timeout), tv_usec: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if scheme == "https", let why = startTLS(host: host) {
+            broken = .handshakeRefused(why)
+            return
+        }
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onData)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, onNotSent)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        if let limit = options.initialStreamLimit { nghttp2_option_set_peer_max_concurrent_streams(option, limit) }
+        nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, 1)
+    }
+
+    private func connectTCP(host: String, port: Int) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return -1 }
+        defer { freeaddrinfo(found) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            let fd = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            if fd >= 0, connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                var one: Int32 = 1
+                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                return fd
+            }
+            if fd >= 0 { close(fd) }
+            entry = address.pointee.ai_next
+        }
+        return -1
+    }
+
+    /// TLS 1.2+, the server verified against the CA, ALPN h2, the client certificate when told.
+    private func startTLS(host: String) -> String? {
+        context = SSL_CTX_new(TLS_client_method())
+        _ = ringside_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
+        SSL_CTX_set_verify(context, options.verifiesServer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
+        if let ca = configuration.caFile {
+            SSL_CTX_load_verify_locations(context, ca, nil)
+        } else {
+            SSL_CTX_set_default_verify_paths(context)
+        }
+        if case .certificate(let certificate, let key) = configuration.authentication {
+            guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1,
+                SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1
+            else { return "cannot load the client certificate \(certificate)" }
+        }
+        let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
+        _ = SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count))
+        tls = SSL_new(context)
+        if X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(tls), host) != 1 {
+            _ = SSL_set1_host(tls, host)
+            // SSL_set_tlsext_host_name is a macro; OpenSSL copies the name.
+            _ = host.withCString {
+                SSL_ctrl(
+                    tls, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name),
+                    UnsafeMutableRawPointer(mutating: $0))
+            }
+        }
+        // Memory BIOs: OpenSSL's socket BIO writes with write(2), which raises SIGPIPE when APNs has
+        // closed the connection; here every byte goes out through send(MSG_NOSIGNAL).
+        let incoming = BIO_new(BIO_s_mem())
+        let outgoing = BIO_new(BIO_s_mem())
+        _ = ringside_BIO_set_mem_eof_return(incoming, -1)  // empty means "wait for more", not EOF
+        self.incoming = incoming
+        self.outgoing = outgoing
+        SSL_set_bio(tls, incoming, outgoing)
+        SSL_set_connect_state(tls)
+        while true {
+            let result = SSL_do_handshake(tls)
+            guard flushTLS() else { return "APNs closed the connection during the TLS handshake" }
+            if result == 1 { return nil }
+            guard SSL_get_error(tls, result) == SSL_ERROR_WANT_READ else {
+                return "TLS handshake failed: \(CryptoError.openSSLQueue())"
+            }
+            guard fillTLS() > 0 else { return "APNs closed the connection during the TLS handshake" }
+        }
+    }
+
+    /// Sends what OpenSSL has written into `outgoing`.
+    private func flushTLS() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while ringside_BIO_pending(outgoing) > 0 {
+            let count = Int(BIO_read(outgoing, &chunk, Int32(chunk.count)))
+            guard count > 0, chunk.withUnsafeBytes({ sendAll(UnsafeRawBufferPointer(rebasing: $0[..<count])) }) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Reads from the socket into `incoming`: the count, 0 when APNs closed, -1 on a timeout or error.
+    private func fillTLS() -> Int {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let count = recv(socket, &chunk, chunk.count, 0)
+        if count > 0 { BIO_write(incoming, chunk, Int32(count)) }
+        return count
+    }
+
+    private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let tls else { return sendAll(bytes) }
+        // A memory BIO takes everything at once.
+        guard SSL_write(tls, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else { return false }
+        return flushTLS()
+    }
+
+    /// Bytes read, 0 when the peer closed, -1 on a timeout or an error.
+    private func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let tls else { return recv(socket, buffer.baseAddress, buffer.count, 0) }
+        while true {
+            let count = Int(SSL_read(tls, buffer.baseAddress, Int32(buffer.count)))
+            guard flushTLS() else { return 0 }
+            if count > 0 { return count }
+            let error = SSL_get_error(tls, Int32(count))
+            if error == SSL_ERROR_SSL {
+                // An alert after the handshake: under TLS 1.3 a refused client certificate shows here.
+                alert = CryptoError.openSSLQueue()
+                return 0
+            }
+            guard error == SSL_ERROR_WANT_READ else { return 0 }
+            let filled = fillTLS()
+            if filled <= 0 { return filled }
+        }
+    }
+
+    fileprivate static func with<T>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2ClientConnection) -> T) -> T {
+        body(Unmanaged<HTTP2ClientConnection>.fromOpaque(userData!).takeUnretainedValue())
+    }
+}
+
+private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
+    let goAway = frame.pointee.goaway
+    HTTP2ClientConnection.with(userData) {
+        $0.receivedGoAway(
+            lastStreamId: goAway.last_stream_id,
+            debugData: UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len))
+    }
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    HTTP2ClientConnection.with(userData) {
+        $0.header(
+            frame.pointee.hd.stream_id,
+            name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+            value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    }
+    return 0
+}
+
+private let onData: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, userData in
+    HTTP2ClientConnection.with(userData) { $0.body(stream, UnsafeBufferPointer(start: data, count: length)) }
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, errorCode, userData in
+    HTTP2ClientConnection.with(userData) { $0.streamClosed(stream, errorCode: errorCode) }
+    return 0
+}
+
+/// A request nghttp2 would not send (after GOAWAY: NGHTTP2_ERR_START_STREAM_NOT_ALLOWED).
+private let onNotSent: nghttp2_on_frame_not_send_callback = { _, frame, code, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    HTTP2ClientConnection.with(userData) { $0.notSent(frame.pointee.hd.stream_id, why: code) }
+    return 0
+}
+
+private let readRequestBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
+    let (count, done) = HTTP2ClientConnection.with(userData) { $0.readBody(stream, into: buffer!, length: length) }
+    if done { flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+    return count
+}
