@@ -32,6 +32,23 @@ import Testing
         #expect(output["streams_history"] as? [Int] == [1, 1000])
     }
 
+    @Test("A connection whose first push is refused then serves 100 concurrent streams, none refused")
+    func hundredStreamsAfterRefusedPush() throws {
+        let server = try MockServer()
+        let jwt = Paths.jwt()
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca, "warmup": Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]),
+            "headers_first": true, "requests": Array(repeating: Probe.voip(jwt: jwt), count: 100),
+        ])
+        let responses = try #require(output["responses"] as? [[String: Any]])
+        let statuses = responses.map { ($0["headers"] as? [String: String])?[":status"] }
+        #expect(statuses.count == 101)
+        #expect(statuses.first == "400", "the warm-up push is refused (BadPriority)")
+        #expect(statuses.dropFirst().allSatisfy { $0 == "200" }, "\(statuses)")
+        #expect(responses.allSatisfy { $0["reset"] == nil })
+        #expect(!server.events.all.contains { if case .streamRefused = $0 { true } else { false } })
+    }
+
     @Test("A second stream opened before the first valid JWT is refused (REFUSED_STREAM)")
     func oneStreamBeforeAuthentication() throws {
         let server = try MockServer()
@@ -41,6 +58,15 @@ import Testing
         let responses = try #require(output["responses"] as? [[String: Any]])
         #expect((responses[0]["headers"] as? [String: String])?[":status"] == "200")
         #expect(responses[1]["reset"] as? Int == 7)
+        // The refusal is an event: the transcript and the log say which stream and why.
+        let refused = server.events.all.compactMap { event -> MockEvent? in
+            if case .streamRefused = event { event } else { nil }
+        }
+        #expect(refused.count == 1)
+        if let event = refused.first {
+            #expect(TranscriptWriter.render(event).contains(#""event":"stream-refused""#))
+            #expect(RequestLog.line(for: event).contains("until a request carries a valid JWT"))
+        }
     }
 
     @Test("A client-certificate connection starts with 1000 streams")

@@ -15,11 +15,17 @@ import Testing
     static func expectsNothing(_ plan: ScenarioPlan) -> Bool {
         plan.steps.allSatisfy { step in
             switch step.action {
-            case .expectAPNs(let expectation): return expectation.count == 0 && expectation.refused == nil
+            case .expectAPNs(let expectation):
+                let judgesRequests =
+                    expectation.count != nil || expectation.status != nil || expectation.reason != nil
+                    || expectation.phone != nil || expectation.header != nil || expectation.refusedStreams == nil
+                return (!judgesRequests || expectation.count == 0) && expectation.refused == nil
+                    && (expectation.refusedStreams ?? 0) == 0
             case .expectPhone: return false
             case .expectProvider(let expectation):
+                // A provider that sends nothing never says that it stopped.
                 return expectation.retried == nil && expectation.reconnected != true
-                    && expectation.refreshedJWT != true
+                    && expectation.refreshedJWT != true && (expectation.stopped ?? "false") == "false"
             default: return true
             }
         }

@@ -59,7 +59,7 @@ import Testing
             ),
             (
                 "22-sick-connection.ring", "sticks-to-sick-connection", "22-sick-connection.ring:23:5",
-                "APNs answered 500 InternalServerError"
+                "500 InternalServerError (connection 1), 500 InternalServerError (connection 1)"
             ),
             (
                 "23-impostor-server.ring", "skips-server-verification", "23-impostor-server.ring:15:5",
