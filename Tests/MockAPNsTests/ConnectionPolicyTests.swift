@@ -44,7 +44,7 @@ import Testing
     }
 
     func provider(
-        _ world: WorldServer, _ profile: ProviderProfile = .reference, certificate: String? = nil
+        _ world: WorldServer, _ profile: ProviderProfile = .reference, certificate: String? = nil, timeout: Double = 3
     ) throws -> ReferenceProvider {
         let authentication: ClientConfiguration.Authentication =
             certificate.map {
@@ -53,7 +53,7 @@ import Testing
             } ?? .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
         let provider = try ReferenceProvider(
             configuration: ClientConfiguration(
-                url: world.server.url, caFile: Paths.ca, authentication: authentication, timeout: 3),
+                url: world.server.url, caFile: Paths.ca, authentication: authentication, timeout: timeout),
             bundleId: Self.bundle, profile: profile)
         provider.sleep = { _ in }
         return provider
@@ -163,5 +163,21 @@ import Testing
                 #expect(why.contains("until a request carries a valid JWT"))
             }
         }
+    }
+
+    @Test(
+        "An unanswered push is sent again on a new connection with the same apns-id and call UUID: recognisably the same call"
+    )
+    func ambiguousResend() throws {
+        let world = try WorldServer()
+        let provider = try provider(world, timeout: 1)
+        provider.register(user: "alice", token: try world.phone().voip)
+        try world.control("POST", "/faults", ["action": "drop", "count": 1])
+        #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [200])
+        let pushes = world.server.events.pushes
+        #expect(pushes.count == 2)
+        #expect(Set(pushes.map(\.connection)).count == 2, "sent again on a new connection")
+        #expect(Set(pushes.compactMap(\.request.apnsId)).count == 1, "one apns-id: \(pushes.map(\.request.apnsId))")
+        #expect(Set(pushes.map { String(decoding: $0.request.body, as: UTF8.self) }).count == 1, "one call UUID")
     }
 }
