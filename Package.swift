@@ -52,6 +52,9 @@ let package = Package(
         // bench/provider.sh: the reference provider's client against the mock.
         .executableTarget(name: "ProviderBench", dependencies: ["Provider", "APNs"]),
         .executableTarget(name: "WorldBench", dependencies: ["MockAPNs", "World", "APNs", "HTTP2Server"]),
+        // scripts/fuzz.sh: libFuzzer targets for every surface that reads bytes from outside.
+        .executableTarget(
+            name: "RingsideFuzz", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "ScenarioLanguage"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),

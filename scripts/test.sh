@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, checks formatting, builds with
-# zero warnings, runs every test.
+# zero warnings, runs every test, then every fuzz target for a short count (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -18,4 +18,6 @@ summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
 total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
 failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
 [[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
+echo "== fuzz (20,000 executions per target; bench/fuzz.sh runs 10^6)" >&2
+bash scripts/fuzz.sh 20000 || status=1
 exit "$status"

@@ -34,6 +34,18 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         static func error(_ status: Int, _ message: String) -> Answer {
             Answer(status: status, json: ["error": message])
         }
+
+        /// The JSON as sent.
+        var body: [UInt8] {
+            if let raw = json as? RawJSON { return Array(raw.text.utf8) }
+            return (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])).map(Array.init) ?? []
+        }
+    }
+
+    /// One request's status and JSON body, without the transport (the control API's fuzz target).
+    public func respond(method: String, path: String, body: [UInt8]) -> (status: Int, body: [UInt8]) {
+        let answer = route(method: method, path: path, body: body)
+        return (answer.status, answer.body)
     }
 
     /// Loads a world file: `{"settings": {…}, "phones": [{"name", "online", "apps": [...]}, …]}`, the
@@ -58,7 +70,10 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     }
 
     func route(method: String, path: String, body: [UInt8]) -> Answer {
-        let parts = path.split(separator: "?")[0].split(separator: "/").map(String.init)
+        // `?` alone, or an empty path, has no part before the query (the fuzzer's first find).
+        let parts = (path.split(separator: "?", omittingEmptySubsequences: false).first ?? "").split(separator: "/")
+            .map(
+                String.init)
         let input: [String: Any]
         if body.isEmpty {
             input = [:]
@@ -410,13 +425,7 @@ final class ControlConnection: HTTP2ConnectionHandler {
         } else {
             answer = api.route(method: method, path: path, body: request.body)
         }
-        let body: [UInt8]
-        if let raw = answer.json as? RawJSON {
-            body = Array(raw.text.utf8)
-        } else {
-            body =
-                (try? JSONSerialization.data(withJSONObject: answer.json, options: [.sortedKeys])).map(Array.init) ?? []
-        }
+        let body = answer.body
         connection.respond(
             streamId: request.streamId,
             HTTP2Response(status: answer.status, headers: [("content-type", "application/json")], body: body + [10]))

@@ -79,7 +79,11 @@ public final class ReplayPlan: @unchecked Sendable {
 
     /// Reads the `push` lines of a JSONL transcript.
     public static func load(transcript path: String) throws -> ReplayPlan {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        parse(transcript: try String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    /// Reads the `push` lines of a transcript's text; other lines are skipped.
+    public static func parse(transcript text: String) -> ReplayPlan {
         var exchanges: [Exchange] = []
         for line in text.split(separator: "\n") {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],

@@ -1,0 +1,28 @@
+scenario: An app that never reports its VoIP pushes is killed, then cut off (incident 3)
+teaches: |
+  Since iOS 13 an app must report every VoIP push to CallKit before its delegate returns, or it is
+  killed. After repeated failures iOS stops delivering VoIP pushes to the app until it is
+  reinstalled (the count is a setting: Apple documents none), so even correct calls stop ringing.
+world:
+  unreported-limit: 2
+phones:
+  - name: alice
+    apps:
+      - bundle: com.ringside.testapp
+        behaviour: never-reports
+steps:
+  - register: alice
+  - call: alice
+    from: bob
+  - expect phone: alice
+    outcome: app-killed
+    reason: delegate-returned-without-report
+  - call: alice
+    from: bob
+  - expect phone: alice
+    outcome: app-killed
+  - call: alice
+    from: bob
+  - expect phone: alice
+    outcome: not-delivered
+    reason: app-blocked

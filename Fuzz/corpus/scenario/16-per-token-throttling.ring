@@ -1,0 +1,36 @@
+scenario: One token is throttled, the other phones still ring (incident 10)
+teaches: |
+  APNs limits how often one device token may be pushed: past the limit it answers 429
+  TooManyRequests for that token only (Apple gives no numbers; here 2 a minute, a world setting).
+  A correct provider backs off for that token and keeps delivering to the others.
+world:
+  throttle: 2 per 60s
+phones:
+  - name: alice
+  - name: bob
+steps:
+  - register: alice
+  - register: bob
+  - call: alice
+    from: carol
+  - call: alice
+    from: carol
+  - call: alice
+    from: carol
+    as: third
+  - call: bob
+    from: carol
+    as: meanwhile
+  - expect apns: alice throttled
+    status: 429
+    reason: TooManyRequests
+    phone: alice
+  - expect apns: bob not throttled
+    count: 1
+    status: 200
+    phone: bob
+  - expect phone: bob
+    outcome: rang
+    call: meanwhile
+  - expect provider: back-off
+    retried: 3
