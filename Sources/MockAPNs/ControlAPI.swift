@@ -99,7 +99,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             world.withWorld { $0.run(until: clock.now().world) }
             return Answer(status: 200, json: clockJSON())
         case ("GET", ["phones"]):
-            return Answer(status: 200, json: world.withWorld { w in w.phones.map { Self.phoneJSON($0) } })
+            return listPhones(query: path.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
         case ("POST", ["phones"]): return addPhone(input, at: now)
         case ("GET", _) where parts.count == 2 && parts[0] == "phones":
             return withPhone(parts[1]) { w, index in Answer(status: 200, json: Self.phoneJSON(w.phones[index])) }
@@ -136,6 +136,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             guard let data = try? JSONSerialization.data(withJSONObject: merge(settingsJSON(), input)),
                 let settings = try? JSONDecoder().decode(WorldSettings.self, from: data)
             else { return .error(400, "not world settings; GET /settings shows their shape") }
+            if let problem = settings.problem { return .error(400, problem) }
             world.reset(settings: settings)
             return Answer(status: 200, json: settingsJSON())
         case ("POST", ["reset"]):
@@ -300,11 +301,30 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             guard let bundle = app["bundleId"] as? String else {
                 return .failure(.error(400, "every app needs a bundleId"))
             }
+            // Every key is read, or refused: a typo must not fall back to a default silently.
+            let keys = ["bundleId", "ios", "behaviour", "roundTripSeconds", "blocking", "environment", "entitled"]
+            if let unknown = app.keys.sorted().first(where: { !keys.contains($0) }) {
+                return .failure(.error(400, "an app takes \(keys.joined(separator: ", ")); <\(unknown)> is not one"))
+            }
+            let roundTrip: Double?
+            let blocking: Bool?
+            let entitled: Bool?
+            let environmentName: String?
+            do {
+                // A network round trip of up to an hour: longer never finishes before the kill anyway.
+                roundTrip = try Self.seconds(app, "roundTripSeconds", in: 0...3600)
+                blocking = try Self.boolean(app, "blocking")
+                entitled = try Self.boolean(app, "entitled")
+                environmentName = try Self.string(app, "environment")
+            } catch let answer as Answer {
+                return .failure(answer)
+            } catch {
+                return .failure(.error(400, "\(error)"))
+            }
             let behaviourName = app["behaviour"] as? String ?? "reports-at-once"
             guard
                 let behaviour = AppBehaviour.named(
-                    behaviourName, seconds: number(app["roundTripSeconds"]) ?? 2,
-                    blocking: app["blocking"] as? Bool ?? false)
+                    behaviourName, seconds: roundTrip ?? 2, blocking: blocking ?? false)
             else {
                 return .failure(
                     .error(
@@ -316,24 +336,41 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                 return .failure(.error(400, "ios is a version like \"26.4\""))
             }
             let environment =
-                APNsEnvironment(rawValue: app["environment"] as? String ?? "")
-                ?? mock.configuration.validation.environment
+                environmentName.map { APNsEnvironment(rawValue: $0) } ?? mock.configuration.validation.environment
+            guard let environment else {
+                return .failure(
+                    .error(
+                        400,
+                        "<environment> is one of \(APNsEnvironment.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
             specs.append(
                 AppSpec(
                     bundleId: bundle, ios: ios, behaviour: behaviour, environment: environment,
-                    isEntitled: app["entitled"] as? Bool ?? true))
+                    isEntitled: entitled ?? true))
         }
         return .success(specs)
     }
 
     private func addPhone(_ input: [String: Any], at now: Double) -> Answer {
+        if let problem = Self.unknownKey(input, ["name", "online", "apps"]) { return problem }
+        if input["apps"] != nil, !(input["apps"] is [[String: Any]]) {
+            return .error(400, "<apps> takes a list of objects, each with a bundleId")
+        }
         let specs: [AppSpec]
         switch appSpecs(input["apps"] as? [[String: Any]] ?? [["bundleId": "com.ringside.testapp"]]) {
         case .failure(let answer): return answer
         case .success(let value): specs = value
         }
-        let name = input["name"] as? String ?? "phone"
-        let online = input["online"] as? Bool ?? true
+        let name: String
+        let online: Bool
+        do {
+            name = try Self.string(input, "name") ?? "phone"
+            online = try Self.boolean(input, "online") ?? true
+        } catch let answer as Answer {
+            return answer
+        } catch {
+            return .error(400, "\(error)")
+        }
         return world.withWorld { w in
             let id = w.addPhone(name: name, online: online, apps: specs, at: now)
             return Answer(status: 201, json: Self.phoneJSON(w.phones[id]))
@@ -353,18 +390,75 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     }
 
     private func changeState(_ id: String, _ input: [String: Any], at now: Double) -> Answer {
-        withPhone(id) { w, index in
-            if let online = input["online"] as? Bool { w.change(phone: index, .online(online), at: now) }
-            if let dnd = input["doNotDisturb"] as? Bool { w.change(phone: index, .doNotDisturb(dnd), at: now) }
-            if let blocked = input["blockedCallers"] as? [String] {
-                w.change(phone: index, .blockedCallers(Set(blocked)), at: now)
+        // Everything is read before anything changes: a bad request changes nothing.
+        var changes: [World.PhoneChange] = []
+        do {
+            if let problem = Self.unknownKey(
+                input, ["online", "doNotDisturb", "blockedCallers", "vipCallers", "activeCall"])
+            {
+                return problem
             }
-            if let vips = input["vipCallers"] as? [String] { w.change(phone: index, .vipCallers(Set(vips)), at: now) }
-            if input.keys.contains("activeCall") {
-                w.change(phone: index, .activeCall(input["activeCall"] as? String), at: now)
+            if let online = try Self.boolean(input, "online") { changes.append(.online(online)) }
+            if let dnd = try Self.boolean(input, "doNotDisturb") { changes.append(.doNotDisturb(dnd)) }
+            for key in ["blockedCallers", "vipCallers"] where input[key] != nil {
+                guard let names = input[key] as? [String] else {
+                    throw Answer.error(400, "<\(key)> takes a list of names")
+                }
+                changes.append(key == "vipCallers" ? .vipCallers(Set(names)) : .blockedCallers(Set(names)))
             }
+            if let call = input["activeCall"] {
+                guard call is NSNull || call is String else {
+                    throw Answer.error(400, "<activeCall> takes a caller's name, or null")
+                }
+                changes.append(.activeCall(call as? String))
+            }
+        } catch let answer as Answer {
+            return answer
+        } catch {
+            return .error(400, "\(error)")
+        }
+        return withPhone(id) { w, index in
+            for change in changes { w.change(phone: index, change, at: now) }
             return Answer(status: 200, json: Self.phoneJSON(w.phones[index]))
         }
+    }
+
+    /// Phones are listed a page at a time (`offset`, `limit` ≤ 1000): a world of a million phones
+    /// must not hold the world's lock, or the control API's thread, for the time a whole list takes.
+    static let pageLimit = 1000
+
+    private func listPhones(query: Substring) -> Answer {
+        var offset = 0
+        var limit = 100
+        for item in query.split(separator: "&") {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = pair.count == 2 && pair[1].utf8.count <= 9 && pair[1].allSatisfy(\.isASCII) ? Int(pair[1]) : nil
+            switch pair[0] {
+            case "offset" where value.map({ $0 >= 0 }) == true: offset = value!
+            case "limit" where value.map({ (1...Self.pageLimit).contains($0) }) == true: limit = value!
+            default:
+                return .error(
+                    400,
+                    "GET /phones takes offset=N (≥ 0) and limit=N (1 to \(Self.pageLimit)); got <\(item.prefix(64))>")
+            }
+        }
+        return world.withWorld { w in
+            let start = min(offset, w.phones.count)
+            let page = start..<min(w.phones.count, start + limit)
+            let next = page.upperBound < w.phones.count ? "/phones?offset=\(page.upperBound)&limit=\(limit)" : nil
+            return Answer(
+                status: 200,
+                json: [
+                    "phones": page.map { Self.phoneJSON(w.phones[$0]) }, "total": w.phones.count,
+                    "next": next as Any? ?? NSNull(),
+                ] as [String: Any])
+        }
+    }
+
+    /// A 400 naming the first key that is not one of `known`, or nil.
+    static func unknownKey(_ input: [String: Any], _ known: [String]) -> Answer? {
+        guard let unknown = input.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
+        return .error(400, "<\(unknown)> is not one of \(known.joined(separator: ", "))")
     }
 
     static func phoneJSON(_ phone: VirtualPhone) -> [String: Any] {
@@ -390,8 +484,14 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         return line.finish()
     }
 
-    private func number(_ value: Any?) -> Double? {
-        (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init)
+    static func boolean(_ input: [String: Any], _ key: String) throws -> Bool? {
+        guard let value = input[key] else { return nil }
+        // JSON numbers bridge to Bool too (1 as? Bool is true): only true and false, boxed as
+        // __NSCFBoolean by JSONSerialization, are booleans here.
+        guard let flag = value as? Bool, "\(type(of: value))".contains("Boolean") else {
+            throw Answer.error(400, "<\(key)> takes true or false")
+        }
+        return flag
     }
 }
 

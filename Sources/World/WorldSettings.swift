@@ -33,6 +33,41 @@ public struct WorldSettings: Sendable, Codable, Equatable {
 
     public init() {}
 
+    /// The longest duration a setting may hold: ten years, beyond every rule of APNs or the phone and
+    /// small enough that world-time arithmetic stays exact (the scenario language's limit too).
+    public static let longestDuration = 10 * 365 * 86_400.0
+    /// Token sizes APNs hands out: 32 bytes today, longer ones seen; `DeviceTokenSyntax` reads up to 512.
+    public static let tokenSizes = 1...512
+    /// Counts (limits, budgets, throttles) a setting may hold.
+    public static let counts = 0...1_000_000
+
+    /// What is out of range, in words, or nil: settings from outside (the control API, a world file)
+    /// are checked before a world is made with them.
+    public var problem: String? {
+        let durations: [(String, Double?)] = [
+            ("deliveryLatency", deliveryLatency), ("lowPriorityDelay", lowPriorityDelay),
+            ("defaultStorage", defaultStorage), ("unregisterDelay", unregisterDelay),
+            ("callServicesCheck", callServicesCheck), ("ringTimeout", ringTimeout),
+            ("longNetworkDelay", longNetworkDelay), ("throttle.window", throttle?.window),
+            ("folklore.deadTokenPenaltySeconds", folklore.deadTokenPenaltySeconds),
+        ]
+        for case let (name, value?) in durations where !(value.isFinite && (0...Self.longestDuration).contains(value)) {
+            return "<\(name)> takes seconds from 0 to \(Int(Self.longestDuration)) (ten years), got <\(value)>"
+        }
+        let counts: [(String, Int?)] = [
+            ("unreportedLimit", unreportedLimit), ("throttle.count", throttle?.count),
+            ("folklore.deadTokenPenalty", folklore.deadTokenPenalty),
+            ("folklore.dailyVoIPBudget", folklore.dailyVoIPBudget),
+        ]
+        for case let (name, value?) in counts where !Self.counts.contains(value) {
+            return "<\(name)> takes a whole number from 0 to \(Self.counts.upperBound), got <\(value)>"
+        }
+        if !Self.tokenSizes.contains(tokenBytes) {
+            return "<tokenBytes> takes a size from 1 to 512 bytes, got <\(tokenBytes)>"
+        }
+        return nil
+    }
+
     public enum StoragePolicy: String, Sendable, Codable { case latest, oldest }
 
     public struct Throttle: Sendable, Codable, Equatable {

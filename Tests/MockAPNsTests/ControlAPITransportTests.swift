@@ -66,6 +66,57 @@ import Testing
         #expect(health?["status"] as? String == "ok")
     }
 
+    @Test(
+        "World settings, app and phone fields out of range, of the wrong type or unknown get 400, change nothing, and pushes still ring",
+        arguments: [
+            ("/settings", #"{"tokenBytes": 1000000000}"#), ("/settings", #"{"tokenBytes": -1}"#),
+            ("/settings", #"{"ringTimeout": 1e300}"#), ("/settings", #"{"deliveryLatency": -5}"#),
+            ("/settings", #"{"throttle": {"count": 1e12, "window": 60}}"#),
+            ("/settings", #"{"folklore": {"dailyVoIPBudget": -3}}"#),
+            ("/phones", #"{"apps": [{"bundleId": "a.b", "roundTripSeconds": "inf"}]}"#),
+            ("/phones", #"{"apps": [{"bundleId": "a.b", "roundTripSeconds": 1e300}]}"#),
+            ("/phones", #"{"apps": [{"bundleId": "a.b", "enviroment": "production"}]}"#),
+            ("/phones", #"{"apps": [{"bundleId": "a.b", "environment": "prodution"}]}"#),
+            ("/phones", #"{"apps": [{"bundleId": "a.b", "entitled": 0}]}"#),
+            ("/phones", #"{"name": "x", "onlin": false}"#), ("/phones", #"{"online": "no"}"#),
+            ("/phones", #"{"apps": "com.ringside.testapp"}"#),
+            ("/phones/0/state", #"{"online": 1}"#), ("/phones/0/state", #"{"doNotDisturb": true, "vip": ["a"]}"#),
+            ("/phones/0/state", #"{"blockedCallers": "bob"}"#), ("/phones/0/state", #"{"activeCall": 5}"#),
+        ])
+    func worldNumbers(path: String, body: String) throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        let before = try world.control("GET", "/phones/0") as? [String: Any]
+        let input = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let answer = try world.control("POST", path, input) as? [String: Any]
+        #expect(answer?["error"] is String, "\(answer ?? [:])")
+        let after = try world.control("GET", "/phones/0") as? [String: Any]
+        #expect(after?["doNotDisturb"] as? Bool == before?["doNotDisturb"] as? Bool)
+        #expect(after?["online"] as? Bool == true, "a bad request changes nothing")
+        let listed = try world.control("GET", "/phones") as? [String: Any]
+        #expect(listed?["total"] as? Int == 1, "nothing added")
+        #expect(try Curl.applePush(world.server, token: phone.voip).status == 200)
+    }
+
+    @Test("GET /phones is paged: offset and limit in range, a next path until the last page; out of range is 400")
+    func phonesPaged() throws {
+        let world = try WorldServer()
+        for _ in 0..<5 { _ = try world.phone() }
+        let first = try #require(try world.control("GET", "/phones?limit=2") as? [String: Any])
+        #expect((first["phones"] as? [[String: Any]])?.map { $0["id"] as? Int } == [0, 1])
+        #expect(first["total"] as? Int == 5)
+        #expect(first["next"] as? String == "/phones?offset=2&limit=2")
+        let last = try #require(try world.control("GET", "/phones?offset=4&limit=2") as? [String: Any])
+        #expect((last["phones"] as? [Any])?.count == 1)
+        #expect(last["next"] is NSNull)
+        let beyond = try #require(try world.control("GET", "/phones?offset=999999999") as? [String: Any])
+        #expect((beyond["phones"] as? [Any])?.isEmpty == true)
+        for query in ["limit=0", "limit=1001", "offset=-1", "offset=1e3", "limit=99999999999999999999", "page=2"] {
+            let answer = try world.control("GET", "/phones?" + query) as? [String: Any]
+            #expect(answer?["error"] is String, "\(query): \(answer ?? [:])")
+        }
+    }
+
     @Test("A clock advance that is infinite, a string or beyond a century gets 400; the mock keeps serving")
     func clockAdvance() throws {
         let world = try WorldServer()
