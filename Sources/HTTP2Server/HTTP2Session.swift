@@ -35,12 +35,15 @@ public final class HTTP2Session {
     /// Why nghttp2 itself sent GOAWAY (not through `goAway`), in words; nil when it did not.
     public private(set) var goAwayByLibrary: String?
     private var goAwaySubmitted = false
+    /// The highest stream id the client has opened.
+    private var highestClientStreamId: Int32 = 0
 
     public init(limits: HTTP2Limits, initialMaxConcurrentStreams: UInt32) {
         self.limits = limits
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
@@ -195,6 +198,21 @@ public final class HTTP2Session {
         Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
+    /// RFC 9113 §5.1.1: a client opens streams with ids above every one it used before, and an
+    /// unexpected stream id is a connection error PROTOCOL_ERROR. nghttp2 ignores HEADERS on a lower,
+    /// no longer open stream (it cannot tell them from a closed stream's late trailers, and APNs
+    /// clients send no trailers), so the check is here.
+    fileprivate func beginHeadersFrame(streamId: Int32) {
+        if streamId > highestClientStreamId {
+            highestClientStreamId = streamId
+        } else if nghttp2_session_find_stream(session, streamId) == nil, !goAwaySubmitted {
+            goAwaySubmitted = true
+            goAwayByLibrary =
+                "HEADERS on stream \(streamId), not above the client's last stream \(highestClientStreamId): GOAWAY PROTOCOL_ERROR (RFC 9113 §5.1.1)"
+            nghttp2_session_terminate_session2(session, highestClientStreamId, NGHTTP2_PROTOCOL_ERROR.rawValue)
+        }
+    }
+
     fileprivate func beginHeaders(streamId: Int32) {
         receiving = HTTP2Request(streamId: streamId)
         receiving!.fieldBytes.reserveCapacity(512)
@@ -310,6 +328,14 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
         HTTP2Session.with(userData) { $0.delegate?.session($0, refusedStream: frame.pointee.hd.stream_id) }
     default: break
     }
+    return 0
+}
+
+private let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
+    guard let header, header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue), header.pointee.stream_id & 1 == 1 else {
+        return 0
+    }
+    HTTP2Session.with(userData) { $0.beginHeadersFrame(streamId: header.pointee.stream_id) }
     return 0
 }
 

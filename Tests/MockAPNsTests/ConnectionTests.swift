@@ -49,6 +49,27 @@ import Testing
         #expect(!server.events.all.contains { if case .streamRefused = $0 { true } else { false } })
     }
 
+    @Test(
+        "HEADERS on a stream id lower than one already used is GOAWAY PROTOCOL_ERROR (RFC 9113 §5.1.1); on a stream still open, STREAM_CLOSED (§5.1)",
+        arguments: ["lower", "reuse"])
+    func lowerStreamId(kind: String) throws {
+        let server = try MockServer(plaintext: true)
+        let result = try run(
+            "/usr/bin/env", ["python3", Paths.clients + "/lower_stream_id.py", "\(server.port)"] + (kind == "reuse" ? ["reuse"] : []))
+        let output = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+        let goAway = try #require(output["goaway"] as? [String: Int], "\(output)")
+        #expect(goAway["error_code"] == (kind == "lower" ? 1 : 5), "PROTOCOL_ERROR, or nghttp2's STREAM_CLOSED")
+        #expect(goAway["last_stream_id"] == 3)
+        if kind == "lower" {
+            usleep(100_000)
+            let closed = server.events.all.compactMap { event -> String? in
+                if case .connectionClosed(_, let why, _) = event { why } else { nil }
+            }
+            #expect(closed.contains { $0.contains("RFC 9113 §5.1.1") }, "\(closed)")
+        }
+    }
+
     @Test("A second stream opened before the first valid JWT is refused (REFUSED_STREAM)")
     func oneStreamBeforeAuthentication() throws {
         let server = try MockServer()
