@@ -51,6 +51,32 @@ public struct PushRequest: Sendable {
 
     public init() {}
 
+    /// Keeps at most `bytes` of the body (`bodyLength` still says how long it was), of each text
+    /// field, and of the other headers together: a request as a long-lived record keeps it.
+    public mutating func compact(keeping bytes: Int) {
+        if body.count > bytes { body = Array(body.prefix(bytes)) }
+        func cut(_ text: inout String?) {
+            if let value = text, value.utf8.count > bytes {
+                text = String(decoding: value.utf8.prefix(bytes), as: UTF8.self)
+            }
+        }
+        cut(&method)
+        cut(&path)
+        cut(&authorization)
+        cut(&apnsId)
+        cut(&expiration)
+        cut(&priority)
+        cut(&topic)
+        cut(&pushType)
+        cut(&collapseId)
+        var budget = bytes
+        otherHeaders = otherHeaders.prefix { header in
+            budget -= header.name.utf8.count + header.value.utf8.count
+            return budget >= 0
+        }
+        duplicatedHeaders = Array(duplicatedHeaders.prefix(8))
+    }
+
     /// Records one header field; names are lower case in HTTP/2 (RFC 9113 §8.2.1).
     public mutating func add(name: String, value: String) {
         func set(_ slot: inout String?) {

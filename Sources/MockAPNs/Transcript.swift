@@ -148,7 +148,12 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
             line.field("duplicated", request.duplicatedHeaders.joined(separator: ","))
         }
         line.field("bodyLength", request.bodyLength)
-        if request.bodyLength <= 5120 { line.field("body", String(decoding: request.body, as: UTF8.self)) }
+        if request.bodyLength <= 5120, request.body.count == request.bodyLength {
+            line.field("body", String(decoding: request.body, as: UTF8.self))
+        } else if !request.body.isEmpty {
+            // Only the start was kept (the control API's buffer keeps a kilobyte).
+            line.field("bodyStart", String(decoding: request.body, as: UTF8.self))
+        }
         return line.finish()
     }
 }

@@ -10,7 +10,17 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
 
     public init(capacity: Int = 100_000) { self.capacity = capacity }
 
+    /// What a kept request may hold: its body's first kilobyte (and its length), and a kilobyte of
+    /// each text field, so that memory is bounded by the event cap (issue 11: 8 KB bodies made the
+    /// full buffer about 0.9 GB).
+    public static let keptBytes = 1024
+
     public func observe(_ event: MockEvent) {
+        var event = event
+        if case .push(var record) = event {
+            record.request.compact(keeping: Self.keptBytes)
+            event = .push(record)
+        }
         lock.lock()
         events.append(event)
         if events.count > capacity { events.removeFirst(events.count / 2) }

@@ -55,7 +55,8 @@ import Testing
     func lowerStreamId(kind: String) throws {
         let server = try MockServer(plaintext: true)
         let result = try run(
-            "/usr/bin/env", ["python3", Paths.clients + "/lower_stream_id.py", "\(server.port)"] + (kind == "reuse" ? ["reuse"] : []))
+            "/usr/bin/env",
+            ["python3", Paths.clients + "/lower_stream_id.py", "\(server.port)"] + (kind == "reuse" ? ["reuse"] : []))
         let output = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
         let goAway = try #require(output["goaway"] as? [String: Int], "\(output)")

@@ -117,6 +117,29 @@ import Testing
         }
     }
 
+    @Test("The control API's transcript keeps a request's first kilobyte and its length; the JSONL file keeps it whole")
+    func transcriptBufferKeepsAKilobyte() throws {
+        let server = try MockServer()
+        let payload = #"{"aps":{},"pad":""# + String(repeating: "x", count: 4900) + #""}"#
+        #expect(try Curl.applePush(server, body: payload).status == 200)
+        guard
+            case .push(let kept)? = server.assembly.transcript.kept.first(where: {
+                if case .push = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no push kept")
+            return
+        }
+        #expect(kept.request.body.count == TranscriptBuffer.keptBytes)
+        #expect(kept.request.bodyLength == payload.utf8.count)
+        let line = TranscriptWriter.render(.push(kept))
+        #expect(
+            line.contains("\"bodyLength\":\(payload.utf8.count)") && line.contains("\"bodyStart\""),
+            "\(line.prefix(300))")
+        let whole = try #require(server.events.pushes.first)
+        #expect(TranscriptWriter.render(.push(whole)).contains("\"body\":"), "the file's record is whole")
+    }
+
     @Test("A clock advance that is infinite, a string or beyond a century gets 400; the mock keeps serving")
     func clockAdvance() throws {
         let world = try WorldServer()
