@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// Cleartext only: a client that does not open with the HTTP/2 preface is served as HTTP/1.1
     /// (for a JSON control API that plain `curl` can reach).
     public var acceptsHTTP1 = false
+    /// Connections open at once, across workers; one more is accepted and closed at once (and reported
+    /// as refused) rather than left waiting in the backlog. nil: no cap but the process's file limit.
+    public var maximumConnections: Int?
     /// Event-loop threads; one per core by default.
     public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 

@@ -13,6 +13,7 @@ final class Worker: @unchecked Sendable {
     /// Set while accepting is paused for lack of descriptors or memory.
     private var acceptPausedUntil: Double?
     private var hasReportedAcceptLimit = false
+    private var hasReportedConnectionCap = false
     static let acceptPause = 0.1
     private let configuration: ServerConfiguration
     private let service: any HTTP2Service
@@ -200,6 +201,20 @@ final class Worker: @unchecked Sendable {
                     }
                 }
                 return
+            }
+            if let cap = configuration.maximumConnections,
+                (team.isEmpty ? connectionCount : team.reduce(0) { $0 + $1.connectionCount }) >= cap
+            {
+                // Over the cap: closed at once, so that the client learns it now, not after a timeout.
+                close(fd)
+                service.refused(peer: Self.describe(storage), why: "over --max-connections \(cap)")
+                if !hasReportedConnectionCap {
+                    hasReportedConnectionCap = true
+                    let text =
+                        "ringside: \(cap) connections open (--max-connections); closing new ones until some end\n"
+                    _ = text.withCString { write(2, $0, strlen($0)) }
+                }
+                continue
             }
             // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks: set the flags after accept.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

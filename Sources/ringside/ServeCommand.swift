@@ -42,6 +42,8 @@ enum ServeCommand {
                                  BadEnvironmentKeyIdInToken (Apple's spelling).
           --idle-timeout SECS    Close connections idle this long with GOAWAY IdleTimeout (default 3600).
           --handshake-timeout SECS  Close TLS connections whose handshake has not finished (default 10).
+          --max-connections N    Connections open at once (default 10000); more are closed at once and
+                                 logged as refused.
           --reset-limit B/R      End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs,
                                  refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its
                                  default (libcurl 7.88 resets every finished stream). Default: no limit,
@@ -85,6 +87,7 @@ enum ServeCommand {
         var environmentKeyReason = Reason.badEnvironmentKeyInToken
         var idleTimeout: Double = 3600
         var handshakeTimeout: Double = 10
+        var maximumConnections = 10_000
         var resetLimit: (burst: UInt64, perSecond: UInt64)?
         var certs: String?
         var seed: UInt64?
@@ -129,6 +132,12 @@ enum ServeCommand {
                 }
                 handshakeTimeout = Double(seconds)
             }
+            if let count = try arguments.number("--max-connections", Int.self) {
+                guard (1...1_000_000).contains(count) else {
+                    throw UsageError("--max-connections takes 1 to 1000000")
+                }
+                maximumConnections = count
+            }
             if let text = try arguments.value("--reset-limit") {
                 let parts = text.split(separator: "/").compactMap { UInt64($0) }
                 guard parts.count == 2, parts[0] > 0 else {
@@ -169,6 +178,7 @@ enum ServeCommand {
         mockOptions.server.port = options.port
         mockOptions.server.idleTimeout = options.idleTimeout
         mockOptions.server.handshakeTimeout = options.handshakeTimeout
+        mockOptions.server.maximumConnections = options.maximumConnections
         mockOptions.server.limits.streamResets = options.resetLimit
         if let workers = options.workers { mockOptions.server.workers = max(1, workers) }
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)

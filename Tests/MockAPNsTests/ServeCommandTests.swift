@@ -94,6 +94,44 @@ import Testing
         #expect(serve.log.contains("the TLS handshake did not finish within 1 s"), "\(serve.log)")
     }
 
+    @Test("Over --max-connections a new connection is closed at once and logged; once one ends, pushes are served")
+    func connectionCap() throws {
+        let serve = try Serve(["--max-connections", "2"])
+        defer { _ = serve.interrupt() }
+        let port = try #require(serve.contract["APNS_PORT"])
+        let ca = try #require(serve.contract["APNS_CA_FILE"])
+        // Two idle TLS connections fill the cap; a third is closed at once; after one goes, curl gets 200.
+        let script = """
+            import socket, ssl, subprocess, sys, time
+            context = ssl.create_default_context(cafile='\(ca)')
+            context.set_alpn_protocols(['h2'])
+            def connect():
+                return context.wrap_socket(socket.create_connection(('127.0.0.1', \(port))), server_hostname='localhost')
+            held = [connect(), connect()]
+            time.sleep(0.3)
+            third = socket.create_connection(('127.0.0.1', \(port)))
+            third.settimeout(3)
+            try:
+                print('third closed' if third.recv(10) == b'' else 'third served')
+            except (socket.timeout, ConnectionResetError) as error:
+                print('third closed' if isinstance(error, ConnectionResetError) else 'third waited')
+            held.pop().close()
+            time.sleep(0.3)
+            print('fourth:', subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+            """
+        let probe = try run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", script, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2", "--cacert",
+                ca,
+                "-H", "authorization: bearer \(Paths.jwt())", "-H", "apns-topic: com.ringside.testapp.voip", "-H",
+                "apns-push-type: voip", "--data-binary", "{}", "https://127.0.0.1:\(port)/3/device/\(Paths.voipToken)",
+            ])
+        #expect(probe.stdout.contains("third closed"), "\(probe.stdout) \(probe.stderr)")
+        #expect(probe.stdout.contains("fourth: 200"), "\(probe.stdout) \(probe.stderr)")
+        #expect(serve.log.contains("over --max-connections 2"), "\(serve.log)")
+    }
+
     @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
     func contractIsUsable() throws {
         let serve = try Serve([])
