@@ -44,7 +44,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             lock.unlock()
             throw error
         }
-        let finished = world.takeFinished().map { world.pushes[$0] }
+        let finished = world.takeFinished()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         if measuresBusyTime {
             var ended = timespec()

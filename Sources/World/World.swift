@@ -14,7 +14,13 @@ public final class World {
     /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
     private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
+    /// Every push since the world began, minus the oldest finished ones once more than `keptPushes`
+    /// are kept: push number `n` is `pushes[n - forgotten]` (memory bounded under a soak).
     public private(set) var pushes: [PushFate] = []
+    /// How many of the oldest pushes were forgotten.
+    public private(set) var forgotten = 0
+    /// How many pushes the world remembers at most, pending ones aside.
+    public var keptPushes = 100_000
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
     private var recentRequests: [RegistryKey: [Double]] = [:]
@@ -245,7 +251,7 @@ public final class World {
     public func accept(
         _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
     ) -> Int {
-        let number = pushes.count
+        let number = forgotten + pushes.count
         let call = CallInfo(body: body)
         var fate = PushFate(
             number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
@@ -257,10 +263,10 @@ public final class World {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
-        pushes[number].phone = record.phone
-        pushes[number].phoneName = phones[record.phone].name
-        pushes[number].bundleId = record.bundleId
-        pushes[number].kind = record.kind
+        pushes[number - forgotten].phone = record.phone
+        pushes[number - forgotten].phoneName = phones[record.phone].name
+        pushes[number - forgotten].bundleId = record.bundleId
+        pushes[number - forgotten].kind = record.kind
         if record.retiredAt != nil {
             finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
             return number
@@ -284,6 +290,8 @@ public final class World {
     public func run(until now: Double) {
         while let next = schedule.peek, next.at <= now {
             schedule.pop()
+            // Only finished pushes are forgotten, and a finished push has nothing left to happen.
+            if next.kind.number < forgotten { continue }
             switch next.kind {
             case .arrive(let number): arrive(number, at: next.at)
             case .report(let number): report(number, at: next.at)
@@ -300,7 +308,7 @@ public final class World {
     // MARK: Store and forward ([SEND], [METRICS], APNS-REFERENCE §7)
 
     private func store(_ number: Int, phone id: Int, at now: Double) {
-        let push = pushes[number]
+        let push = pushes[number - forgotten]
         // 0, or a time already past (aioapns's time_to_live=0): one attempt, not stored ([SEND]).
         if let expiration = push.expiration, expiration == 0 || Double(expiration) <= now {
             finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
@@ -316,22 +324,22 @@ public final class World {
             finish(previous, .notDelivered(.replacedWhileStored), now, .replacedByNewer)
         }
         phones[id].stored[bundle] = number
-        pushes[number].note(now, .stored(until: expiresAt))
+        pushes[number - forgotten].note(now, .stored(until: expiresAt))
         schedule.push(ScheduledEvent(at: expiresAt, kind: .expire(number)))
     }
 
     private func expire(_ number: Int, at now: Double) {
-        guard pushes[number].outcome == .pending, let phone = pushes[number].phone,
-            phones[phone].stored[pushes[number].bundleId ?? ""] == number
+        guard pushes[number - forgotten].outcome == .pending, let phone = pushes[number - forgotten].phone,
+            phones[phone].stored[pushes[number - forgotten].bundleId ?? ""] == number
         else { return }
-        phones[phone].stored[pushes[number].bundleId ?? ""] = nil
+        phones[phone].stored[pushes[number - forgotten].bundleId ?? ""] = nil
         finish(number, .notDelivered(.expired), now, .storedExpired)
     }
 
     private func deliverStored(phone id: Int, at now: Double) {
         for (bundle, number) in phones[id].stored {
             phones[id].stored[bundle] = nil
-            pushes[number].note(now, .backOnline)
+            pushes[number - forgotten].note(now, .backOnline)
             scheduleArrival(number, at: now + settings.deliveryLatency)
         }
     }
@@ -339,17 +347,17 @@ public final class World {
     // MARK: The phone ([PK-VOIP], [PK-264], APNS-REFERENCE §8.3)
 
     private func arrive(_ number: Int, at now: Double) {
-        guard pushes[number].outcome == .pending, let id = pushes[number].phone else { return }
+        guard pushes[number - forgotten].outcome == .pending, let id = pushes[number - forgotten].phone else { return }
         if !phones[id].isOnline {
             store(number, phone: id, at: now)
             return
         }
-        guard let index = phones[id].appIndex(pushes[number].bundleId ?? "") else {
+        guard let index = phones[id].appIndex(pushes[number - forgotten].bundleId ?? "") else {
             finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
         let app = phones[id].apps[index]
-        guard pushes[number].kind == .voip else {
+        guard pushes[number - forgotten].kind == .voip else {
             finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
         }
@@ -372,38 +380,38 @@ public final class World {
                 return
             }
         }
-        pushes[number].deliveredAt = now
-        let delay = now - pushes[number].sentAt
-        pushes[number].note(
+        pushes[number - forgotten].deliveredAt = now
+        let delay = now - pushes[number - forgotten].sentAt
+        pushes[number - forgotten].note(
             now, .handedToApp(ios: app.ios, delay: delay))
         let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
-        let call = (uuid: pushes[number].callUUID, caller: pushes[number].caller)
+        let call = (uuid: pushes[number - forgotten].callUUID, caller: pushes[number - forgotten].caller)
         switch app.behaviour {
         case .reportsAtOnce:
             report(number, at: now)
         case .completesBeforeReporting:
-            pushes[number].note(now, .completionFirst)
+            pushes[number - forgotten].note(now, .completionFirst)
             report(number, at: now)
         case .reportsOnlyWellFormed:
             if call.uuid != nil, call.caller != nil {
                 report(number, at: now)
             } else {
-                pushes[number].note(now, .notWellFormed)
+                pushes[number - forgotten].note(now, .notWellFormed)
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         case .neverReports:
-            pushes[number].note(now, .neverReports)
+            pushes[number - forgotten].note(now, .neverReports)
             didNotReport(number, mustReport: mustReport, at: now)
         case .reportsAfterRoundTrip(let seconds, let blocking):
             if blocking {
-                pushes[number].note(now, .blockingRoundTrip(seconds))
+                pushes[number - forgotten].note(now, .blockingRoundTrip(seconds))
                 if seconds < settings.callServicesCheck || !mustReport {
                     schedule.push(ScheduledEvent(at: now + seconds, kind: .report(number)))
                 } else {
                     schedule.push(ScheduledEvent(at: now + settings.callServicesCheck, kind: .systemCheck(number)))
                 }
             } else {
-                pushes[number].note(now, .asyncRoundTrip(seconds))
+                pushes[number - forgotten].note(now, .asyncRoundTrip(seconds))
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         }
@@ -413,7 +421,7 @@ public final class World {
     /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
     private func mustReport(app: VirtualApp, phone: VirtualPhone, delay: Double, number: Int, at now: Double) -> Bool {
         guard app.ios >= OSVersion.reportingRule else {
-            pushes[number].note(now, .beforeReportingRule(app.ios))
+            pushes[number - forgotten].note(now, .beforeReportingRule(app.ios))
             return false
         }
         let newDelegate = app.ios >= OSVersion.mustReportDelegate
@@ -426,10 +434,10 @@ public final class World {
             why = .networkDelay(delay)
         }
         if let why {
-            pushes[number].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
+            pushes[number - forgotten].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
             return false
         }
-        pushes[number].note(now, .mustReport(newDelegate: newDelegate))
+        pushes[number - forgotten].note(now, .mustReport(newDelegate: newDelegate))
         return true
     }
 
@@ -442,12 +450,14 @@ public final class World {
     }
 
     private func systemCheck(_ number: Int, at now: Double) {
-        guard pushes[number].outcome == .pending else { return }
+        guard pushes[number - forgotten].outcome == .pending else { return }
         kill(number, .callServicesCheck, at: now)
     }
 
     private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
-        guard let id = pushes[number].phone, let index = phones[id].appIndex(pushes[number].bundleId ?? "") else {
+        guard let id = pushes[number - forgotten].phone,
+            let index = phones[id].appIndex(pushes[number - forgotten].bundleId ?? "")
+        else {
             return
         }
         phones[id].apps[index].unreportedKills += 1
@@ -463,18 +473,18 @@ public final class World {
         finish(number, .appKilled(rule), now, step)
         if kills >= settings.unreportedLimit, !phones[id].apps[index].isVoIPBlocked {
             phones[id].apps[index].isVoIPBlocked = true
-            pushes[number].note(now, .voipStopped(kills: kills))
+            pushes[number - forgotten].note(now, .voipStopped(kills: kills))
         }
     }
 
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
     private func report(_ number: Int, at now: Double) {
-        guard pushes[number].outcome == .pending, let id = pushes[number].phone,
-            let app = phones[id].app(pushes[number].bundleId ?? "")
+        guard pushes[number - forgotten].outcome == .pending, let id = pushes[number - forgotten].phone,
+            let app = phones[id].app(pushes[number - forgotten].bundleId ?? "")
         else { return }
-        let uuid = pushes[number].callUUID
-        let caller = pushes[number].caller
-        pushes[number].note(now, .reported)
+        let uuid = pushes[number - forgotten].callUUID
+        let caller = pushes[number - forgotten].caller
+        pushes[number - forgotten].note(now, .reported)
         if !app.isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let uuid, phones[id].reportedCalls.contains(uuid) {
@@ -485,7 +495,7 @@ public final class World {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
             if let uuid { phones[id].reportedCalls.insert(uuid) }
-            let late = now - pushes[number].sentAt
+            let late = now - pushes[number - forgotten].sentAt
             if late > settings.ringTimeout {
                 finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))
             } else {
@@ -495,17 +505,35 @@ public final class World {
     }
 
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
-        guard pushes[number].outcome == .pending else { return }
-        pushes[number].outcome = outcome
-        pushes[number].finishedAt = now
-        pushes[number].chain.append(ChainEvent(at: now, step: step))
+        guard pushes[number - forgotten].outcome == .pending else { return }
+        pushes[number - forgotten].outcome = outcome
+        pushes[number - forgotten].finishedAt = now
+        pushes[number - forgotten].chain.append(ChainEvent(at: now, step: step))
         finishedSinceLastTake.append(number)
     }
 
     /// The pushes whose outcome became final since the last call, for observers (transcript, log).
-    public func takeFinished() -> [Int] {
-        defer { finishedSinceLastTake.removeAll() }
-        return finishedSinceLastTake
+    /// Then the oldest finished pushes beyond `keptPushes` are forgotten.
+    public func takeFinished() -> [PushFate] {
+        defer {
+            finishedSinceLastTake.removeAll()
+            forgetOldPushes()
+        }
+        return finishedSinceLastTake.compactMap(fate)
+    }
+
+    /// Push `number`, while it is remembered.
+    public func fate(_ number: Int) -> PushFate? {
+        number >= forgotten && number - forgotten < pushes.count ? pushes[number - forgotten] : nil
+    }
+
+    private func forgetOldPushes() {
+        guard pushes.count > keptPushes else { return }
+        // Down to half, a finished prefix at a time: removal is linear, so it is rare.
+        let finished = pushes.prefix(pushes.count - keptPushes / 2).prefix { $0.outcome.isFinal }.count
+        guard finished > 0 else { return }
+        pushes.removeFirst(finished)
+        forgotten += finished
     }
 
     /// A token of a phone's app, as the provider would receive it from the app.
@@ -612,6 +640,13 @@ struct ScheduledEvent: Comparable {
         case report(Int)
         case systemCheck(Int)
         case expire(Int)
+
+        /// The push the event is about.
+        var number: Int {
+            switch self {
+            case .arrive(let number), .report(let number), .systemCheck(let number), .expire(let number): number
+            }
+        }
     }
 
     static func < (a: ScheduledEvent, b: ScheduledEvent) -> Bool { (a.at, a.sequence) < (b.at, b.sequence) }

@@ -48,6 +48,36 @@ import World
         #expect(world.pushes[number].texts.first?.contains("APNs accepted") == true)
     }
 
+    @Test(
+        "Beyond keptPushes the oldest finished pushes are forgotten; a pending one is kept, and later events still play"
+    )
+    func boundedHistory() {
+        let (world, phone, token) = world()
+        world.keptPushes = 10
+        world.change(phone: phone, .online(false), at: t0)
+        let stored = push(world, token: token, at: t0, expiration: Int64(t0) + 3600)
+        world.change(phone: phone, .online(true), at: t0 + 1)
+        world.run(until: t0 + 2)
+        let dead = String(repeating: "0f", count: 32)
+        var numbers: [Int] = []
+        for second in 0..<30 {
+            numbers.append(
+                push(
+                    world, token: second == 29 ? token : dead, at: t0 + 3 + Double(second),
+                    call: "5f6c5d5e-0000-4000-8000-0000000000\(10 + second)"))
+            world.run(until: t0 + 3 + Double(second))
+            _ = world.takeFinished()
+        }
+        #expect(world.pushes.count <= 10 + 1, "\(world.pushes.count) kept")
+        #expect(world.forgotten > 0)
+        #expect(world.fate(numbers[0]) == nil, "an old finished push is forgotten")
+        #expect(
+            world.fate(stored)?.outcome.kind == "rang-late" || world.fate(stored)?.outcome.kind == "rang"
+                || world.fate(stored) == nil)
+        world.run(until: t0 + 60)
+        #expect(world.fate(numbers[29])?.outcome.kind == "rang", "the latest push still plays out")
+    }
+
     @Test("The wrong token kind or environment gets APNs' answers")
     func tokenKinds() {
         let (world, phone, voip) = world()
