@@ -435,8 +435,9 @@ public final class Validator: Sendable {
                 lint: .priorityNotImmediate)
         }
         // 0, or a time at or before arrival (aioapns sends `now` for time_to_live=0): one attempt,
-        // never stored ([SEND]: APNs stores a push only "until the specified date").
-        guard let expiration = state.expiration, expiration == 0 || Double(expiration) <= now.world else {
+        // never stored ([SEND]: APNs stores a push only "until the specified date"). The provider
+        // reads its own clock: the wall clock, whatever the world's has been advanced to.
+        guard let expiration = state.expiration, expiration == 0 || Double(expiration) <= now.wall else {
             return Rejection(
                 .badExpirationDate, check: .voipLint,
                 detail: "apns-expiration <\(request.expiration ?? "none")>, expected <0> (or a time already past)",

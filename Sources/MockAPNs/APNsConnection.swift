@@ -11,9 +11,13 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private var certificateProblem: String?
     private var ids: MessageIdGenerator
     private var closing = false
-    /// Requests handled on this connection, and how many when the stream limit was raised.
-    private var requestsHandled = 0
-    private var requestsHandledAtRaise = 0
+    /// When the last answer held back by a delay fault is due (wall clock): a GOAWAY waits for it.
+    private var answersDueAt = 0.0
+    /// Whether the stream limit of a token connection has been raised (after the batch of requests
+    /// that proved the first valid JWT).
+    private var limitRaised = false
+    /// The request that proved the first valid JWT is answered after the raised limit's SETTINGS.
+    private var answerAfterRaise = false
     /// World time of the last request, and whether the stale-connection fault has struck.
     private var lastRequestAt: Double?
     private var isStale = false
@@ -66,7 +70,6 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
-        requestsHandled += 1
         let now = clock.now()
         var request = PushRequest()
         http.forEachField { request.add(name: $0, value: $1) }
@@ -140,9 +143,17 @@ final class APNsConnection: HTTP2ConnectionHandler {
         // [SEND]: one stream "until you post a request with a valid authentication token" — the
         // token, not the push: a refused push with a valid JWT raises the limit too.
         if !streamsRaised, credentials.tokenState?.hasValidToken == true {
+            // Raised once what has been read is dealt with: streams that arrived together with this
+            // request, while it was still open, were over the limit of one (as a client that sends a
+            // burst before reading SETTINGS finds at APNs), and are refused.
             streamsRaised = true
-            requestsHandledAtRaise = requestsHandled
-            connection.setMaxConcurrentStreams(authenticatedStreams)
+            let raised = authenticatedStreams
+            connection.after(0) { [weak self, weak connection] in
+                connection?.setMaxConcurrentStreams(raised)
+                self?.limitRaised = true
+            }
+            // Its answer follows the SETTINGS, as a client reading in order expects.
+            answerAfterRaise = true
         }
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
             result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
@@ -159,7 +170,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
                 fault: delay.map { "answered after \($0) s (fault plan)" }, at: now)
             // The world learns of the push after the transcript line of its request.
-            world?.accept(accepted, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
+            world?.accept(
+                Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
+                at: now.world)
             if let reason = faults.noteAccepted(token: request.deviceToken, connection: info.id, at: now.world) {
                 // GOAWAY with the last accepted stream; later streams are ignored, then the connection
                 // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
@@ -167,10 +180,12 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
                 closing = true
                 let streamId = http.streamId
+                // Closed once every answer up to the last stream is out (a delay fault holds some).
+                let owed = answersDueAt - now.wall
                 connection.after(0) { [weak connection] in
                     connection?.goAway(
                         lastStreamId: streamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: false)
-                    connection?.after(1) { [weak connection] in connection?.close() }
+                    connection?.after(max(1, owed + 0.5)) { [weak connection] in connection?.close() }
                 }
                 mock.emit(.goAway(connection: info.id, lastStreamId: http.streamId, reason: reason, at: now))
             }
@@ -214,10 +229,16 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private func respond(
         _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, connection: ConnectionControl
     ) {
+        if answerAfterRaise {
+            answerAfterRaise = false
+            connection.after(delay ?? 0) { [weak connection] in connection?.respond(streamId: streamId, response) }
+            return
+        }
         guard let delay else {
             connection.respond(streamId: streamId, response)
             return
         }
+        answersDueAt = max(answersDueAt, mock.configuration.clock.now().wall + delay)
         connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
     }
 
@@ -250,14 +271,23 @@ final class APNsConnection: HTTP2ConnectionHandler {
         return MockAPNs.goAwayData(.idleTimeout)
     }
 
+    /// The push with its expiration moved from the provider's clock (the wall clock) to the world's:
+    /// "an hour from now" stays an hour from arrival however far the world clock was advanced.
+    static func inWorldTime(_ push: AcceptedPush, at now: Moment) -> AcceptedPush {
+        guard let expiration = push.expiration, expiration != 0 else { return push }
+        var moved = push
+        // The offset is within a century (SystemClock.maximumOffset); the sum saturates, never traps.
+        let offset = Int64((now.world - now.wall).rounded())
+        let (sum, overflow) = expiration.addingReportingOverflow(offset)
+        moved.expiration = overflow ? (offset > 0 ? .max : 1) : max(1, sum)
+        return moved
+    }
+
     func refusedStream(_ streamId: Int32) {
         let why: String
-        // nghttp2 refuses a stream when its HEADERS arrive and writes the RST_STREAM later: a burst's
-        // refusals go out after the request that raised the limit, in the same write.
-        let refusedBeforeRaise = !streamsRaised || requestsHandled == requestsHandledAtRaise
         if closing {
             why = "after GOAWAY: not processed; a client sends it again on a new connection"
-        } else if credentials.certificate == nil, refusedBeforeRaise {
+        } else if credentials.certificate == nil, !limitRaised {
             why =
                 "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
         } else if streamsLowered {

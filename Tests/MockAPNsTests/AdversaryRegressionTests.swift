@@ -261,4 +261,71 @@ import Testing
         let left = try MockAPNsTests.run("/usr/bin/pgrep", ["-f", "sleep \(marker)"])
         #expect(left.stdout.isEmpty, "left running: \(left.stdout)")
     }
+
+    @Test(
+        "An expiration is read on the provider's clock: after the world clock moved 2 days, voip-lint still refuses a day ahead, and an offline phone still rings late",
+        arguments: [
+            """
+            apns:
+              profile: voip-lint
+            phones:
+              - name: alice
+            provider:
+              builtin: non-zero-expiration
+            steps:
+              - register: alice
+              - advance: 2d
+              - call: alice
+              - expect apns: lint refuses
+                count: 1
+                status: 400
+                reason: BadExpirationDate
+
+            """,
+            """
+            phones:
+              - name: alice
+                online: false
+            provider:
+              builtin: non-zero-expiration
+            steps:
+              - register: alice
+              - advance: 2d
+              - call: alice
+              - advance: 2m
+              - online: alice
+              - expect phone: alice
+                outcome: rang-late
+
+            """,
+        ])
+    func expirationOnTheProvidersClock(body: String) {
+        let result = Self.run(body)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("A GOAWAY waits for an answer a delay fault holds back: the push is answered once, not sent again")
+    func goAwayAfterDelayedAnswer() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - fault: delay
+                seconds: 2s
+              - fault: goaway
+                after-accepted: 1
+              - call: alice
+              - expect phone: alice
+                outcome: rang
+                within: 10s
+              - expect apns: one push
+                count: 1
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
 }

@@ -164,7 +164,8 @@ def main():
                 chunk, body = body[:window], body[window:]
                 conn.send_data(stream_id, chunk, end_stream=not body)
         pending[stream_id] = {"stream": stream_id, "headers": {}, "body": ""}
-        sock.sendall(conn.data_to_send())
+        if not cfg.get("one_write"):
+            sock.sendall(conn.data_to_send())
         return stream_id
 
     if cfg.get("warmup"):
@@ -197,6 +198,9 @@ def main():
             pump(lambda: stream_id in done or out["goaway"] is not None)
         if out["closed"]:
             break
+    if cfg.get("one_write"):
+        # Every request's HEADERS and DATA in one write, before any SETTINGS is read.
+        sock.sendall(conn.data_to_send())
     if mode == "vanish":
         sock.close()
         out["closed"] = True
