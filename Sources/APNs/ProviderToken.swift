@@ -49,7 +49,8 @@ public struct ProviderToken: Sendable, Equatable {
         // last two (APNS-REFERENCE §4.1); Apple does not.
         let seconds: Double
         switch claims["iat"] {
-        case let number as NSNumber where !(claims["iat"] is String):
+        // A JSON boolean bridges to NSNumber too (true as 1): not a time.
+        case let number as NSNumber where !(claims["iat"] is String) && !"\(type(of: number))".contains("Boolean"):
             seconds = number.doubleValue
         case let text as String where Self.isDecimal(text):
             seconds = Double(text) ?? .nan

@@ -8,6 +8,9 @@ public struct Rejection: Error, Sendable, Equatable {
     public var lint: LintRule?
     /// For 410: when the token stopped being valid, milliseconds since 1970 ([RESP]).
     public var timestamp: Int64?
+    /// Under `voip-lint`: the undocumented encodings of a JWT this request verified before a later
+    /// check refused it (the notes would be lost otherwise: the JWT is not verified again).
+    public var notes: [LintNote] = []
 
     public init(_ reason: Reason, check: Check, detail: String, lint: LintRule? = nil, timestamp: Int64? = nil) {
         self.reason = reason

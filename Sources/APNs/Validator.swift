@@ -120,7 +120,8 @@ public final class Validator: Sendable {
     ) -> Result<AcceptedPush, Rejection> {
         var state = State(request: request)
         for check in checks {
-            if let rejection = run(check, request, &state, credentials: &credentials, now: now) {
+            if var rejection = run(check, request, &state, credentials: &credentials, now: now) {
+                if settings.profile == .voipLint { rejection.notes = state.notes }
                 return .failure(rejection)
             }
         }

@@ -178,6 +178,11 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     }
 
     func closed() {
+        if handler == nil, tls != nil, endReason != "refused" {
+            // A connection that ended before its handshake did is still one the client opened (a
+            // provider that cannot load its certificate connects, then gives up): it is reported.
+            service.refused(peer: peer, why: "closed before the TLS handshake finished (\(endReason ?? "closed"))")
+        }
         handler?.closed(why: endReason ?? session?.goAwayByLibrary ?? "closed")
         handler = nil
         session?.delegate = nil

@@ -29,6 +29,9 @@ public struct PushRecord: Sendable {
     public var accepted: AcceptedPush?
     /// Set when a fault plan, not a rule, decided the answer.
     public var fault: String?
+
+    /// `voip-lint`'s notes on the JWT this request verified, whatever the answer.
+    public var notes: [LintNote] { accepted?.notes ?? rejection?.notes ?? [] }
 }
 
 /// Watches the mock; observers never decide anything (pushy's `MockApnsServerListener`).

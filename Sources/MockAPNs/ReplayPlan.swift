@@ -48,6 +48,13 @@ public final class ReplayPlan: @unchecked Sendable {
         "authentication", "body",
     ]
 
+    /// An expiration as compared: 0 and a time at or before arrival mean the same (one attempt, not
+    /// stored), so a client that sends "now" for 0 (aioapns) replays without a difference.
+    static func expiration(_ text: String?, at arrival: Double) -> String? {
+        guard let text, let value = Int64(text), value == 0 || Double(value) <= arrival else { return text }
+        return "0 (or a time already past)"
+    }
+
     /// The compared fields of a request as the mock sees it now.
     static func fields(_ request: PushRequest) -> [String: String] {
         var fields: [String: String] = [:]
@@ -56,7 +63,7 @@ public final class ReplayPlan: @unchecked Sendable {
         fields["apns-topic"] = request.topic
         fields["apns-push-type"] = request.pushType
         fields["apns-priority"] = request.priority
-        fields["apns-expiration"] = request.expiration
+        fields["apns-expiration"] = expiration(request.expiration, at: Date().timeIntervalSince1970)
         fields["apns-collapse-id"] = request.collapseId
         fields["authentication"] = request.authorization == nil ? "no JWT" : "JWT"
         if request.bodyLength <= 5120 { fields["body"] = String(decoding: request.body, as: UTF8.self) }
@@ -91,6 +98,8 @@ public final class ReplayPlan: @unchecked Sendable {
             else { continue }
             var fields: [String: String] = [:]
             for key in compared { fields[key] = request[key] as? String }
+            let arrived = (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 }
+            fields["apns-expiration"] = expiration(fields["apns-expiration"], at: arrived ?? 0)
             fields["authentication"] = request["authorization"] == nil ? "no JWT" : "JWT"
             exchanges.append(
                 Exchange(

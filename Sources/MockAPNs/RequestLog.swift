@@ -54,10 +54,10 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
                 text += " Hint: \(rejection.reason.whatToDo)"
             } else if record.status == 200 {
                 text += "200 accepted, apns-id \(record.apnsId)"
-                for note in record.accepted?.notes ?? [] { text += " [\(note.rawValue)] \(note.explanation)" }
             } else {
                 text += "\(record.status) \(record.fault ?? "")"
             }
+            for note in record.notes { text += " [\(note.rawValue)] \(note.explanation)" }
             return text
         }
     }

@@ -90,7 +90,7 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
                 line.field("source", rejection.reason.source)
             }
             line.field("fault", record.fault)
-            if let notes = record.accepted?.notes, !notes.isEmpty {
+            if case let notes = record.notes, !notes.isEmpty {
                 line.raw("notes", "[" + notes.map { JSONLine.quoted($0.rawValue) }.joined(separator: ",") + "]")
                 line.field("noteExplanations", notes.map(\.explanation).joined(separator: " "))
             }

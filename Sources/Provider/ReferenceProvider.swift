@@ -129,7 +129,10 @@ public final class ReferenceProvider: @unchecked Sendable {
                     attempt += 1
                     continue
                 }
-                if !actions.contains(.stopped(why: why)) { actions.append(.stopped(why: why)) }
+                // `ignores-goaway` watches only for answers: it neither stops nor says why.
+                if profile != .ignoresGoAway, !actions.contains(.stopped(why: why)) {
+                    actions.append(.stopped(why: why))
+                }
                 client.stop(why)
                 actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
                 return answer

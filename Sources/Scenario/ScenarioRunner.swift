@@ -630,7 +630,7 @@ struct PushIdentity: Hashable {
 extension PushRecord {
     /// The answer as a report shows it: `200`, `410 Unregistered`, or the fault that kept it.
     var answer: String {
-        let notes = (accepted?.notes ?? []).map { " · note: \($0.rawValue)" }.joined()
+        let notes = self.notes.map { " · note: \($0.rawValue)" }.joined()
         return status == 0 ? (fault ?? "no answer") : "\(status)\(rejection.map { " \($0.reason.wire)" } ?? "")\(notes)"
     }
 }

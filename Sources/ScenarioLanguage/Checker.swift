@@ -855,7 +855,9 @@ struct Lowering {
         expectation.connectionsAtMost = integer(block, "connections-at-most", in: 0...1_000_000)
         if let scalar = scalar(block, "stopped") {
             if case .builtin = provider {
-                expectation.stopped = scalar.text
+                // `true` and `false` in any case are the booleans; anything else is text to find.
+                let word = scalar.text.lowercased()
+                expectation.stopped = word == "true" || word == "false" ? word : scalar.text
             } else {
                 // Only the built-in provider can say that it stopped; another's silence is not proof.
                 report(

@@ -30,8 +30,24 @@ import Testing
     }
 
     @Test(
+        "voip-lint notes a string iat also when a later check refuses the push; apple notes nothing; the answer is the same"
+    )
+    func notesOnRefusedPush() throws {
+        var request = Fixtures.voipPush(authorization: "bearer \(try Self.jwt(iat: "\"1799999999\""))")
+        request.priority = "5"
+        let linted = validate(request, mode: .token, settings: ValidationSettings(profile: .voipLint))
+        #expect(linted.reason == .badPriority)
+        #expect(linted.rejection?.notes == [.issuedAtString])
+        request.priority = "10"
+        request.topic = "com.ringside.testapp"
+        let apple = validate(request, mode: .token)
+        #expect(apple.reason == .topicDisallowed, "push type voip with the bare bundle id")
+        #expect(apple.rejection?.notes == [])
+    }
+
+    @Test(
         "An iat that is no time is InvalidProviderToken",
-        arguments: ["\"soon\"", "\"1799999999x\"", "\"1799999999000\"", "null", "[1]", "\"\""])
+        arguments: ["\"soon\"", "\"1799999999x\"", "\"1799999999000\"", "null", "[1]", "\"\"", "true", "false"])
     func notATime(iat: String) throws {
         let request = Fixtures.voipPush(authorization: "bearer \(try Self.jwt(iat: iat))")
         #expect(validate(request, mode: .token).reason == .invalidProviderToken)

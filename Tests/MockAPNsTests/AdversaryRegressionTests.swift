@@ -328,4 +328,57 @@ import Testing
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
         #expect(result.passed, "\(result.expectations.map(\.happened))")
     }
+
+    @Test("connections-at-most counts connections dropped before the TLS handshake")
+    func connectionsBeforeHandshake() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: bash -c 'for i in 1 2 3; do exec 3<>/dev/tcp/127.0.0.1/$APNS_PORT; exec 3>&-; done'; \(Self.curl)
+            steps:
+              - register: alice
+              - call: alice
+              - expect phone: alice
+                outcome: rang
+              - expect provider: one connection
+                connections-at-most: 1
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(!result.passed)
+        #expect(result.expectations.last?.happened.contains("3 refused in the handshake") == true)
+    }
+
+    @Test("Replay treats an expiration of 'now' (aioapns's time_to_live=0) like 0: a second later, no difference")
+    func replayExpirationNow() throws {
+        let directory = NSTemporaryDirectory() + "ringside-replay-now-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scenario = directory + "/now.ring"
+        let curl = SchemaCoverageTests.curl(extra: #" -H "apns-expiration: $(date +%s)""#)
+            .replacingOccurrences(of: #" -H "apns-expiration: 0""#, with: "")
+        try """
+        scenario: expiration now
+        phones:
+          - name: alice
+        provider:
+          exec: \(curl)
+        steps:
+          - register: alice
+          - call: alice
+          - expect apns: accepted
+            status: 200
+
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let recorded = try MockAPNsTests.run(
+            RunCommandTests.binary, ["run", "--certs", Paths.certs, "--transcript", directory, scenario])
+        #expect(recorded.status == 0, "\(recorded.stdout)")
+        sleep(2)
+        let replayed = try MockAPNsTests.run(
+            RunCommandTests.binary,
+            ["replay", "--certs", Paths.certs, directory + "/now.jsonl", "--scenario", scenario])
+        #expect(replayed.status == 0, "\(replayed.stdout)")
+        #expect(replayed.stdout.contains("no difference"), "\(replayed.stdout)")
+    }
 }
