@@ -229,6 +229,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private func respond(
         _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, connection: ConnectionControl
     ) {
+        if let delay { answersDueAt = max(answersDueAt, mock.configuration.clock.now().wall + delay) }
         if answerAfterRaise {
             answerAfterRaise = false
             connection.after(delay ?? 0) { [weak connection] in connection?.respond(streamId: streamId, response) }
@@ -238,7 +239,6 @@ final class APNsConnection: HTTP2ConnectionHandler {
             connection.respond(streamId: streamId, response)
             return
         }
-        answersDueAt = max(answersDueAt, mock.configuration.clock.now().wall + delay)
         connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
     }
 

@@ -365,14 +365,24 @@ public final class ScenarioRunner {
         let since = callUUID == nil ? lastCall[id] : nil
         // Wait until the phone's latest push ended as expected, or for the deadline, then judge it.
         record(at: range, within: expectation.within) {
-            let fate = world.withWorld { w in
-                w.pushes.last { push in
+            let judged = world.withWorld { w in
+                w.pushes.filter { push in
                     push.phone == id && (callUUID == nil || push.callUUID == callUUID)
                         && push.sentAt >= (since ?? -.infinity)
                 }
             }
+            var fate = judged.last
+            var resent = ""
+            // A resend after an ambiguous failure carries the same call id and CallKit refuses it as a
+            // duplicate: the call still rang, once, with the push before it.
+            if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
+                let rung = judged.last(where: { $0.callUUID == uuid && matches($0) })
+            {
+                fate = rung
+                resent = " (then a resend of the same call was refused as a duplicate)"
+            }
             let happened =
-                fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")" }
+                fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")\(resent)" }
                 ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since)
             return (fate.map(matches) ?? false, expected, happened, fate?.texts ?? [])
         }

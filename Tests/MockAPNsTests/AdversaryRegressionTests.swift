@@ -381,4 +381,27 @@ import Testing
         #expect(replayed.status == 0, "\(replayed.stdout)")
         #expect(replayed.stdout.contains("no difference"), "\(replayed.stdout)")
     }
+
+    @Test(
+        "An answer slower than the reference's timeout: it sends the call again, CallKit refuses the resend as a duplicate, and the call rang once"
+    )
+    func slowAnswerRangOnce() {
+        let result = Self.run(
+            """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - fault: delay
+                seconds: 7s
+              - call: alice
+              - expect phone: alice
+                outcome: rang
+                within: 15s
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+        #expect(result.expectations.first?.happened.contains("refused as a duplicate") == true)
+    }
 }
