@@ -175,6 +175,11 @@ private final class Lane: @unchecked Sendable {
     /// Easy handles ready for reuse.
     private var idle: [Exchange] = []
     private let sockets = CorkedSockets()
+    /// Whether the connection has answered a request: APNs allows one stream on a new connection until
+    /// a request carries a valid JWT, and refuses the rest of a burst sent before its SETTINGS
+    /// (libcurl 7.88 sends one without waiting for them, then retries each refused stream on a new
+    /// connection). Until then one push at a time.
+    private var answered = false
 
     init(_ configuration: ClientConfiguration) {
         self.configuration = configuration
@@ -210,8 +215,9 @@ private final class Lane: @unchecked Sendable {
         var inFlight: [UnsafeMutableRawPointer: (index: Int, exchange: Exchange)] = [:]
         var next = 0
         func admit() {
-            while next < work.count, inFlight.count < window {
+            while next < work.count, inFlight.count < (answered ? window : 1) {
                 let (push, authorization, fresh) = work[next]
+                if fresh { answered = false }
                 let exchange = idle.popLast() ?? Exchange(configuration, sockets: sockets)
                 exchange.reset(for: push)
                 exchange.configure(authorization: authorization, freshConnection: fresh)
@@ -231,6 +237,7 @@ private final class Lane: @unchecked Sendable {
                 else { continue }
                 entry.exchange.finish(ringside_curl_msg_result(message))
                 answers[entry.index] = entry.exchange.answer
+                answered = entry.exchange.answer.status != 0
                 curl_multi_remove_handle(multi, handle)
                 // Easy handles are kept for the next pushes: making one costs more than the request.
                 if idle.count < 1000 { idle.append(entry.exchange) }

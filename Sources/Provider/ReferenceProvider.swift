@@ -105,101 +105,129 @@ public final class ReferenceProvider: @unchecked Sendable {
         return push
     }
 
-    /// Sends the pushes together, then follows Apple's rules (or the profile's mistake) for each
-    /// answer until it is settled.
-    func deliver(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
-        if profile == .newTokenPerRequest { client.providerTokenExpired() }
-        let first = try client.send(pushes)
-        return try zip(pushes, first).map { try settle($0, first: $1) }
+    /// One push on its way: its latest answer and what has been tried.
+    struct Settling {
+        var push: OutgoingPush
+        var answer: PushAnswer
+        var attempt = 1
+        /// Sends refused with REFUSED_STREAM: not attempts, but bounded.
+        var refusals = 0
     }
 
-    private func settle(_ push: OutgoingPush, first: PushAnswer) throws -> PushAnswer {
-        var answer = first
-        var attempt = 1
-        var refusals = 0
-        while true {
-            actions.append(.sent(token: push.deviceToken, status: answer.status, reason: answer.reason))
-            // The connection first (ConnectionPolicy), then the answer (ResponsePolicy).
-            switch connectionDecision(answer) {
-            case .stop(let why)?:
-                if profile == .reconnectStorm, attempt < Self.stormReconnects {
-                    client.retire(answer.connection)
-                    actions.append(.resentOnNewConnection(token: push.deviceToken))
-                    answer = try client.send([push])[0]
-                    attempt += 1
-                    continue
+    /// What to do with a push after its answer.
+    enum Next {
+        case settled
+        /// Send it again after this many seconds, with the others of its round.
+        case again(after: Double)
+    }
+
+    /// Sends the pushes together, then follows Apple's rules (or the profile's mistake) for each
+    /// answer, in rounds: every push to send again goes out together after the longest wait of its
+    /// round, so that a dozen phones lost to one dead connection cost one timeout, not a dozen.
+    func deliver(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
+        if profile == .newTokenPerRequest { client.providerTokenExpired() }
+        var settling = zip(pushes, try client.send(pushes)).map { Settling(push: $0, answer: $1) }
+        var round = Array(settling.indices)
+        while !round.isEmpty {
+            var again: [Int] = []
+            var wait = 0.0
+            for index in round {
+                if case .again(let delay) = try settle(&settling[index]) {
+                    again.append(index)
+                    wait = max(wait, delay)
                 }
-                // `ignores-goaway` watches only for answers: it neither stops nor says why.
-                if profile != .ignoresGoAway, !actions.contains(.stopped(why: why)) {
-                    actions.append(.stopped(why: why))
-                }
-                client.stop(why)
-                actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
-                return answer
-            case .sendAgainAtOnce?:
-                // Not processed: not an attempt, but bounded (a server that refuses every stream).
-                refusals += 1
-                guard profile != .dropsRefusedStreams, refusals <= Self.refusedStreamResends else {
-                    actions.append(.gaveUp(token: push.deviceToken, reason: nil))
-                    return answer
-                }
-                answer = try client.send([push])[0]
-                continue
-            case .retire?:
-                if profile != .sticksToSickConnection {
-                    client.retire(answer.connection)
-                    actions.append(.retiredConnection(number: answer.connection))
-                }
-            case .reconnect?:
-                if profile == .ignoresGoAway {
-                    actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
-                    return answer
-                }
-                client.retire(answer.connection)
-            case nil: break
             }
-            var step = policy.next(
-                status: answer.status, reason: answer.reason, attempt: attempt,
-                jitter: Double.random(in: 0..<1, using: &random))
-            switch (profile, step) {
-            case (.keepsPushingAfter410, .forgetToken(let reason)) where answer.status == 410,
-                (.prunesOnlyOn410, .forgetToken(let reason)) where answer.status != 410:
-                actions.append(.gaveUp(token: push.deviceToken, reason: reason))
-                return answer
-            case (.noBackoffOn503, .retry) where attempt < 10: step = .retry(after: 0)
-            case (.noBackoffOn503, .giveUp) where answer.status == 503 && attempt < 10: step = .retry(after: 0)
-            case (.reconnectStorm, .reconnectAndRetry): step = .reconnectAndRetry(after: 0)
-            default: break
-            }
-            switch step {
-            case .delivered: return answer
-            case .forgetToken(let reason):
-                store.forget(token: push.deviceToken, unregisteredAt: reason == .unregistered ? answer.timestamp : nil)
-                actions.append(.forgot(token: push.deviceToken, reason: reason))
-                return answer
-            case .fix, .giveUp:
-                actions.append(.gaveUp(token: push.deviceToken, reason: answer.reason))
-                return answer
-            case .refreshTokenAndRetry:
-                // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
-                // (pushy closes it), and a second JWT on one connection within 20 minutes is 429. The
-                // `ignores-goaway` provider never replaces its connection: a new JWT on the same one.
-                client.providerTokenExpired()
-                client.retire(answer.connection)
-                actions.append(.refreshedJWT)
-            case .retry(let delay):
-                actions.append(.retried(token: push.deviceToken, after: delay))
-                sleep(delay)
-            case .reconnectAndRetry(let delay):
-                if delay > 0 {
-                    actions.append(.retried(token: push.deviceToken, after: delay))
-                    sleep(delay)
-                }
-                actions.append(.resentOnNewConnection(token: push.deviceToken))
-            }
+            guard !again.isEmpty else { break }
+            if wait > 0 { sleep(wait) }
             if profile == .newTokenPerRequest { client.providerTokenExpired() }
-            answer = try client.send([push])[0]
-            attempt += 1
+            for (index, answer) in zip(again, try client.send(again.map { settling[$0].push })) {
+                settling[index].answer = answer
+            }
+            round = again
+        }
+        return settling.map(\.answer)
+    }
+
+    /// The step after one answer: settled, or sent again after a wait.
+    private func settle(_ state: inout Settling) throws -> Next {
+        let answer = state.answer
+        let token = state.push.deviceToken
+        actions.append(.sent(token: token, status: answer.status, reason: answer.reason))
+        // The connection first (ConnectionPolicy), then the answer (ResponsePolicy).
+        switch connectionDecision(answer) {
+        case .stop(let why)?:
+            if profile == .reconnectStorm, state.attempt < Self.stormReconnects {
+                client.retire(answer.connection)
+                actions.append(.resentOnNewConnection(token: token))
+                state.attempt += 1
+                return .again(after: 0)
+            }
+            // `ignores-goaway` watches only for answers: it neither stops nor says why.
+            if profile != .ignoresGoAway, !actions.contains(.stopped(why: why)) {
+                actions.append(.stopped(why: why))
+            }
+            client.stop(why)
+            actions.append(.gaveUp(token: token, reason: answer.reason))
+            return .settled
+        case .sendAgainAtOnce?:
+            // Not processed: not an attempt, but bounded (a server that refuses every stream).
+            state.refusals += 1
+            guard profile != .dropsRefusedStreams, state.refusals <= Self.refusedStreamResends else {
+                actions.append(.gaveUp(token: token, reason: nil))
+                return .settled
+            }
+            return .again(after: 0)
+        case .retire?:
+            if profile != .sticksToSickConnection {
+                client.retire(answer.connection)
+                actions.append(.retiredConnection(number: answer.connection))
+            }
+        case .reconnect?:
+            if profile == .ignoresGoAway {
+                actions.append(.gaveUp(token: token, reason: answer.reason))
+                return .settled
+            }
+            client.retire(answer.connection)
+        case nil: break
+        }
+        var step = policy.next(
+            status: answer.status, reason: answer.reason, attempt: state.attempt,
+            jitter: Double.random(in: 0..<1, using: &random))
+        switch (profile, step) {
+        case (.keepsPushingAfter410, .forgetToken(let reason)) where answer.status == 410,
+            (.prunesOnlyOn410, .forgetToken(let reason)) where answer.status != 410:
+            actions.append(.gaveUp(token: token, reason: reason))
+            return .settled
+        case (.noBackoffOn503, .retry) where state.attempt < 10: step = .retry(after: 0)
+        case (.noBackoffOn503, .giveUp) where answer.status == 503 && state.attempt < 10: step = .retry(after: 0)
+        case (.reconnectStorm, .reconnectAndRetry): step = .reconnectAndRetry(after: 0)
+        default: break
+        }
+        state.attempt += 1
+        switch step {
+        case .delivered: return .settled
+        case .forgetToken(let reason):
+            store.forget(token: token, unregisteredAt: reason == .unregistered ? answer.timestamp : nil)
+            actions.append(.forgot(token: token, reason: reason))
+            return .settled
+        case .fix, .giveUp:
+            actions.append(.gaveUp(token: token, reason: answer.reason))
+            return .settled
+        case .refreshTokenAndRetry:
+            // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
+            // (pushy closes it), and a second JWT on one connection within 20 minutes is 429. The
+            // `ignores-goaway` provider never replaces its connection: a new JWT on the same one.
+            client.providerTokenExpired()
+            client.retire(answer.connection)
+            actions.append(.refreshedJWT)
+            return .again(after: 0)
+        case .retry(let delay):
+            actions.append(.retried(token: token, after: delay))
+            return .again(after: delay)
+        case .reconnectAndRetry(let delay):
+            if delay > 0 { actions.append(.retried(token: token, after: delay)) }
+            actions.append(.resentOnNewConnection(token: token))
+            return .again(after: delay)
         }
     }
 

@@ -373,10 +373,11 @@ public final class ScenarioRunner {
             }
             var fate = judged.last
             var resent = ""
-            // A resend after an ambiguous failure carries the same call id and CallKit refuses it as a
-            // duplicate: the call still rang, once, with the push before it.
+            // A resend after an ambiguous failure — the same request: its apns-id and call id — is
+            // refused by CallKit as a duplicate: the call still rang, once, with the push before it. A
+            // second push of another request for the call (a "cancel" push) is no resend.
             if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
-                let rung = judged.last(where: { $0.callUUID == uuid && matches($0) })
+                let rung = judged.last(where: { $0.callUUID == uuid && $0.apnsId == latest.apnsId && matches($0) })
             {
                 fate = rung
                 resent = " (then a resend of the same call was refused as a duplicate)"

@@ -39,7 +39,14 @@ import Testing
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
         #expect(answers.allSatisfy { $0.attempts == 1 })
         #expect(client.signedTokens == 1)
-        #expect(Set(server.events.pushes.map(\.connection)).count == 1)
+        let ended = server.events.all.compactMap { event -> String? in
+            switch event {
+            case .connectionClosed(let id, let why, _): "closed \(id): \(why)"
+            case .streamRefused(let id, let stream, _, _): "refused \(id)/\(stream)"
+            default: nil
+            }
+        }
+        #expect(Set(server.events.pushes.map(\.connection)).count == 1, "\(ended.prefix(12))")
         #expect(client.connectionsOpened == 1)
         #expect(server.events.pushes.count == 1500)
     }

@@ -229,9 +229,10 @@ import Testing
         let serve = try Serve(["--quiet", "--world", file, "--seed", "3"])
         defer { _ = serve.interrupt() }
         let control = serve.contract["RINGSIDE_CONTROL_URL"]!
-        let phones =
+        let listed =
             try JSONSerialization.jsonObject(
-                with: Data(try run("/usr/bin/curl", ["-s", control + "/phones"]).stdout.utf8)) as! [[String: Any]]
+                with: Data(try run("/usr/bin/curl", ["-s", control + "/phones"]).stdout.utf8)) as? [String: Any]
+        let phones = try #require(listed?["phones"] as? [[String: Any]])
         let token = ((phones[0]["apps"] as! [[String: Any]])[0]["voipToken"] as! String)
         let settings =
             try JSONSerialization.jsonObject(
