@@ -4,6 +4,8 @@ import COpenSSL
 ///
 /// Verification accepts both signature encodings APNs accepts: raw R‖S (64 bytes, the JWS standard,
 /// used by node-apn, apns2, aioapns) and DER (pushy and Apple's sample). APNS-REFERENCE §4.1.
+/// Unchecked Sendable: `key` is a `let` EVP_PKEY, read-only after init; each sign or verify makes its own
+/// EVP_MD_CTX, so OpenSSL allows them from many threads.
 public final class ES256Key: @unchecked Sendable {
     // EVP_PKEY is safe for concurrent use once built; each call makes its own EVP_MD_CTX.
     let key: OpaquePointer

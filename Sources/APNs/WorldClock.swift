@@ -6,6 +6,7 @@ public protocol WorldClock: Sendable {
 }
 
 /// The wall clock plus an offset that can be advanced (DESIGN.md, "Time").
+/// Unchecked Sendable: `offset` is behind `lock`.
 public final class SystemClock: WorldClock, @unchecked Sendable {
     private let lock = NSLock()
     private var offset: Double = 0
@@ -36,6 +37,7 @@ public final class SystemClock: WorldClock, @unchecked Sendable {
 }
 
 /// A clock that only moves when told to: for unit tests.
+/// Unchecked Sendable: `moment` is behind `lock`.
 public final class ManualClock: WorldClock, @unchecked Sendable {
     private let lock = NSLock()
     private var moment: Moment

@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
 
 /// An HTTP/2 server: a listening socket and a few epoll event loops that serve many connections
 /// each (not a thread per connection). Only this file and `Worker` touch file descriptors.
+/// Unchecked Sendable: `listener`, `workers`, `threads` and `port` are written only by the owner in `start` and
+/// `stop`, before the loops run and after they end; other threads only read them; workers guard their own state.
 public final class HTTP2Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let service: any HTTP2Service
@@ -144,6 +146,7 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Hands out connection ids across workers.
+/// Unchecked Sendable: `next` is behind `lock`.
 final class ConnectionIds: @unchecked Sendable {
     private var next: UInt64 = 0
     private let lock = NSLock()
@@ -168,6 +171,7 @@ func cText(_ buffer: [CChar]) -> String {
 }
 
 /// The TLS context new connections get; swappable while serving.
+/// Unchecked Sendable: `context` is behind `lock`.
 final class TLSContextSlot: @unchecked Sendable {
     private let lock = NSLock()
     private var context: TLSContext?

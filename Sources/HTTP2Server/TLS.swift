@@ -11,6 +11,8 @@ public enum ClientCertificateMode: String, Sendable {
 }
 
 /// The server's TLS configuration: one OpenSSL `SSL_CTX` shared by every connection.
+/// Unchecked Sendable: `context` is a `let` SSL_CTX, configured in init and read-only after (`SSL_new` per
+/// connection), which OpenSSL allows from many threads.
 public final class TLSContext: @unchecked Sendable {
     // SSL_CTX is safe to share once configured: connections only read it.
     let context: OpaquePointer

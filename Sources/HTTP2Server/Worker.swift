@@ -5,6 +5,8 @@ import Glibc
 /// One event loop: an epoll instance watching its connections. The first worker also watches the
 /// listening socket and hands new connections to the workers in turn, so a burst of connections
 /// spreads across cores (with a shared EPOLLEXCLUSIVE listener the first awake worker took most).
+/// Unchecked Sendable: the loop's state is touched only on the worker's own thread (`run`); `stopRequest` and
+/// `adopted` are behind `stopLock`, `count` behind `countLock`; `team` is set before `run` and after it ends.
 final class Worker: @unchecked Sendable {
     private let index: Int
     private let epoll: Int32

@@ -5,6 +5,8 @@ import World
 
 /// The control API: JSON over HTTP on loopback, beside the mock, for test suites in any language
 /// (WireMock's admin API is the model). Documented with tested curl examples in docs/control-api.md.
+/// Unchecked Sendable: its `let`s are thread-safe types; `requiredToken` is set once by `MockAssembly.init`
+/// before the control server starts, and only read afterwards.
 public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     let mock: MockAPNs
     let world: SharedWorld
@@ -27,6 +29,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     public func refused(peer: String, why: String) {}
 
     /// A route's answer: status and a JSON value.
+    /// Unchecked Sendable: its `Any` JSON is created and consumed on one connection's thread, never shared.
     struct Answer: Error, @unchecked Sendable {
         var status: Int
         var json: Any

@@ -6,6 +6,8 @@ import Synchronization
 /// keyed by token, by count, by world-time window or by connection.
 ///
 /// A plan is explicit: nothing in the rules knows about it (STYLE.md, "observers watch, they never decide").
+/// Unchecked Sendable: `faults`, `acceptedSinceArmed`, `staleAfterIdleValue` and `lowerStreamsValue` are behind
+/// `lock`; `armed` is an `Atomic`, only a hint read before taking `lock`.
 public final class FaultPlan: @unchecked Sendable {
     /// Which requests a fault applies to; every field left nil matches all.
     public typealias Match = FaultSpec.Match

@@ -49,6 +49,7 @@ public struct MockConfiguration: Sendable {
 /// The fake APNs service: HTTP/2 requests → validation → authentication → directory → responses.
 ///
 /// It plugs into `HTTP2Server` as its service; each connection gets an `APNsConnection`.
+/// Unchecked Sendable: `observers` and `certificateSwitch` are behind `observersLock`; the rest are `let`s.
 public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     public let configuration: MockConfiguration
     let validator: Validator

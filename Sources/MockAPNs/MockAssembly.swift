@@ -40,6 +40,7 @@ public struct MockOptions: Sendable {
 /// One assembly of a mock — the server with its trusted and untrusted TLS contexts, the world and
 /// its ticker, the control API, the observers — used by `serve`, the scenario runner and the tests,
 /// so that what one can do, all can (the runner once lost the certificate switch this way).
+/// Unchecked Sendable: immutable after init (only `let`s, each to an object that guards its own state).
 public final class MockAssembly: @unchecked Sendable {
     public let clock = SystemClock()
     public let world: SharedWorld

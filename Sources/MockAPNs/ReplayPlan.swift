@@ -4,6 +4,8 @@ import Foundation
 /// Serves a recorded run's answers back, in order (`ringside replay`): the i-th request gets the
 /// i-th recorded answer when it matches the i-th recorded request; the first request that differs is
 /// kept for the report, and from there on the rules answer.
+/// Unchecked Sendable: `seen`, `difference` and `arrivals` are read and written under `lock` (`exchanges` is a
+/// `let`); the public `difference` getter is unlocked, read by `ringside replay` only after the server stopped.
 public final class ReplayPlan: @unchecked Sendable {
     /// One recorded exchange from a transcript's `push` line.
     public struct Exchange: Sendable {

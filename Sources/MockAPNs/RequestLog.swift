@@ -5,6 +5,7 @@ import World
 
 /// One readable line per request on standard error: token abbreviated, push type, verdict, reason,
 /// and a hint of what to do. Written to fd 2 directly (`stderr` is not concurrency-safe in Swift 6).
+/// Unchecked Sendable: only `let`s (`fd`, `lock`); each line goes out in one `write` under `lock`.
 public final class RequestLog: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private let fd: Int32

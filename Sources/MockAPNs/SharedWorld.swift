@@ -6,6 +6,9 @@ import World
 
 /// The world as the mock shares it between its event loops and the control API: one lock around
 /// the pure `World`, and a ticker that plays scheduled events as the world clock moves.
+/// Unchecked Sendable: `world` and `settings` are written under `lock`, `stopping` under `stopFlag`;
+/// `acceptsUnknownTokens` and `onFinished` are set before serving; `measuresBusyTime` is an atomic (WorldBench
+/// turns it on while the ticker runs).
 public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private let lock = NSLock()
     private var world: World
@@ -19,7 +22,11 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private let hasPhones = Atomic<Bool>(false)
 
     /// When set, time spent inside the world (lock held) is added up, for `bench/world.sh`.
-    public var measuresBusyTime = false
+    public var measuresBusyTime: Bool {
+        get { measuringBusyTime.load(ordering: .relaxed) }
+        set { measuringBusyTime.store(newValue, ordering: .relaxed) }
+    }
+    private let measuringBusyTime = Atomic<Bool>(false)
     private let busyNanoseconds = Atomic<UInt64>(0)
     public var busySeconds: Double { Double(busyNanoseconds.load(ordering: .relaxed)) / 1e9 }
     /// Called with pushes whose outcome became final (outside the lock).

@@ -3,6 +3,7 @@ import Foundation
 
 /// A device directory from a fixed table: tokens that are dead, expired or for another topic.
 /// Every token not in the table is registered. The world model replaces it.
+/// Unchecked Sendable: `entries` is behind `lock` after init.
 public final class StaticDeviceDirectory: DeviceDirectory, @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: DeviceLookup] = [:]

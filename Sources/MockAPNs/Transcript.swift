@@ -7,6 +7,7 @@ import World
 /// a crash loses at most the line being written. JWT signatures are redacted.
 ///
 /// `wallTime` fields are wall-clock and differ between runs; everything else repeats with the seed.
+/// Unchecked Sendable: only `let`s (`fd`, `lock`); each line is written under `lock`.
 public final class TranscriptWriter: MockObserver, @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()

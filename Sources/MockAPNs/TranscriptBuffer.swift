@@ -3,6 +3,7 @@ import Foundation
 /// Keeps the latest events in memory for the control API (`GET /transcript`), newest last. Events
 /// are kept as values and rendered as JSON only when asked: rendering every request as it happens
 /// would cost more than serving it.
+/// Unchecked Sendable: `events` is behind `lock`; `capacity` is a `let`.
 public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [MockEvent] = []

@@ -152,6 +152,7 @@ public final class APNsClient {
 }
 
 /// Each lane's answers, written by its own thread.
+/// Unchecked Sendable: `slots` is written under `lock`; `joined` reads it only after `concurrentPerform` returns.
 private final class LaneResults: @unchecked Sendable {
     private var slots: [[PushAnswer]]
     private let lock = NSLock()
@@ -169,6 +170,8 @@ private final class LaneResults: @unchecked Sendable {
 
 /// One libcurl multi handle and its connection, the easy handles it reuses and its sockets. Driven
 /// by one thread at a time (libcurl's rule for a multi handle).
+/// Unchecked Sendable: used from one thread at a time (the caller of `APNsClient.send`, or the
+/// `concurrentPerform` thread given its slice); `idle`, `answered` and the multi handle have no lock.
 private final class Lane: @unchecked Sendable {
     let configuration: ClientConfiguration
     private let multi: UnsafeMutableRawPointer
@@ -235,9 +238,18 @@ private final class Lane: @unchecked Sendable {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                     let entry = inFlight.removeValue(forKey: handle)
                 else { continue }
-                entry.exchange.finish(ringside_curl_msg_result(message))
+                let result = ringside_curl_msg_result(message)
+                entry.exchange.finish(result)
+                // CURLE_RECV_ERROR (56) on a connection that has answered before: it ended under the
+                // stream (a graceful close after GOAWAY reads as 56), not a refused certificate.
+                if result.rawValue == 56, answered { entry.exchange.answer.connectionLost = true }
                 answers[entry.index] = entry.exchange.answer
-                answered = entry.exchange.answer.status != 0
+                // A lost connection's other streams fail next: they are lost too, not refusals.
+                if entry.exchange.answer.status != 0 {
+                    answered = true
+                } else if !entry.exchange.answer.connectionLost {
+                    answered = false
+                }
                 curl_multi_remove_handle(multi, handle)
                 // Easy handles are kept for the next pushes: making one costs more than the request.
                 if idle.count < 1000 { idle.append(entry.exchange) }

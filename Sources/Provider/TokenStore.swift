@@ -1,6 +1,8 @@
 import APNs
 
 /// The provider's device tokens: per user, environment and kind ([REG]: apps register on every launch).
+/// Unchecked Sendable: used from one thread at a time, that of the `ReferenceProvider` owning it;
+/// `entries` has no lock.
 public final class TokenStore: @unchecked Sendable {
     public struct Entry: Sendable, Equatable {
         public var user: String

@@ -647,6 +647,7 @@ extension PushRecord {
 }
 
 /// Keeps every request the mock answered, for `expect apns` and `expect provider`.
+/// Unchecked Sendable: every kept list is read and written under `lock`.
 final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [PushRecord] = []

@@ -117,6 +117,7 @@ enum RunCommand {
     }
 
     /// Counts and prints results as scenarios finish (from several threads).
+    /// Unchecked Sendable: every counter, `cases` and `kept` are read and written under `lock`.
     final class Tally: @unchecked Sendable {
         private let lock = NSLock()
         private var done = 0

@@ -271,7 +271,11 @@ import Testing
                     token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: ids.next(), caller: "alice",
                     apnsId: ids.next())
             }
-            #expect(try client.send(pushes).allSatisfy { $0.status == 200 })
+            let answers = try client.send(pushes)
+            #expect(
+                answers.allSatisfy { $0.status == 200 },
+                "\(answers.filter { $0.status != 200 }.count) failed, attempts \(answers.filter { $0.status != 200 }.map(\.attempts)), opened \(client.connectionsOpened)"
+            )
         }
         #expect(serve.interrupt() == 0)
         #expect(serve.log.contains("rapid-reset protection (CVE-2023-44487) allows a burst of 1000, then 33 a second"))
