@@ -13,7 +13,7 @@ context.set_alpn_protocols(["h2"])
 
 
 def tls():
-    return context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5), server_hostname="localhost")
+    return context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=2), server_hostname="localhost")
 
 
 def h2_request(headers, body=b"{}", settle=0.05):
@@ -40,9 +40,9 @@ def base(path="/3/device/" + token, authorization="bearer " + jwt):
             ("apns-push-type", "voip"), ("apns-expiration", "0")]
 
 
-def control_request(raw):
-    s = socket.create_connection(("127.0.0.1", control), timeout=5)
-    s.sendall(raw)
+def control_request(line, body=b""):
+    s = socket.create_connection(("127.0.0.1", control), timeout=2)
+    s.sendall(line + b"\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
     try:
         s.recv(65536)
     except OSError:
@@ -59,10 +59,12 @@ mischief = [
     lambda: h2_request(base(), body=b"x" * 6000),                                              # payload too large
     lambda: h2_request(base(path="/3/device/" + "zz" * 32)),                                   # BadDeviceToken
     lambda: h2_request(base() + [("apns-expiration", "9223372036854775807")]),                 # DuplicateHeaders
-    lambda: control_request(b"GET ? HTTP/1.1\r\nHost: x\r\n\r\n"),
-    lambda: control_request(b"POST /faults HTTP/1.1\r\nContent-Length: 24\r\n\r\n{\"count\": 1e300, \"x\": 1"),
-    lambda: control_request(b"POST /settings HTTP/1.1\r\nContent-Length: 22\r\n\r\n{\"tokenBytes\": 1e9}   "),
-    lambda: control_request(b"GET /phones?limit=1001 HTTP/1.1\r\n\r\n"),
+    lambda: control_request(b"GET ? HTTP/1.1"),
+    lambda: control_request(b"POST /faults HTTP/1.1", b'{"count": 1e300, "x": 1'),
+    lambda: control_request(b"POST /faults HTTP/1.1", b'{"reason": "ServiceUnavailable", "count": 1e300}'),
+    lambda: control_request(b"POST /settings HTTP/1.1", b'{"tokenBytes": 1e9}'),
+    lambda: control_request(b"POST /phones/0/state HTTP/1.1", b'{"online": 1}'),
+    lambda: control_request(b"GET /phones?limit=1001 HTTP/1.1"),
 ]
 rounds = 0
 while True:
@@ -72,5 +74,5 @@ while True:
         except Exception:
             pass
     rounds += 1
-    if rounds % 50 == 0:
+    if rounds % 10 == 0:
         print(f"bad input: {rounds} rounds", flush=True)

@@ -6,10 +6,12 @@ import Foundation
 /// Unchecked Sendable: `events` is behind `lock`; `capacity` is a `let`.
 public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
+    /// A ring: once full, the oldest event is overwritten (memory flat, not a sawtooth).
     private var events: [MockEvent] = []
+    private var oldest = 0
     private let capacity: Int
 
-    public init(capacity: Int = 100_000) { self.capacity = capacity }
+    public init(capacity: Int = 100_000) { self.capacity = max(1, capacity) }
 
     /// What a kept request may hold: its body's first kilobyte (and its length), and a kilobyte of
     /// each text field, so that memory is bounded by the event cap (issue 11: 8 KB bodies made the
@@ -23,8 +25,12 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
             event = .push(record)
         }
         lock.lock()
-        events.append(event)
-        if events.count > capacity { events.removeFirst(events.count / 2) }
+        if events.count < capacity {
+            events.append(event)
+        } else {
+            events[oldest] = event
+            oldest = (oldest + 1) % capacity
+        }
         lock.unlock()
     }
 
@@ -32,7 +38,7 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     public var kept: [MockEvent] {
         lock.lock()
         defer { lock.unlock() }
-        return events
+        return Array(events[oldest...] + events[..<oldest])
     }
 
     /// The kept events as JSONL lines.
@@ -41,6 +47,7 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     public func clear() {
         lock.lock()
         events.removeAll()
+        oldest = 0
         lock.unlock()
     }
 }

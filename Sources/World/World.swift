@@ -203,10 +203,13 @@ public final class World {
         // The PushKit token with the bare bundle id: TopicDisallowed (O: node-apn #658).
         if record.kind == .voip, !voipTopic { return .topicDisallowed }
         if let throttle = settings.throttle {
-            var times = recentRequests[key, default: []].filter { $0 > now - throttle.window }
+            // Only the latest count + 1 times matter: more than `count` in the window means the oldest
+            // of them is in it. Bounded memory and time per token, however fast a provider pushes.
+            var times = recentRequests[key, default: []]
             times.append(now)
+            if times.count > throttle.count + 1 { times.removeFirst(times.count - throttle.count - 1) }
             recentRequests[key] = times
-            if times.count > throttle.count { return .throttled }
+            if times.count > throttle.count, times[0] > now - throttle.window { return .throttled }
         }
         return .active
     }

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import MockAPNs
 import Testing
@@ -138,6 +139,19 @@ import Testing
             "\(line.prefix(300))")
         let whole = try #require(server.events.pushes.first)
         #expect(TranscriptWriter.render(.push(whole)).contains("\"body\":"), "the file's record is whole")
+    }
+
+    @Test("The transcript buffer is a ring: once full it keeps the latest events, oldest first")
+    func transcriptRing() {
+        let buffer = TranscriptBuffer(capacity: 3)
+        for id in 1...5 { buffer.observe(.connectionClosed(connection: UInt64(id), why: "w", at: Moment(0))) }
+        let ids = buffer.kept.compactMap { event -> UInt64? in
+            if case .connectionClosed(let id, _, _) = event { id } else { nil }
+        }
+        #expect(ids == [3, 4, 5])
+        buffer.clear()
+        buffer.observe(.connectionClosed(connection: 9, why: "w", at: Moment(0)))
+        #expect(buffer.kept.count == 1)
     }
 
     @Test("A clock advance that is infinite, a string or beyond a century gets 400; the mock keeps serving")
