@@ -23,6 +23,8 @@ bad=""
 for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/contract" && break; sleep 0.1; done
 port=$(sed -n 's/^APNS_PORT=//p' "$work/contract")
 control=$(sed -n 's/^RINGSIDE_CONTROL_URL=//p' "$work/contract")
+# No per-token throttle: every push is accepted and enters the world (one phone, one call after another).
+curl -s -X POST "$control/settings" -d '{"throttle": null}' >/dev/null
 token=$(curl -s -X POST "$control/phones" -d '{"name": "soak"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apps"][0]["voipToken"])')
 jwt=$("$binary" token)
 
@@ -48,7 +50,8 @@ kill $sampler 2>/dev/null || true
 sleep 1
 end=$(rss)
 peak=$(awk '{print $2}' "$work/rss" | sort -n | tail -1)
-echo "bad input: $(tail -n 1 "$work/bad.log" 2>/dev/null || echo none)"
+echo "$(tail -n 1 "$work/bad.log" 2>/dev/null || echo "bad input: none")"
+echo "world: $(curl -s "$control/outcomes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "pushes remembered")')"
 echo "resident: after warm-up $((start / 1024)) MB, peak $((peak / 1024)) MB, at the end $((end / 1024)) MB"
 ratio=$(awk -v a="$end" -v b="$start" 'BEGIN { printf "%.2f", a / b }')
 kill -0 $serve 2>/dev/null && alive=yes || alive=no
