@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// Connections open at once, across workers; one more is accepted and closed at once (and reported
     /// as refused) rather than left waiting in the backlog. nil: no cap but the process's file limit.
     public var maximumConnections: Int?
+    /// The first worker only accepts and deals connections to the others (with two workers or more):
+    /// a slow request never holds up accepting (the control API: one serving thread, one accepting).
+    public var acceptorOnly = false
     /// Event-loop threads; one per core by default.
     public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 

@@ -103,7 +103,10 @@ public final class MockAssembly: @unchecked Sendable {
             controlConfiguration.host = options.server.host
             controlConfiguration.port = controlPort
             controlConfiguration.acceptsHTTP1 = true
-            controlConfiguration.workers = 1
+            // One thread serves every control request (ControlAPI is written for one), another only
+            // accepts: a large listing never keeps a new connection waiting in the backlog.
+            controlConfiguration.workers = 2
+            controlConfiguration.acceptorOnly = true
             // World files and phone lists are larger than a push: keep whole bodies up to 1 MiB.
             controlConfiguration.limits.maximumKeptBody = ControlAPI.maximumBody
             control = api
