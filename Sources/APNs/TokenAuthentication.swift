@@ -66,7 +66,10 @@ public struct TokenAuthentication: Sendable {
                 ))
         }
         let jwt = authorization.dropFirst(7).drop { $0 == " " }
-        if let current, current.authorization == authorization {
+        // The same JWT with another spelling of the scheme or spacing is no new token (no 429).
+        if let current, current.authorization.utf8.count > 7,
+            current.authorization.dropFirst(7).drop(while: { $0 == " " }) == jwt
+        {
             return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
                 Accepted(keyId: current.token.keyId, teamId: current.token.teamId, isFirstValidToken: false)
             }

@@ -90,6 +90,19 @@ import Testing
         #expect(push(second, &credentials, at: twentyOneLater).reason == nil)
     }
 
+    @Test("The same JWT after 'Bearer' or two spaces is the same token, not a new one (no 429)")
+    func sameTokenOtherSpelling() {
+        var credentials = AuthMode.token.credentials()
+        let jwt = Fixtures.jwt()
+        #expect(push(jwt, &credentials).reason == nil)
+        for authorization in ["Bearer \(jwt)", "bearer  \(jwt)", "BEARER \(jwt)"] {
+            let request = Fixtures.voipPush(authorization: authorization)
+            #expect(
+                validator.validate(request, credentials: &credentials, at: Fixtures.start).reason == nil,
+                "\(authorization.prefix(8))")
+        }
+    }
+
     @Test("A new JWT after 20 minutes is accepted")
     func refreshAfterTwentyMinutes() {
         var credentials = AuthMode.token.credentials()
