@@ -198,7 +198,8 @@ public final class Validator: Sendable {
         case .expiration:
             // [SEND]: UNIX epoch seconds; 0 = do not store.
             if let text = request.expiration {
-                guard let value = Int64(text), value >= 0 else {
+                // Digits only: `Int64` would also read "+5".
+                guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), value >= 0 else {
                     return Rejection(
                         .badExpirationDate, check: check,
                         detail: "apns-expiration <\(text)> is not a UNIX time in seconds")
@@ -376,7 +377,8 @@ public final class Validator: Sendable {
     private func checkPriority(_ request: borrowing PushRequest, _ state: inout State) -> Rejection? {
         // [SEND]: 10, 5 or 1, default 10; a background push must be 5.
         guard let text = request.priority else { return nil }
-        guard let value = Int(text), let priority = Priority(rawValue: value) else {
+        // Exactly "10", "5" or "1": `Int` would also read "+10" or "0010".
+        guard ["10", "5", "1"].contains(text), let value = Int(text), let priority = Priority(rawValue: value) else {
             return Rejection(.badPriority, check: .priority, detail: "apns-priority <\(text)> is not 10, 5 or 1")
         }
         if state.pushType == .background, priority == .immediate {

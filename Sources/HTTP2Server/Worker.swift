@@ -17,6 +17,8 @@ final class Worker: @unchecked Sendable {
     private var hasReportedAcceptLimit = false
     private var hasReportedConnectionCap = false
     static let acceptPause = 0.1
+    /// Bytes read from one connection per turn of the event loop (four reads of the buffer).
+    static let readPerTurn = 1 << 18
     private let configuration: ServerConfiguration
     private let service: any HTTP2Service
     private let ids: ConnectionIds
@@ -263,10 +265,15 @@ final class Worker: @unchecked Sendable {
 
     private func readIn(_ connection: Connection, now: Double) {
         let fd = connection.fd
-        // Read until the socket is empty, or until output piles up (back-pressure).
+        // Read until the socket is empty, until output piles up (back-pressure), or until this turn's
+        // share is read: a client that floods cheap frames must not keep the loop from the others
+        // (epoll is level-triggered: what is left is read on the next turn).
+        var budget = Self.readPerTurn
         while connection.pendingOutput < configuration.limits.maximumPendingOutput {
+            if budget <= 0 { return }
             let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
+                budget -= count
                 connection.lastActivity = now
                 let keepOpen = readBuffer.withUnsafeBytes {
                     connection.received(UnsafeRawBufferPointer(rebasing: $0[0..<count]))

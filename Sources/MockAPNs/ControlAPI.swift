@@ -136,6 +136,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             return Answer(status: 200, json: ["faults": 0])
         case ("GET", ["settings"]): return Answer(status: 200, json: settingsJSON())
         case ("POST", ["settings"]):
+            if let problem = Self.unknownKey(input, Array(settingsJSON().keys) + ["throttle"]) { return problem }
             guard let data = try? JSONSerialization.data(withJSONObject: merge(settingsJSON(), input)),
                 let settings = try? JSONDecoder().decode(WorldSettings.self, from: data)
             else { return .error(400, "not world settings; GET /settings shows their shape") }
@@ -323,6 +324,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                 return .failure(answer)
             } catch {
                 return .failure(.error(400, "\(error)"))
+            }
+            for key in ["behaviour", "ios"] where app[key] != nil && !(app[key] is String) {
+                return .failure(.error(400, "<\(key)> takes a string (ios: a version like \"26.4\")"))
             }
             let behaviourName = app["behaviour"] as? String ?? "reports-at-once"
             guard

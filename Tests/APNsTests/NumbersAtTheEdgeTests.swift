@@ -46,6 +46,18 @@ import Testing
     }
 
     @Test(
+        "apns-priority is exactly 10, 5 or 1 and apns-expiration digits only: a sign or leading zeros are refused",
+        arguments: [
+            ("apns-priority", "0010"), ("apns-priority", "+10"), ("apns-priority", "05"), ("apns-expiration", "+5"),
+        ])
+    func strictNumbers(header: String, value: String) {
+        var request = Fixtures.voipPush()
+        if header == "apns-priority" { request.priority = value } else { request.expiration = value }
+        let reason = validate(request, mode: .token).reason
+        #expect(reason == (header == "apns-priority" ? .badPriority : .badExpirationDate), "\(value)")
+    }
+
+    @Test(
         "An iat that is no time is InvalidProviderToken",
         arguments: ["\"soon\"", "\"1799999999x\"", "\"1799999999000\"", "null", "[1]", "\"\"", "true", "false"])
     func notATime(iat: String) throws {

@@ -81,6 +81,8 @@ import Testing
             ("/phones", #"{"apps": [{"bundleId": "a.b", "entitled": 0}]}"#),
             ("/phones", #"{"name": "x", "onlin": false}"#), ("/phones", #"{"online": "no"}"#),
             ("/phones", #"{"apps": "com.ringside.testapp"}"#),
+            ("/phones", #"{"apps": [{"bundleId": "x", "ios": 26.4}]}"#),
+            ("/phones", #"{"apps": [{"bundleId": "x", "behaviour": 5}]}"#), ("/settings", #"{"x": 1}"#),
             ("/phones/0/state", #"{"online": 1}"#), ("/phones/0/state", #"{"doNotDisturb": true, "vip": ["a"]}"#),
             ("/phones/0/state", #"{"blockedCallers": "bob"}"#), ("/phones/0/state", #"{"activeCall": 5}"#),
         ])
