@@ -226,8 +226,8 @@ final class Worker: @unchecked Sendable {
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             let peer = Self.describe(storage)
-            let serving = configuration.acceptorOnly && team.count > 1 ? Array(team.dropFirst()) : team
-            let target = serving.isEmpty ? self : serving[nextWorker % serving.count]
+            let serving = configuration.acceptorOnly && team.count > 1 ? team.dropFirst() : team[...]
+            let target = serving.isEmpty ? self : serving[serving.startIndex + nextWorker % serving.count]
             nextWorker += 1
             if target === self { adopt(fd: fd, peer: peer, now: now) } else { target.handOver(fd: fd, peer: peer) }
         }

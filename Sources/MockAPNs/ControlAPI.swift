@@ -307,9 +307,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             }
             // Every key is read, or refused: a typo must not fall back to a default silently.
             let keys = ["bundleId", "ios", "behaviour", "roundTripSeconds", "blocking", "environment", "entitled"]
-            if let unknown = app.keys.sorted().first(where: { !keys.contains($0) }) {
-                return .failure(.error(400, "an app takes \(keys.joined(separator: ", ")); <\(unknown)> is not one"))
-            }
+            if let problem = Self.unknownKey(app, keys) { return .failure(problem) }
             let roundTrip: Double?
             let blocking: Bool?
             let entitled: Bool?

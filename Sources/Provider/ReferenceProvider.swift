@@ -16,6 +16,13 @@ public enum ProviderAction: Sendable, Equatable {
     case stopped(why: String)
 }
 
+extension [ProviderAction] {
+    /// Why the provider stopped sending (`ProviderAction.stopped`), if it did.
+    public var stoppedBecause: String? {
+        lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+    }
+}
+
 /// The built-in provider: registers tokens, places calls, handles every answer as Apple says.
 /// Unchecked Sendable: used from one thread at a time, the scenario runner's (or test's) that drives it;
 /// `actions`, `serverErrorsInARow`, `random`, `ids` and `sleep` have no lock.
@@ -68,7 +75,7 @@ public final class ReferenceProvider: @unchecked Sendable {
 
     /// Why the provider stopped sending, if it did.
     public var stoppedBecause: String? {
-        actions.lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+        actions.stoppedBecause
     }
 
     public func register(user: String, token: String, kind: TokenStore.Kind = .voip) {

@@ -524,7 +524,7 @@ public final class ScenarioRunner {
         }
         if let stopped = expectation.stopped {
             record(at: range, within: expectation.within, atEnd: stopped == "false") {
-                let why = provider.actions.lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+                let why = provider.actions.stoppedBecause
                 let passed =
                     stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
                 return (
