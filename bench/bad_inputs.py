@@ -50,6 +50,24 @@ def control_request(line, body=b""):
     s.close()
 
 
+def pipelined():
+    """Two hundred pipelined listings, never read: answered only as fast as they are read."""
+    s = socket.create_connection(("127.0.0.1", control), timeout=2)
+    s.sendall(b"GET /phones?limit=1000 HTTP/1.1\r\nHost: x\r\n\r\n" * 200)
+    time.sleep(0.05)
+    s.close()
+
+
+idle = []
+
+
+def idle_control():
+    """Control connections that say nothing, up to a hundred held at once (the cap is 256)."""
+    if len(idle) >= 100:
+        idle.pop(0).close()
+    idle.append(socket.create_connection(("127.0.0.1", control), timeout=2))
+
+
 mischief = [
     lambda: socket.create_connection(("127.0.0.1", port)).sendall(os.urandom(512)),        # not TLS
     lambda: socket.create_connection(("127.0.0.1", port)).sendall(b"\x16\x03\x01"),          # a trickled hello
@@ -65,6 +83,11 @@ mischief = [
     lambda: control_request(b"POST /settings HTTP/1.1", b'{"tokenBytes": 1e9}'),
     lambda: control_request(b"POST /phones/0/state HTTP/1.1", b'{"online": 1}'),
     lambda: control_request(b"GET /phones?limit=1001 HTTP/1.1"),
+    lambda: control_request(b"GET /outcomes HTTP/1.1"),
+    lambda: control_request(b"GET /transcript HTTP/1.1"),
+    lambda: control_request(b"GET //phones/+0/ HTTP/1.1"),
+    pipelined,
+    idle_control,
 ]
 rounds = 0
 while True:

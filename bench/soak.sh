@@ -27,6 +27,11 @@ control=$(sed -n 's/^RINGSIDE_CONTROL_URL=//p' "$work/contract")
 curl -s -X POST "$control/settings" -d '{"throttle": null}' >/dev/null
 token=$(curl -s -X POST "$control/phones" -d '{"name": "soak"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apps"][0]["voipToken"])')
 jwt=$("$binary" token)
+# A phone that stays offline holds one push for 30 days: it must not hold the whole history with it.
+offline=$(curl -s -X POST "$control/phones" -d '{"name": "offline", "online": false}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["apps"][0]["voipToken"])')
+curl -s -o /dev/null --http2 --cacert certs-test/ca.pem -H "authorization: bearer $jwt" \
+  -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-expiration: $(($(date +%s) + 30 * 86400))" \
+  --data-binary @"$work/payload.json" "https://127.0.0.1:$port/3/device/$offline"
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$serve/status"; }
 load() {
@@ -51,7 +56,7 @@ sleep 1
 end=$(rss)
 peak=$(awk '{print $2}' "$work/rss" | sort -n | tail -1)
 echo "$(tail -n 1 "$work/bad.log" 2>/dev/null || echo "bad input: none")"
-echo "world: $(curl -s "$control/outcomes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "pushes remembered")')"
+echo "world: $(curl -s -D - -o /dev/null "$control/outcomes?limit=1" | sed -n 's/^x-total-count: *//Ip' | tr -d '\r') pushes remembered"
 echo "resident: after warm-up $((start / 1024)) MB, peak $((peak / 1024)) MB, at the end $((end / 1024)) MB"
 ratio=$(awk -v a="$end" -v b="$start" 'BEGIN { printf "%.2f", a / b }')
 kill -0 $serve 2>/dev/null && alive=yes || alive=no

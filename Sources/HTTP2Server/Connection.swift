@@ -136,24 +136,35 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
 
     private func receiveHTTP1(_ bytes: [UInt8]) -> Bool {
         guard let http1 else { return false }
-        let requests = bytes.withUnsafeBytes { http1.receive($0) }
-        for request in requests { handler?.handle(request, connection: self) }
-        if let failure = http1.failure {
+        bytes.withUnsafeBytes { http1.append($0) }
+        return serveBufferedHTTP1()
+    }
+
+    /// Answers the HTTP/1.1 requests read so far, one at a time, until the answers waiting to be
+    /// written reach the back-pressure limit: pipelined requests are served only as fast as the
+    /// client reads (the worker calls this again once the output is written).
+    func serveBufferedHTTP1() -> Bool {
+        guard let http1 else { return true }
+        while pendingOutput < limits.maximumPendingOutput, let request = http1.next() {
+            handler?.handle(request, connection: self)
+        }
+        if let failure = http1.failure, endReason == nil {
             output += HTTP1Session.serialize(
                 HTTP2Response(
-                    status: 400, headers: [("content-type", "text/plain")], body: Array((failure + "\n").utf8)))
+                    status: http1.failureStatus, headers: [("content-type", "text/plain"), ("connection", "close")],
+                    body: Array((failure + "\n").utf8)))
             endReason = "HTTP/1.1: \(failure)"
             return false
         }
-        return true
+        return endReason == nil
     }
 
     func session(_ session: HTTP2Session, didReceive request: HTTP2Request) {
         handler?.handle(request, connection: self)
     }
 
-    func session(_ session: HTTP2Session, refusedStream streamId: Int32) {
-        handler?.refusedStream(streamId)
+    func session(_ session: HTTP2Session, refusedStream streamId: Int32, _ why: StreamRefusal) {
+        handler?.refusedStream(streamId, why)
     }
 
     /// The connection has been idle too long: GOAWAY with the handler's debug data, then close.

@@ -4,26 +4,42 @@
 final class HTTP1Session {
     private var buffer: [UInt8] = []
     private var nextStreamId: Int32 = 1
-    /// Why the session cannot go on (a malformed request); answered with 400 and closed.
+    /// Why the session cannot go on (a malformed request, a body over the limit); answered with
+    /// `failureStatus` and closed.
     private(set) var failure: String?
+    private(set) var failureStatus = 400
     let limits: HTTP2Limits
 
     init(limits: HTTP2Limits) { self.limits = limits }
 
-    /// Feeds bytes; returns the requests they complete.
-    func receive(_ bytes: UnsafeRawBufferPointer) -> [HTTP2Request] {
+    /// Keeps bytes from the client; `next()` takes the requests they complete, one at a time, so
+    /// that the connection answers pipelined requests only as fast as the client reads the answers.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            scanned -= start
+            start = 0
+        }
         buffer.append(contentsOf: bytes)
-        var requests: [HTTP2Request] = []
-        while failure == nil, let request = parseOne() { requests.append(request) }
-        return requests
     }
+
+    /// The next complete request, or nil until more bytes arrive (or after a failure).
+    func next() -> HTTP2Request? {
+        failure == nil ? parseOne() : nil
+    }
+
+    /// Where the unread bytes begin in `buffer` (consumed requests are dropped in bulk, not one by one).
+    private var start = 0
+    /// How far the search for the end of the header section has looked, so that a header trickled
+    /// a byte at a time is not searched from its beginning each time.
+    private var scanned = 0
 
     private func parseOne() -> HTTP2Request? {
         guard let end = headerEnd() else {
-            if buffer.count > Int(limits.maxHeaderListSize) * 2 { failure = "request header section too large" }
+            if buffer.count - start > Int(limits.maxHeaderListSize) * 2 { failure = "request header section too large" }
             return nil
         }
-        let head = String(decoding: buffer[0..<end], as: UTF8.self)
+        let head = String(decoding: buffer[start..<end], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ")
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
@@ -49,24 +65,33 @@ final class HTTP1Session {
             }
             request.appendField(name: name, value: value)
         }
-        guard length >= 0, length <= limits.maximumKeptBody else {
+        guard length >= 0 else {
             failure = "bad Content-Length"
+            return nil
+        }
+        guard length <= limits.maximumKeptBody else {
+            failure = "the body is larger than \(limits.maximumKeptBody) bytes"
+            failureStatus = 413
             return nil
         }
         guard buffer.count >= end + 4 + length else { return nil }
         request.body = Array(buffer[(end + 4)..<(end + 4 + length)])
         request.bodyLength = length
-        buffer.removeFirst(end + 4 + length)
+        start = end + 4 + length
+        scanned = start
         nextStreamId += 2
         return request
     }
 
+    /// Where the header section of the request at `start` ends (its CRLFCRLF), once it has arrived.
     private func headerEnd() -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        for index in 0...(buffer.count - 4)
+        scanned = max(scanned, start)
+        guard buffer.count - scanned >= 4 else { return nil }
+        for index in scanned...(buffer.count - 4)
         where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
             return index
         }
+        scanned = buffer.count - 3
         return nil
     }
 
@@ -88,6 +113,7 @@ final class HTTP1Session {
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
         case 409: return "Conflict"
+        case 413: return "Content Too Large"
         case 500: return "Internal Server Error"
         default: return "Status"
         }

@@ -77,6 +77,10 @@ public struct HTTP2Limits: Sendable {
     /// How many body bytes of one request are kept; the rest is counted and dropped, so an 8 MB body
     /// costs no memory. 5121 is enough to judge APNs' largest limit (5120, VoIP).
     public var maximumKeptBody = 8192
+    /// Header and body bytes a connection may hold for requests still arriving (their END_STREAM not
+    /// yet in): past it, the stream that would add more is refused with REFUSED_STREAM, unprocessed.
+    /// Without it, 1,000 open streams each holding 8 KB of headers and a body cost 16 MB a connection.
+    public var maximumHeldPerConnection = 1 << 20
     /// Stop reading from a client while this many bytes wait to be written to it (back-pressure).
     public var maximumPendingOutput = 1 << 20
     /// RST_STREAMs a client may send: a burst, refilled at a rate per second; past it, GOAWAY

@@ -5,8 +5,8 @@ public protocol HTTP2SessionDelegate: AnyObject {
     /// A request is complete (its END_STREAM arrived).
     func session(_ session: HTTP2Session, didReceive request: HTTP2Request)
     /// A stream was refused with RST_STREAM REFUSED_STREAM, unprocessed: over MAX_CONCURRENT_STREAMS
-    /// (nghttp2 refuses it) or after GOAWAY.
-    func session(_ session: HTTP2Session, refusedStream streamId: Int32)
+    /// or after GOAWAY (nghttp2 refuses it), or holding too much.
+    func session(_ session: HTTP2Session, refusedStream streamId: Int32, _ why: StreamRefusal)
 }
 
 /// A socket-free HTTP/2 server session over nghttp2: bytes in → requests; responses in → bytes out.
@@ -21,6 +21,10 @@ public final class HTTP2Session {
     let limits: HTTP2Limits
     /// Requests whose headers are complete, waiting for DATA, by stream id.
     @exclusivity(unchecked) private var incoming: [Int32: HTTP2Request] = [:]
+    /// Header and body bytes `incoming` holds (bounded by `limits.maximumHeldPerConnection`).
+    private var heldBytes = 0
+    /// Streams this session refused for holding too much, until their RST_STREAM is sent.
+    private var refusedForHolding: Set<Int32> = []
     /// The request whose header block is arriving: HEADERS and CONTINUATION frames of one stream
     /// are contiguous (RFC 9113 §6.10), so header callbacks need no dictionary.
     @exclusivity(unchecked) private var receiving: HTTP2Request?
@@ -237,25 +241,52 @@ public final class HTTP2Session {
         receiving = nil
         if endStream {
             delegate?.session(self, didReceive: request)
-        } else {
+        } else if hold(request.fieldBytes.count, streamId: streamId) {
             incoming[streamId] = request
         }
     }
 
     fileprivate func dataChunk(streamId: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        let keep = limits.maximumKeptBody
-        incoming[streamId]?.receiveBody(bytes, keeping: keep)
+        guard let kept = incoming[streamId]?.body.count else { return }
+        incoming[streamId]!.receiveBody(bytes, keeping: limits.maximumKeptBody)
+        let added = incoming[streamId]!.body.count - kept
+        if added > 0, !hold(added, streamId: streamId) { release(streamId) }
+    }
+
+    /// Counts `bytes` more held for a stream; false (and the stream refused) past the connection's limit.
+    private func hold(_ bytes: Int, streamId: Int32) -> Bool {
+        heldBytes += bytes
+        guard heldBytes > limits.maximumHeldPerConnection else { return true }
+        heldBytes -= bytes
+        refusedForHolding.insert(streamId)
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, NGHTTP2_REFUSED_STREAM.rawValue)
+        return false
+    }
+
+    /// Forgets a request still arriving, and what it held.
+    private func release(_ streamId: Int32) {
+        guard let request = incoming.removeValue(forKey: streamId) else { return }
+        heldBytes -= request.fieldBytes.count + request.body.count
     }
 
     fileprivate func endOfRequest(streamId: Int32) {
-        guard let request = incoming.removeValue(forKey: streamId) else { return }
+        guard let request = incoming[streamId] else { return }
+        release(streamId)
         delegate?.session(self, didReceive: request)
     }
 
     fileprivate func streamClosed(streamId: Int32) {
         if receiving?.streamId == streamId { receiving = nil }
-        incoming[streamId] = nil
+        release(streamId)
         outgoingBodies[streamId] = nil
+    }
+
+    /// A REFUSED_STREAM went out: why, for the delegate.
+    fileprivate func sentRefusal(streamId: Int32) {
+        let why: StreamRefusal =
+            refusedForHolding.remove(streamId) != nil
+            ? .heldTooMuch(limit: limits.maximumHeldPerConnection) : .overLimitOrAfterGoAway
+        delegate?.session(self, refusedStream: streamId, why)
     }
 
     fileprivate func readBody(
@@ -325,7 +356,7 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
             $0.sentGoAway(errorCode: frame.pointee.goaway.error_code, lastStreamId: frame.pointee.goaway.last_stream_id)
         }
     case NGHTTP2_RST_STREAM.rawValue where frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue:
-        HTTP2Session.with(userData) { $0.delegate?.session($0, refusedStream: frame.pointee.hd.stream_id) }
+        HTTP2Session.with(userData) { $0.sentRefusal(streamId: frame.pointee.hd.stream_id) }
     default: break
     }
     return 0

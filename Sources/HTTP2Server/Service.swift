@@ -29,7 +29,15 @@ public protocol HTTP2ConnectionHandler: AnyObject {
     /// The connection is gone; `why` says how it ended.
     func closed(why: String)
     /// A stream was refused unprocessed (RST_STREAM REFUSED_STREAM).
-    func refusedStream(_ streamId: Int32)
+    func refusedStream(_ streamId: Int32, _ why: StreamRefusal)
+}
+
+/// Why a stream was refused unprocessed.
+public enum StreamRefusal: Sendable, Equatable {
+    /// By nghttp2: over MAX_CONCURRENT_STREAMS, or opened after GOAWAY.
+    case overLimitOrAfterGoAway
+    /// The connection's requests still arriving held more than `HTTP2Limits.maximumHeldPerConnection`.
+    case heldTooMuch(limit: Int)
 }
 
 /// What a handler may do to its connection.

@@ -330,6 +330,17 @@ final class Worker: @unchecked Sendable {
         }
         if paused.remove(fd) != nil {
             watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+            // Pipelined HTTP/1.1 requests already read are answered before more is read.
+            if !connection.serveBufferedHTTP1() { connection.closeAfterFlush = true }
+            if connection.pendingOutput > 0 {
+                // Written on the next turn (EPOLLOUT), not here: no recursion, and the others get a turn.
+                let full = connection.pendingOutput >= configuration.limits.maximumPendingOutput
+                if full { paused.insert(fd) }
+                watch(
+                    fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (full ? 0 : EPOLLIN.rawValue),
+                    op: EPOLL_CTL_MOD)
+                return
+            }
             readIn(connection, now: monotonicSeconds())
         } else {
             watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)

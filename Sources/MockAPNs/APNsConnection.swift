@@ -283,9 +283,12 @@ final class APNsConnection: HTTP2ConnectionHandler {
         return moved
     }
 
-    func refusedStream(_ streamId: Int32) {
+    func refusedStream(_ streamId: Int32, _ refusal: StreamRefusal) {
         let why: String
-        if closing {
+        if case .heldTooMuch(let limit) = refusal {
+            why =
+                "the connection's unfinished requests held more than \(limit) bytes of headers and bodies (a Ringside limit, not Apple's); not processed"
+        } else if closing {
             why = "after GOAWAY: not processed; a client sends it again on a new connection"
         } else if credentials.certificate == nil, !limitRaised {
             why =

@@ -24,6 +24,12 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
 
     /// The largest request body the control API reads.
     public static let maximumBody = 1 << 20
+    /// Bytes one connection's unfinished requests may hold: a few whole bodies at once.
+    public static let maximumHeldPerConnection = 8 << 20
+    /// Control connections open at once; one more is closed at once.
+    public static let maximumConnections = 256
+    /// Seconds a control connection may stay idle before it is closed.
+    public static let idleTimeout = 300.0
 
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler { ControlConnection(api: self) }
     public func refused(peer: String, why: String) {}
@@ -33,6 +39,8 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     struct Answer: Error, @unchecked Sendable {
         var status: Int
         var json: Any
+        /// Header fields beside content-type (a listing's paging).
+        var headers: [(String, String)] = []
 
         static func error(_ status: Int, _ message: String) -> Answer {
             Answer(status: status, json: ["error": message])
@@ -73,10 +81,14 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     }
 
     func route(method: String, path: String, body: [UInt8]) -> Answer {
-        // `?` alone, or an empty path, has no part before the query (the fuzzer's first find).
-        let parts = (path.split(separator: "?", omittingEmptySubsequences: false).first ?? "").split(separator: "/")
-            .map(
-                String.init)
+        // The path before any query, split strictly: `//phones`, `/health/` and the like are no routes.
+        let pathPart = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let query = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+        var parts = pathPart.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.first == "", parts.count >= 2, !parts.dropFirst().contains("") else {
+            return .error(404, "no route \(method) \(path.prefix(200)); see docs/control-api.md")
+        }
+        parts.removeFirst()
         let input: [String: Any]
         if body.isEmpty {
             input = [:]
@@ -102,7 +114,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             world.withWorld { $0.run(until: clock.now().world) }
             return Answer(status: 200, json: clockJSON())
         case ("GET", ["phones"]):
-            return listPhones(query: path.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
+            return listPhones(query: query)
         case ("POST", ["phones"]): return addPhone(input, at: now)
         case ("GET", _) where parts.count == 2 && parts[0] == "phones":
             return withPhone(parts[1]) { w, index in Answer(status: 200, json: Self.phoneJSON(w.phones[index])) }
@@ -126,10 +138,14 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                 return Answer(status: 200, json: Self.phoneJSON(w.phones[index]))
             }
         case ("GET", ["outcomes"]):
-            let lines = world.withWorld { w in w.pushes.map(Self.fateJSON) }
-            return Answer(status: 200, json: RawJSON("[" + lines.joined(separator: ",") + "]"))
+            return listed(query: query, route: "/outcomes", total: world.withWorld { $0.rememberedCount }) { range in
+                // Copied under the world's lock, rendered outside it: pushes are not held up.
+                world.withWorld { $0.remembered(range) }.map(Self.fateJSON)
+            }
         case ("GET", ["transcript"]):
-            return Answer(status: 200, json: RawJSON("[" + transcript.all.joined(separator: ",") + "]"))
+            return listed(query: query, route: "/transcript", total: transcript.count) { range in
+                transcript.kept(range).map(TranscriptWriter.render)
+            }
         case ("POST", ["faults"]): return armFault(input)
         case ("DELETE", ["faults"]):
             mock.disarmFaults()
@@ -148,7 +164,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
             transcript.clear()
             return Answer(status: 200, json: ["reset": true])
         default:
-            return .error(404, "no route \(method) \(path); see docs/control-api.md")
+            return .error(404, "no route \(method) \(path.prefix(200)); see docs/control-api.md")
         }
     }
 
@@ -204,10 +220,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                 deviceToken: try string(input, "token"),
                 connection: try integer(input, "connection", in: 0...Int(Int32.max)).map { UInt64($0) },
                 from: try seconds(input, "from", in: 0...1e11), until: try seconds(input, "until", in: 0...1e11))
-            let on = try input["on"].map { value -> Bool in
-                guard let on = value as? Bool else { throw Answer.error(400, "<on> takes true or false") }
-                return on
-            }
+            let on = try boolean(input, "on")
             let kind: FaultSpec.Kind
             switch action {
             case .answer:
@@ -291,7 +304,10 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     }
 
     private func withPhone(_ id: String, _ body: (World, Int) -> Answer) -> Answer {
-        guard let index = Int(id) else { return .error(404, "phone ids are numbers, got <\(id)>") }
+        guard (1...9).contains(id.utf8.count), id.utf8.allSatisfy({ (48...57).contains($0) }), let index = Int(id)
+        else {
+            return .error(404, "phone ids are numbers, got <\(id.prefix(64))>")
+        }
         return world.withWorld { w in
             guard w.phones.indices.contains(index) else { return .error(404, "no phone \(index)") }
             return body(w, index)
@@ -300,6 +316,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
 
     /// Reads the app descriptions of `POST /phones` and `POST /phones/{id}/apps`.
     private func appSpecs(_ apps: [[String: Any]]) -> Result<[AppSpec], Answer> {
+        guard apps.count <= VirtualPhone.maximumApps else {
+            return .failure(.error(400, "a phone holds at most \(VirtualPhone.maximumApps) apps"))
+        }
         var specs: [AppSpec] = []
         for app in apps {
             guard let bundle = app["bundleId"] as? String else {
@@ -389,7 +408,10 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         case .success(let value): specs = value
         }
         return withPhone(id) { w, index in
-            for spec in specs { w.install(spec, phone: index, at: now) }
+            for spec in specs where !w.install(spec, phone: index, at: now) {
+                return .error(
+                    409, "phone \(index) already holds \(VirtualPhone.maximumApps) apps, the most a phone may")
+            }
             return Answer(status: 201, json: Self.phoneJSON(w.phones[index]))
         }
     }
@@ -432,20 +454,58 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     /// must not hold the world's lock, or the control API's thread, for the time a whole list takes.
     static let pageLimit = 1000
 
-    private func listPhones(query: Substring) -> Answer {
-        var offset = 0
-        var limit = 100
-        for item in query.split(separator: "&") {
+    /// `offset=N&limit=N` of a listing; a missing offset is nil (each listing says what it means).
+    private static func page(_ query: Substring, route: String) -> Result<(offset: Int?, limit: Int?), Answer> {
+        var offset: Int?
+        var limit: Int?
+        for item in query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false) {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = pair.count == 2 && pair[1].utf8.count <= 9 && pair[1].allSatisfy(\.isASCII) ? Int(pair[1]) : nil
+            let digits =
+                pair.count == 2 && (1...9).contains(pair[1].utf8.count)
+                && pair[1].utf8.allSatisfy { (48...57).contains($0) }
+            let value = digits ? Int(pair[1]) : nil
             switch pair[0] {
-            case "offset" where value.map({ $0 >= 0 }) == true: offset = value!
-            case "limit" where value.map({ (1...Self.pageLimit).contains($0) }) == true: limit = value!
+            case "offset" where value != nil && offset == nil: offset = value
+            case "limit" where value.map({ (1...pageLimit).contains($0) }) == true && limit == nil: limit = value
             default:
-                return .error(
-                    400,
-                    "GET /phones takes offset=N (≥ 0) and limit=N (1 to \(Self.pageLimit)); got <\(item.prefix(64))>")
+                return .failure(
+                    .error(
+                        400,
+                        "GET \(route) takes offset=N (≥ 0) and limit=N (1 to \(pageLimit)), each once; got <\(item.prefix(64))>"
+                    ))
             }
+        }
+        return .success((offset, limit))
+    }
+
+    /// A page of a listing that answers a JSON array (`/outcomes`, `/transcript`): `limit` items (at most
+    /// and by default 1000) from `offset`, or the newest `limit` without one, so `[-1]` is the latest.
+    /// `x-total-count` says how many there are, `link` where the next and previous pages are.
+    private func listed(query: Substring, route: String, total: Int, render: (Range<Int>) -> [String]) -> Answer {
+        let page: (offset: Int?, limit: Int?)
+        switch Self.page(query, route: route) {
+        case .failure(let answer): return answer
+        case .success(let value): page = value
+        }
+        let limit = page.limit ?? Self.pageLimit
+        let start = min(page.offset ?? max(0, total - limit), total)
+        let range = start..<min(total, start + limit)
+        var links: [String] = []
+        if range.upperBound < total {
+            links.append("<\(route)?offset=\(range.upperBound)&limit=\(limit)>; rel=\"next\"")
+        }
+        if start > 0 { links.append("<\(route)?offset=\(max(0, start - limit))&limit=\(limit)>; rel=\"prev\"") }
+        var headers = [("x-total-count", String(total))]
+        if !links.isEmpty { headers.append(("link", links.joined(separator: ", "))) }
+        return Answer(status: 200, json: RawJSON("[" + render(range).joined(separator: ",") + "]"), headers: headers)
+    }
+
+    private func listPhones(query: Substring) -> Answer {
+        let offset: Int
+        let limit: Int
+        switch Self.page(query, route: "/phones") {
+        case .failure(let answer): return answer
+        case .success(let page): (offset, limit) = (page.offset ?? 0, page.limit ?? 100)
         }
         return world.withWorld { w in
             let start = min(offset, w.phones.count)
@@ -533,10 +593,12 @@ final class ControlConnection: HTTP2ConnectionHandler {
         let body = answer.body
         connection.respond(
             streamId: request.streamId,
-            HTTP2Response(status: answer.status, headers: [("content-type", "application/json")], body: body + [10]))
+            HTTP2Response(
+                status: answer.status, headers: [("content-type", "application/json")] + answer.headers,
+                body: body + [10]))
     }
 
     func idleGoAwayDebugData() -> [UInt8] { [] }
     func closed(why: String) {}
-    func refusedStream(_ streamId: Int32) {}
+    func refusedStream(_ streamId: Int32, _ why: StreamRefusal) {}
 }

@@ -109,6 +109,11 @@ public final class MockAssembly: @unchecked Sendable {
             controlConfiguration.acceptorOnly = true
             // World files and phone lists are larger than a push: keep whole bodies up to 1 MiB.
             controlConfiguration.limits.maximumKeptBody = ControlAPI.maximumBody
+            controlConfiguration.limits.maximumHeldPerConnection = ControlAPI.maximumHeldPerConnection
+            // A test harness needs a few connections, not thousands: idle ones are closed and the
+            // count is capped, so that idle clients cannot use up the process's descriptors.
+            controlConfiguration.maximumConnections = ControlAPI.maximumConnections
+            controlConfiguration.idleTimeout = ControlAPI.idleTimeout
             control = api
             controlServer = HTTP2Server(configuration: controlConfiguration, service: api)
         } else {

@@ -44,6 +44,20 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     /// The kept events as JSONL lines.
     public var all: [String] { kept.map(TranscriptWriter.render) }
 
+    /// How many events are kept.
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return events.count
+    }
+
+    /// A slice of the kept events, oldest first (a page of `GET /transcript`).
+    public func kept(_ range: Range<Int>) -> [MockEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return range.clamped(to: 0..<events.count).map { events[(oldest + $0) % events.count] }
+    }
+
     public func clear() {
         lock.lock()
         events.removeAll()

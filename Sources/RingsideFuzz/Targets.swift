@@ -75,7 +75,7 @@ enum Target: String, CaseIterable {
             func session(_ session: HTTP2Session, didReceive request: HTTP2Request) {
                 session.respond(streamId: request.streamId, HTTP2Response(status: 200, headers: [("apns-id", "x")]))
             }
-            func session(_ session: HTTP2Session, refusedStream streamId: Int32) {}
+            func session(_ session: HTTP2Session, refusedStream streamId: Int32, _ why: StreamRefusal) {}
         }
         guard let mode = bytes.first else { return }
         let delegate = Answering()

@@ -359,6 +359,10 @@ struct Lowering {
         for (block, bundle) in items(
             of: node, key: "apps", first: "bundle", keys: Schema.app, noun: "app", context: "an app")
         {
+            if specs.count == VirtualPhone.maximumApps {
+                report("Too many apps", at: bundle.range, "a phone holds at most \(VirtualPhone.maximumApps) apps")
+                break
+            }
             if specs.contains(where: { $0.bundleId == bundle.text }) {
                 report("Duplicate app", at: bundle.range, "this phone already has <\(clip(bundle.text))>")
             }

@@ -118,6 +118,10 @@ public struct VirtualPhone: Sendable {
     /// One stored push per app while offline ([SEND], [METRICS]), by bundle id → push number.
     var stored: [String: Int] = [:]
 
+    /// Apps one phone may hold: looking one up is a scan, so the count is bounded (an iPhone's home
+    /// screen holds far fewer VoIP apps than this).
+    public static let maximumApps = 1000
+
     public func app(_ bundleId: String) -> VirtualApp? { apps.first { $0.bundleId == bundleId } }
     func appIndex(_ bundleId: String) -> Int? { apps.firstIndex { $0.bundleId == bundleId } }
 }

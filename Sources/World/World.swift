@@ -14,13 +14,45 @@ public final class World {
     /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
     private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
-    /// Every push since the world began, minus the oldest finished ones once more than `keptPushes`
-    /// are kept: push number `n` is `pushes[n - forgotten]` (memory bounded under a soak).
-    public private(set) var pushes: [PushFate] = []
-    /// How many of the oldest pushes were forgotten.
+    /// The latest pushes: push number `n ≥ forgotten` is `recent[n - forgotten]`. Once more than
+    /// `keptPushes` are kept, the oldest are forgotten (memory bounded under a soak), except those
+    /// still pending, which move to `pendingAside` until they finish.
+    private var recent: [PushFate] = []
+    /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
+    /// say): at most one stored per app and phone, plus those in flight.
+    private var pendingAside: [Int: PushFate] = [:]
+    /// How many of the oldest pushes left `recent`.
     public private(set) var forgotten = 0
     /// How many pushes the world remembers at most, pending ones aside.
     public var keptPushes = 100_000
+
+    /// The pushes the world remembers, oldest first.
+    public var pushes: [PushFate] { remembered(0..<rememberedCount) }
+
+    /// How many pushes the world remembers.
+    public var rememberedCount: Int { pendingAside.count + recent.count }
+
+    /// A slice of the remembered pushes, oldest first (a page of the control API's `GET /outcomes`).
+    public func remembered(_ range: Range<Int>) -> [PushFate] {
+        let range = range.clamped(to: 0..<rememberedCount)
+        let aside = pendingAside.isEmpty ? [] : pendingAside.values.sorted { $0.number < $1.number }
+        let fromAside = range.clamped(to: 0..<aside.count)
+        let fromRecent = range.clamped(to: aside.count..<rememberedCount)
+        return Array(aside[fromAside])
+            + recent[(fromRecent.lowerBound - aside.count)..<(fromRecent.upperBound - aside.count)]
+    }
+
+    /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
+    private subscript(push number: Int) -> PushFate {
+        get { number >= forgotten ? recent[number - forgotten] : pendingAside[number]! }
+        _modify {
+            if number >= forgotten {
+                yield &recent[number - forgotten]
+            } else {
+                yield &pendingAside[number]!
+            }
+        }
+    }
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
     private var recentRequests: [RegistryKey: [Double]] = [:]
@@ -47,11 +79,15 @@ public final class World {
     }
 
     /// Installs an app on a phone (replacing one with the same bundle id) and issues its tokens.
-    public func install(_ spec: AppSpec, phone id: Int, at now: Double) {
-        guard phones.indices.contains(id) else { return }
+    /// False when the phone does not exist or already holds `VirtualPhone.maximumApps` others.
+    @discardableResult
+    public func install(_ spec: AppSpec, phone id: Int, at now: Double) -> Bool {
+        guard phones.indices.contains(id) else { return false }
         if let index = phones[id].appIndex(spec.bundleId) {
             retireTokens(of: phones[id].apps[index], phone: id, at: now)
             phones[id].apps.remove(at: index)
+        } else if phones[id].apps.count >= VirtualPhone.maximumApps {
+            return false
         }
         var app = VirtualApp(
             bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
@@ -59,6 +95,7 @@ public final class World {
         app.isEntitled = spec.isEntitled
         phones[id].apps.append(app)
         register(app, phone: id, at: now)
+        return true
     }
 
     private func issueToken() -> TokenValue {
@@ -254,22 +291,22 @@ public final class World {
     public func accept(
         _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
     ) -> Int {
-        let number = forgotten + pushes.count
+        let number = forgotten + recent.count
         let call = CallInfo(body: body)
         var fate = PushFate(
             number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
             priority: push.priority, expiration: push.expiration, callUUID: call.uuid, caller: call.caller)
         fate.chain.reserveCapacity(6)
         fate.note(now, .accepted)
-        pushes.append(fate)
+        recent.append(fate)
         guard let (_, record) = resolve(push.deviceToken, environment: environment) else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
-        pushes[number - forgotten].phone = record.phone
-        pushes[number - forgotten].phoneName = phones[record.phone].name
-        pushes[number - forgotten].bundleId = record.bundleId
-        pushes[number - forgotten].kind = record.kind
+        self[push: number].phone = record.phone
+        self[push: number].phoneName = phones[record.phone].name
+        self[push: number].bundleId = record.bundleId
+        self[push: number].kind = record.kind
         if record.retiredAt != nil {
             finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
             return number
@@ -294,7 +331,7 @@ public final class World {
         while let next = schedule.peek, next.at <= now {
             schedule.pop()
             // Only finished pushes are forgotten, and a finished push has nothing left to happen.
-            if next.kind.number < forgotten { continue }
+            if fate(next.kind.number) == nil { continue }
             switch next.kind {
             case .arrive(let number): arrive(number, at: next.at)
             case .report(let number): report(number, at: next.at)
@@ -311,7 +348,7 @@ public final class World {
     // MARK: Store and forward ([SEND], [METRICS], APNS-REFERENCE §7)
 
     private func store(_ number: Int, phone id: Int, at now: Double) {
-        let push = pushes[number - forgotten]
+        let push = self[push: number]
         // 0, or a time already past (aioapns's time_to_live=0): one attempt, not stored ([SEND]).
         if let expiration = push.expiration, expiration == 0 || Double(expiration) <= now {
             finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
@@ -327,22 +364,22 @@ public final class World {
             finish(previous, .notDelivered(.replacedWhileStored), now, .replacedByNewer)
         }
         phones[id].stored[bundle] = number
-        pushes[number - forgotten].note(now, .stored(until: expiresAt))
+        self[push: number].note(now, .stored(until: expiresAt))
         schedule.push(ScheduledEvent(at: expiresAt, kind: .expire(number)))
     }
 
     private func expire(_ number: Int, at now: Double) {
-        guard pushes[number - forgotten].outcome == .pending, let phone = pushes[number - forgotten].phone,
-            phones[phone].stored[pushes[number - forgotten].bundleId ?? ""] == number
+        guard self[push: number].outcome == .pending, let phone = self[push: number].phone,
+            phones[phone].stored[self[push: number].bundleId ?? ""] == number
         else { return }
-        phones[phone].stored[pushes[number - forgotten].bundleId ?? ""] = nil
+        phones[phone].stored[self[push: number].bundleId ?? ""] = nil
         finish(number, .notDelivered(.expired), now, .storedExpired)
     }
 
     private func deliverStored(phone id: Int, at now: Double) {
         for (bundle, number) in phones[id].stored {
             phones[id].stored[bundle] = nil
-            pushes[number - forgotten].note(now, .backOnline)
+            self[push: number].note(now, .backOnline)
             scheduleArrival(number, at: now + settings.deliveryLatency)
         }
     }
@@ -350,17 +387,17 @@ public final class World {
     // MARK: The phone ([PK-VOIP], [PK-264], APNS-REFERENCE §8.3)
 
     private func arrive(_ number: Int, at now: Double) {
-        guard pushes[number - forgotten].outcome == .pending, let id = pushes[number - forgotten].phone else { return }
+        guard self[push: number].outcome == .pending, let id = self[push: number].phone else { return }
         if !phones[id].isOnline {
             store(number, phone: id, at: now)
             return
         }
-        guard let index = phones[id].appIndex(pushes[number - forgotten].bundleId ?? "") else {
+        guard let index = phones[id].appIndex(self[push: number].bundleId ?? "") else {
             finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
         let app = phones[id].apps[index]
-        guard pushes[number - forgotten].kind == .voip else {
+        guard self[push: number].kind == .voip else {
             finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
         }
@@ -383,38 +420,38 @@ public final class World {
                 return
             }
         }
-        pushes[number - forgotten].deliveredAt = now
-        let delay = now - pushes[number - forgotten].sentAt
-        pushes[number - forgotten].note(
+        self[push: number].deliveredAt = now
+        let delay = now - self[push: number].sentAt
+        self[push: number].note(
             now, .handedToApp(ios: app.ios, delay: delay))
         let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
-        let call = (uuid: pushes[number - forgotten].callUUID, caller: pushes[number - forgotten].caller)
+        let call = (uuid: self[push: number].callUUID, caller: self[push: number].caller)
         switch app.behaviour {
         case .reportsAtOnce:
             report(number, at: now)
         case .completesBeforeReporting:
-            pushes[number - forgotten].note(now, .completionFirst)
+            self[push: number].note(now, .completionFirst)
             report(number, at: now)
         case .reportsOnlyWellFormed:
             if call.uuid != nil, call.caller != nil {
                 report(number, at: now)
             } else {
-                pushes[number - forgotten].note(now, .notWellFormed)
+                self[push: number].note(now, .notWellFormed)
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         case .neverReports:
-            pushes[number - forgotten].note(now, .neverReports)
+            self[push: number].note(now, .neverReports)
             didNotReport(number, mustReport: mustReport, at: now)
         case .reportsAfterRoundTrip(let seconds, let blocking):
             if blocking {
-                pushes[number - forgotten].note(now, .blockingRoundTrip(seconds))
+                self[push: number].note(now, .blockingRoundTrip(seconds))
                 if seconds < settings.callServicesCheck || !mustReport {
                     schedule.push(ScheduledEvent(at: now + seconds, kind: .report(number)))
                 } else {
                     schedule.push(ScheduledEvent(at: now + settings.callServicesCheck, kind: .systemCheck(number)))
                 }
             } else {
-                pushes[number - forgotten].note(now, .asyncRoundTrip(seconds))
+                self[push: number].note(now, .asyncRoundTrip(seconds))
                 didNotReport(number, mustReport: mustReport, at: now)
             }
         }
@@ -424,7 +461,7 @@ public final class World {
     /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
     private func mustReport(app: VirtualApp, phone: VirtualPhone, delay: Double, number: Int, at now: Double) -> Bool {
         guard app.ios >= OSVersion.reportingRule else {
-            pushes[number - forgotten].note(now, .beforeReportingRule(app.ios))
+            self[push: number].note(now, .beforeReportingRule(app.ios))
             return false
         }
         let newDelegate = app.ios >= OSVersion.mustReportDelegate
@@ -437,10 +474,10 @@ public final class World {
             why = .networkDelay(delay)
         }
         if let why {
-            pushes[number - forgotten].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
+            self[push: number].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
             return false
         }
-        pushes[number - forgotten].note(now, .mustReport(newDelegate: newDelegate))
+        self[push: number].note(now, .mustReport(newDelegate: newDelegate))
         return true
     }
 
@@ -453,13 +490,13 @@ public final class World {
     }
 
     private func systemCheck(_ number: Int, at now: Double) {
-        guard pushes[number - forgotten].outcome == .pending else { return }
+        guard self[push: number].outcome == .pending else { return }
         kill(number, .callServicesCheck, at: now)
     }
 
     private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
-        guard let id = pushes[number - forgotten].phone,
-            let index = phones[id].appIndex(pushes[number - forgotten].bundleId ?? "")
+        guard let id = self[push: number].phone,
+            let index = phones[id].appIndex(self[push: number].bundleId ?? "")
         else {
             return
         }
@@ -476,18 +513,18 @@ public final class World {
         finish(number, .appKilled(rule), now, step)
         if kills >= settings.unreportedLimit, !phones[id].apps[index].isVoIPBlocked {
             phones[id].apps[index].isVoIPBlocked = true
-            pushes[number - forgotten].note(now, .voipStopped(kills: kills))
+            self[push: number].note(now, .voipStopped(kills: kills))
         }
     }
 
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
     private func report(_ number: Int, at now: Double) {
-        guard pushes[number - forgotten].outcome == .pending, let id = pushes[number - forgotten].phone,
-            let app = phones[id].app(pushes[number - forgotten].bundleId ?? "")
+        guard self[push: number].outcome == .pending, let id = self[push: number].phone,
+            let app = phones[id].app(self[push: number].bundleId ?? "")
         else { return }
-        let uuid = pushes[number - forgotten].callUUID
-        let caller = pushes[number - forgotten].caller
-        pushes[number - forgotten].note(now, .reported)
+        let uuid = self[push: number].callUUID
+        let caller = self[push: number].caller
+        self[push: number].note(now, .reported)
         if !app.isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let uuid, phones[id].reportedCalls.contains(uuid) {
@@ -498,7 +535,7 @@ public final class World {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
             if let uuid { phones[id].reportedCalls.insert(uuid) }
-            let late = now - pushes[number - forgotten].sentAt
+            let late = now - self[push: number].sentAt
             if late > settings.ringTimeout {
                 finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))
             } else {
@@ -508,10 +545,10 @@ public final class World {
     }
 
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
-        guard pushes[number - forgotten].outcome == .pending else { return }
-        pushes[number - forgotten].outcome = outcome
-        pushes[number - forgotten].finishedAt = now
-        pushes[number - forgotten].chain.append(ChainEvent(at: now, step: step))
+        guard self[push: number].outcome == .pending else { return }
+        self[push: number].outcome = outcome
+        self[push: number].finishedAt = now
+        self[push: number].chain.append(ChainEvent(at: now, step: step))
         finishedSinceLastTake.append(number)
     }
 
@@ -519,6 +556,7 @@ public final class World {
     /// Then the oldest finished pushes beyond `keptPushes` are forgotten.
     public func takeFinished() -> [PushFate] {
         defer {
+            for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
             finishedSinceLastTake.removeAll()
             forgetOldPushes()
         }
@@ -527,16 +565,18 @@ public final class World {
 
     /// Push `number`, while it is remembered.
     public func fate(_ number: Int) -> PushFate? {
-        number >= forgotten && number - forgotten < pushes.count ? pushes[number - forgotten] : nil
+        if number >= forgotten { return number - forgotten < recent.count ? recent[number - forgotten] : nil }
+        return pendingAside[number]
     }
 
+    /// Down to half of `keptPushes` at once (removal is linear, so it is rare); the pending ones
+    /// among the oldest are set aside, not forgotten.
     private func forgetOldPushes() {
-        guard pushes.count > keptPushes else { return }
-        // Down to half, a finished prefix at a time: removal is linear, so it is rare.
-        let finished = pushes.prefix(pushes.count - keptPushes / 2).prefix { $0.outcome.isFinal }.count
-        guard finished > 0 else { return }
-        pushes.removeFirst(finished)
-        forgotten += finished
+        guard recent.count > keptPushes else { return }
+        let count = recent.count - keptPushes / 2
+        for push in recent.prefix(count) where !push.outcome.isFinal { pendingAside[push.number] = push }
+        recent.removeFirst(count)
+        forgotten += count
     }
 
     /// A token of a phone's app, as the provider would receive it from the app.

@@ -1,7 +1,9 @@
 import APNs
 import Foundation
+import Glibc
 import MockAPNs
 import Testing
+import World
 
 /// The control API's cleartext port: HTTP/2 with prior knowledge or HTTP/1.1, whatever the network
 /// does to the first bytes, and bodies larger than a push's.
@@ -56,6 +58,7 @@ import Testing
             #"{"action": "delay", "seconds": 3000000}"#, #"{"action": "delay", "seconds": "inf"}"#,
             #"{"action": "drop", "seconds": 1}"#, #"{"action": "explode"}"#, #"{"reason": "NoSuchReason"}"#,
             #"{"action": "stale-connections", "idleSeconds": -1}"#,
+            #"{"action": "lower-streams-after-rejection", "on": 1}"#,
         ])
     func faultNumbers(body: String) throws {
         let world = try WorldServer()
@@ -178,5 +181,133 @@ import Testing
         _ = try world.control("POST", "/phones/\(phone.id)/state", ["online": true])
         let fate = try world.outcome(apnsId: try #require(response.headers["apns-id"]))
         #expect(fate["outcome"] as? String == "rang")
+    }
+
+    @Test(
+        "Routes are matched strictly: doubled or trailing slashes and phone ids that are not plain digits are 404",
+        arguments: ["//phones", "/health/", "/phones/+0", "/phones/0x1", "/phones/ 0", "/", "/phones//state", ""])
+    func strictRoutes(path: String) throws {
+        let world = try WorldServer()
+        _ = try world.phone()
+        let answer = world.assembly.control!.respond(method: "GET", path: path, body: [])
+        #expect(answer.status == 404, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+        #expect(world.assembly.control!.respond(method: "GET", path: "/phones/0", body: []).status == 200)
+    }
+
+    /// GET with curl; the status, the header fields (lower-cased names) and the JSON body.
+    func get(_ world: WorldServer, _ path: String) throws -> (status: Int, headers: [String: String], json: Any?) {
+        let result = try run("/usr/bin/curl", ["-sS", "-D", "-", world.controlURL + path])
+        let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+        var headers: [String: String] = [:]
+        let lines = parts[0].components(separatedBy: "\r\n")
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        let json = try? JSONSerialization.jsonObject(with: Data(parts.dropFirst().joined().utf8))
+        return (status, headers, json)
+    }
+
+    @Test(
+        "GET /outcomes and /transcript are paged: the newest 1000 by default, offset and limit, x-total-count and link")
+    func outcomesAndTranscriptPaged() throws {
+        let world = try WorldServer()
+        let phone = try world.phone()
+        for _ in 0..<3 { #expect(try Curl.applePush(world.server, token: phone.voip).status == 200) }
+        let all = try get(world, "/outcomes")
+        #expect((all.json as? [Any])?.count == 3)
+        #expect(all.headers["x-total-count"] == "3")
+        #expect(all.headers["link"] == nil)
+        let newest = try get(world, "/outcomes?limit=1")
+        #expect(
+            (newest.json as? [[String: Any]])?.first?["apnsId"] as? String == (all.json as? [[String: Any]])?.last?[
+                "apnsId"] as? String)
+        #expect(newest.headers["link"] == #"</outcomes?offset=1&limit=1>; rel="prev""#)
+        let first = try get(world, "/outcomes?offset=0&limit=2")
+        #expect((first.json as? [Any])?.count == 2)
+        #expect(first.headers["link"] == #"</outcomes?offset=2&limit=2>; rel="next""#)
+        let transcript = try get(world, "/transcript")
+        let total = try #require(Int(transcript.headers["x-total-count"] ?? ""))
+        #expect((transcript.json as? [Any])?.count == total)
+        let last = try get(world, "/transcript?offset=1&limit=1")
+        #expect((last.json as? [Any])?.count == 1)
+        #expect(last.headers["link"]?.contains(#"</transcript?offset=2&limit=1>; rel="next""#) == true)
+        for query in ["limit=0", "limit=1001", "offset=-1", "offset=1&offset=2", "from=3", "limit="] {
+            for route in ["/outcomes", "/transcript"] {
+                let answer = try get(world, route + "?" + query)
+                #expect(answer.status == 400, "\(route)?\(query)")
+            }
+        }
+    }
+
+    @Test(
+        "A phone holds at most 1000 apps: more in POST /phones is 400, one more installed is 409, a reinstall still works"
+    )
+    func appsPerPhoneBounded() throws {
+        let world = try WorldServer()
+        let api = world.assembly.control!
+        func post(_ path: String, _ object: Any) throws -> Int {
+            api.respond(method: "POST", path: path, body: Array(try JSONSerialization.data(withJSONObject: object)))
+                .status
+        }
+        let apps = (0...VirtualPhone.maximumApps).map { ["bundleId": "com.example.app\($0)"] }
+        #expect(try post("/phones", ["apps": apps]) == 400)
+        #expect(try post("/phones", ["apps": Array(apps.dropLast())]) == 201)
+        #expect(try post("/phones/0/apps", ["bundleId": "com.example.one-more"]) == 409)
+        #expect(try post("/phones/0/apps", ["bundleId": "com.example.app7"]) == 201, "a reinstall replaces")
+    }
+
+    @Test("An HTTP/1.1 body over 1 MiB gets 413, and the control API keeps serving")
+    func http1BodyTooLarge() throws {
+        let world = try WorldServer()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ringside-big-\(getpid()).json")
+        try Data(repeating: 0x20, count: ControlAPI.maximumBody + 1).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try run(
+            "/usr/bin/curl",
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@" + file.path,
+                world.controlURL + "/phones",
+            ])
+        #expect(result.stdout == "413")
+        #expect((try world.control("GET", "/health") as? [String: Any])?["status"] as? String == "ok")
+    }
+
+    @Test("The control port closes connections over its cap at once; once they go, it serves again")
+    func controlConnectionsCapped() throws {
+        let world = try WorldServer()
+        let port = world.assembly.controlServer!.port
+        func connect() -> Int32 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            return fd
+        }
+        var held: [Int32] = []
+        for _ in 0..<ControlAPI.maximumConnections { held.append(connect()) }
+        let deadline = Date().addingTimeInterval(5)
+        while world.assembly.controlServer!.openConnections < ControlAPI.maximumConnections, Date() < deadline {
+            usleep(10_000)
+        }
+        let over = connect()
+        var byte: UInt8 = 0
+        #expect(recv(over, &byte, 1, 0) == 0, "over the cap: closed at once")
+        close(over)
+        for fd in held { close(fd) }
+        while world.assembly.controlServer!.openConnections > 0, Date() < deadline.addingTimeInterval(5) {
+            usleep(10_000)
+        }
+        #expect((try world.control("GET", "/health") as? [String: Any])?["status"] as? String == "ok")
     }
 }

@@ -78,4 +78,12 @@ import Testing
         #expect(plan("scenario: \"\"\nsteps:\n  - advance: 1s\n").diagnostics.map(\.title) == ["Empty name"])
         #expect(plan("scenario: x\nsteps: []\n").diagnostics.map(\.title) == ["No steps"])
     }
+
+    @Test("A phone with more than 1000 apps is refused at the first one too many, quickly")
+    func tooManyApps() {
+        let apps = (0...1000).map { "      - bundle: com.example.app\($0)\n" }.joined()
+        let checked = plan("scenario: x\nphones:\n  - name: alice\n    apps:\n" + apps + "steps:\n  - advance: 1s\n")
+        #expect(checked.diagnostics.map(\.title) == ["Too many apps"])
+        #expect(checked.diagnostics.first?.range.start.line == 1005)
+    }
 }

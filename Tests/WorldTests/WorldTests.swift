@@ -78,6 +78,34 @@ import World
         #expect(world.fate(numbers[29])?.outcome.kind == "rang", "the latest push still plays out")
     }
 
+    @Test(
+        "A push stored for an offline phone does not hold the history: older finished pushes are forgotten around it, and it rings once the phone is back"
+    )
+    func pendingPushDoesNotHoldHistory() {
+        let (world, phone, token) = world()
+        world.keptPushes = 10
+        let other = world.addPhone(name: "bob", apps: [AppSpec(bundleId: Self.bundle)], at: t0)
+        let otherToken = world.token(phone: other, bundleId: Self.bundle, kind: .voip)!
+        world.change(phone: phone, .online(false), at: t0)
+        let stored = push(world, token: token, at: t0, expiration: Int64(t0) + 30 * 86_400)
+        for second in 1...200 {
+            _ = push(
+                world, token: otherToken, at: t0 + Double(second),
+                call: "5f6c5d5e-0000-4000-8000-\(String(format: "%012d", second))")
+            world.run(until: t0 + Double(second))
+            _ = world.takeFinished()
+        }
+        #expect(world.rememberedCount <= 10 + 2, "\(world.rememberedCount) remembered")
+        #expect(world.fate(stored)?.outcome == .pending, "the stored push is kept aside")
+        #expect(world.pushes.first?.number == stored, "oldest first")
+        #expect(world.remembered(0..<1).first?.number == stored)
+        world.change(phone: phone, .online(true), at: t0 + 300)
+        world.run(until: t0 + 301)
+        let finished = world.takeFinished()
+        #expect(finished.first { $0.number == stored }?.outcome.kind == "rang-late")
+        #expect(world.fate(stored) == nil, "once finished and reported, it is forgotten too")
+    }
+
     @Test("The wrong token kind or environment gets APNs' answers")
     func tokenKinds() {
         let (world, phone, voip) = world()
