@@ -42,6 +42,9 @@ public enum DeviceLookup: Sendable, Equatable {
     case throttled
     /// 429 from the folklore rule dead-token-penalty (tag F): the app's team pushed too many dead tokens.
     case penalized
+    /// The simulated world follows `World.maximumPending` pushes already (a limit of Ringside's
+    /// simulation, not Apple's): answered 503, as APNs answers when it cannot take more.
+    case full
 }
 
 /// Answers whether a device token is live; the world model implements it, the mock asks it.

@@ -277,6 +277,12 @@ public final class Validator: Sendable {
             case .expired:
                 return Rejection(
                     .expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
+            case .full:
+                return Rejection(
+                    .serviceUnavailable, check: check,
+                    detail:
+                        "Ringside's world follows too many pushes whose outcome is not final yet (a limit of the simulation, not Apple's); send again later"
+                )
             }
         }
         return nil

@@ -145,8 +145,13 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     /// client reads (the worker calls this again once the output is written).
     func serveBufferedHTTP1() -> Bool {
         guard let http1 else { return true }
-        while pendingOutput < limits.maximumPendingOutput, let request = http1.next() {
+        http1Waits = false
+        while let request = http1.next() {
             handler?.handle(request, connection: self)
+            if pendingOutput >= limits.maximumPendingOutput {
+                http1Waits = true
+                break
+            }
         }
         if let failure = http1.failure, endReason == nil {
             output += HTTP1Session.serialize(
@@ -160,7 +165,38 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     }
 
     func session(_ session: HTTP2Session, didReceive request: HTTP2Request) {
-        handler?.handle(request, connection: self)
+        if backlog.isEmpty, heldOutput < limits.maximumPendingOutput {
+            handler?.handle(request, connection: self)
+        } else {
+            backlog.append(request)
+        }
+    }
+
+    /// Complete HTTP/2 requests not handed to the handler yet: while the answers waiting to go out
+    /// reach `maximumPendingOutput`, requests wait here (at most MAX_CONCURRENT_STREAMS of them, each
+    /// an open stream), served as the client takes its answers, and dropped if it leaves first.
+    private var backlog: [HTTP2Request] = []
+    /// Set when buffered HTTP/1.1 requests wait for the answers before them to be written.
+    private var http1Waits = false
+
+    /// Answers waiting to go out: bytes for the socket, and response bodies nghttp2 has not taken
+    /// (a client that keeps its flow-control window shut holds them there).
+    var heldOutput: Int { pendingOutput + (session?.outgoingBodyBytes ?? 0) }
+
+    /// Whether requests wait for the answers before them to be taken.
+    var hasBacklog: Bool { !backlog.isEmpty || http1Waits }
+
+    /// Serves waiting requests while the answers do not pile up; false when the connection must close.
+    func serveBacklog() -> Bool {
+        var served = 0
+        while served < backlog.count, heldOutput < limits.maximumPendingOutput {
+            handler?.handle(backlog[served], connection: self)
+            served += 1
+        }
+        backlog.removeFirst(served)
+        let keepOpen = serveBufferedHTTP1()
+        flush()
+        return keepOpen
     }
 
     func session(_ session: HTTP2Session, refusedStream streamId: Int32, _ why: StreamRefusal) {
@@ -196,6 +232,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         }
         handler?.closed(why: endReason ?? session?.goAwayByLibrary ?? "closed")
         handler = nil
+        backlog.removeAll()
         session?.delegate = nil
     }
 

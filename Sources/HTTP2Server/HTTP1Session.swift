@@ -58,7 +58,11 @@ final class HTTP1Session {
             }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"])
-            if name == "content-length" { length = Int(value) ?? -1 }
+            if name == "content-length" {
+                // RFC 9110 §8.6: digits only (no sign, no list).
+                let digits = (1...18).contains(value.utf8.count) && value.utf8.allSatisfy { (48...57).contains($0) }
+                length = digits ? Int(value) ?? -1 : -1
+            }
             if name == "transfer-encoding" {
                 failure = "chunked bodies are not supported; send Content-Length"
                 return nil

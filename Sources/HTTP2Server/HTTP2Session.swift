@@ -31,6 +31,9 @@ public final class HTTP2Session {
     @exclusivity(unchecked) private var receivingHeaderBytes = 0
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
     private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    /// Bytes of `outgoingBodies` not yet taken: a client that keeps its flow-control window shut
+    /// holds them here, so the connection counts them as output waiting (back-pressure).
+    public private(set) var outgoingBodyBytes = 0
     /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
     public private(set) var failure: String?
     /// RST_STREAM frames the client sent. libcurl 7.88 resets every stream it has finished
@@ -141,13 +144,14 @@ public final class HTTP2Session {
             }
             if let body = response.body, !body.isEmpty {
                 outgoingBodies[streamId] = (body, 0)
+                outgoingBodyBytes += body.count
                 var provider = nghttp2_data_provider(
                     source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
                 return nghttp2_submit_response(session, streamId, fields, fields.count, &provider)
             }
             return nghttp2_submit_response(session, streamId, fields, fields.count, nil)
         }
-        if result != 0 { outgoingBodies[streamId] = nil }
+        if result != 0 { dropBody(streamId) }
     }
 
     /// Resets one stream (RFC 9113 §6.4).
@@ -278,7 +282,12 @@ public final class HTTP2Session {
     fileprivate func streamClosed(streamId: Int32) {
         if receiving?.streamId == streamId { receiving = nil }
         release(streamId)
-        outgoingBodies[streamId] = nil
+        dropBody(streamId)
+    }
+
+    private func dropBody(_ streamId: Int32) {
+        guard let pending = outgoingBodies.removeValue(forKey: streamId) else { return }
+        outgoingBodyBytes -= pending.bytes.count - pending.offset
     }
 
     /// A REFUSED_STREAM went out: why, for the delegate.
@@ -301,6 +310,7 @@ public final class HTTP2Session {
         pending.bytes.withUnsafeBufferPointer { source in
             buffer.update(from: source.baseAddress! + pending.offset, count: count)
         }
+        outgoingBodyBytes -= count
         if pending.offset + count >= pending.bytes.count {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             outgoingBodies[streamId] = nil

@@ -328,19 +328,22 @@ final class Worker: @unchecked Sendable {
             closeConnection(fd, lingering: true)
             return
         }
-        if paused.remove(fd) != nil {
-            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
-            // Pipelined HTTP/1.1 requests already read are answered before more is read.
-            if !connection.serveBufferedHTTP1() { connection.closeAfterFlush = true }
+        // Requests that waited for the answers before them are served now (pipelined HTTP/1.1,
+        // HTTP/2 requests behind a client's shut window); their answers go out on the next turn
+        // (EPOLLOUT), not here: no recursion, and the other connections get a turn.
+        if connection.hasBacklog {
+            if !connection.serveBacklog() { connection.closeAfterFlush = true }
             if connection.pendingOutput > 0 {
-                // Written on the next turn (EPOLLOUT), not here: no recursion, and the others get a turn.
-                let full = connection.pendingOutput >= configuration.limits.maximumPendingOutput
-                if full { paused.insert(fd) }
+                let full = connection.heldOutput >= configuration.limits.maximumPendingOutput
+                if full { paused.insert(fd) } else { paused.remove(fd) }
                 watch(
                     fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (full ? 0 : EPOLLIN.rawValue),
                     op: EPOLL_CTL_MOD)
                 return
             }
+        }
+        if paused.remove(fd) != nil {
+            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
             readIn(connection, now: monotonicSeconds())
         } else {
             watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)

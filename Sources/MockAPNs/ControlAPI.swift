@@ -453,6 +453,8 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     /// Phones are listed a page at a time (`offset`, `limit` ≤ 1000): a world of a million phones
     /// must not hold the world's lock, or the control API's thread, for the time a whole list takes.
     static let pageLimit = 1000
+    /// Apps in one page of `GET /phones` at most (a phone may hold 1,000): the page ends before.
+    static let pageApps = 10_000
 
     /// `offset=N&limit=N` of a listing; a missing offset is nil (each listing says what it means).
     private static func page(_ query: Substring, route: String) -> Result<(offset: Int?, limit: Int?), Answer> {
@@ -507,17 +509,26 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         case .failure(let answer): return answer
         case .success(let page): (offset, limit) = (page.offset ?? 0, page.limit ?? 100)
         }
-        return world.withWorld { w in
+        // Copied under the world's lock, a page at most `pageApps` apps large; rendered outside it.
+        let (start, phones, total) = world.withWorld { w in
             let start = min(offset, w.phones.count)
-            let page = start..<min(w.phones.count, start + limit)
-            let next = page.upperBound < w.phones.count ? "/phones?offset=\(page.upperBound)&limit=\(limit)" : nil
-            return Answer(
-                status: 200,
-                json: [
-                    "phones": page.map { Self.phoneJSON(w.phones[$0]) }, "total": w.phones.count,
-                    "next": next as Any? ?? NSNull(),
-                ] as [String: Any])
+            var end = start
+            var apps = 0
+            while end < min(w.phones.count, start + limit),
+                end == start || apps + w.phones[end].apps.count <= Self.pageApps
+            {
+                apps += w.phones[end].apps.count
+                end += 1
+            }
+            return (start, Array(w.phones[start..<end]), w.phones.count)
         }
+        let end = start + phones.count
+        let next = end < total ? "/phones?offset=\(end)&limit=\(limit)" : nil
+        return Answer(
+            status: 200,
+            json: [
+                "phones": phones.map(Self.phoneJSON), "total": total, "next": next as Any? ?? NSNull(),
+            ] as [String: Any])
     }
 
     /// A 400 naming the first key that is not one of `known`, or nil.
@@ -571,7 +582,8 @@ final class ControlConnection: HTTP2ConnectionHandler {
     let api: ControlAPI
     init(api: ControlAPI) { self.api = api }
 
-    var initialMaxConcurrentStreams: UInt32 { 100 }
+    /// A harness needs few requests at once; each open one may hold a 1 MiB body or a large answer.
+    var initialMaxConcurrentStreams: UInt32 { 16 }
 
     func handle(_ request: HTTP2Request, connection: ConnectionControl) {
         var method = "GET"

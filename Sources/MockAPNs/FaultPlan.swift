@@ -69,7 +69,15 @@ public final class FaultPlan: @unchecked Sendable {
         return body()
     }
 
+    /// Faults armed at once: every request is matched against them in turn.
+    public static let maximumArmed = 1000
+
+    /// How many faults are armed.
+    public var count: Int { armed.load(ordering: .acquiring) }
+
     public func arm(_ fault: Fault) {
+        var fault = fault
+        fault.match.deviceToken = fault.match.deviceToken?.lowercased()  // compared lower-cased
         locked {
             faults.append(fault)
             acceptedSinceArmed.append(0)
@@ -90,6 +98,7 @@ public final class FaultPlan: @unchecked Sendable {
     /// The request-level fault for this request, if any; uses up one of its count.
     func take(token: String?, connection: UInt64, at now: Double) -> Action? {
         if armed.load(ordering: .acquiring) == 0 { return nil }
+        let token = token?.lowercased()
         return locked {
             guard
                 let index = faults.firstIndex(where: {
@@ -106,6 +115,7 @@ public final class FaultPlan: @unchecked Sendable {
     /// Counts an accepted push; returns the GOAWAY reason when a `goAwayAfterAccepted` fault fires.
     func noteAccepted(token: String?, connection: UInt64, at now: Double) -> Reason? {
         if armed.load(ordering: .acquiring) == 0 { return nil }
+        let token = token?.lowercased()
         return locked {
             for index in faults.indices {
                 guard case .goAwayAfterAccepted(let limit, let reason) = faults[index].action,
@@ -150,8 +160,9 @@ public final class FaultPlan: @unchecked Sendable {
 }
 
 extension FaultSpec.Match {
+    /// `token` lower-cased, as an armed fault's token is.
     func matches(token: String?, connection: UInt64, at now: Double) -> Bool {
-        (deviceToken == nil || deviceToken?.lowercased() == token?.lowercased())
+        (deviceToken == nil || deviceToken == token)
             && (self.connection == nil || self.connection == connection)
             && (from.map { now >= $0 } ?? true) && (until.map { now < $0 } ?? true)
     }

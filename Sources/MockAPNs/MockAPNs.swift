@@ -87,6 +87,9 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     /// Arms a fault: the one way in for the control API and for scenarios. Returns why it cannot be
     /// armed, or nil.
     public func arm(_ spec: FaultSpec) -> String? {
+        if configuration.faults.count >= FaultPlan.maximumArmed {
+            return "\(FaultPlan.maximumArmed) faults are armed, the most at once; disarm them first (DELETE /faults)"
+        }
         if configuration.faults.arm(spec) { return nil }
         guard case .untrustedServerCertificate(let on) = spec.kind else { return nil }
         guard let switchServerCertificate else { return "this mock serves no TLS, so it cannot change its certificate" }

@@ -21,6 +21,16 @@ public final class World {
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
     private var pendingAside: [Int: PushFate] = [:]
+    /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
+    /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
+    private var asideOrder: [Int] = []
+    /// Pushes accepted whose outcome is not final yet, wherever they are kept.
+    public private(set) var pendingCount = 0
+    /// Pushes the world follows at once: past it the mock answers 503 (a world with a delivery
+    /// latency of years, say, would otherwise hold every push ever sent).
+    public var maximumPending = 200_000
+    /// Whether the world follows `maximumPending` pushes already.
+    public var isFull: Bool { pendingCount >= maximumPending }
     /// How many of the oldest pushes left `recent`.
     public private(set) var forgotten = 0
     /// How many pushes the world remembers at most, pending ones aside.
@@ -33,13 +43,13 @@ public final class World {
     public var rememberedCount: Int { pendingAside.count + recent.count }
 
     /// A slice of the remembered pushes, oldest first (a page of the control API's `GET /outcomes`).
+    /// Not a pure read: finished pushes are dropped from the order first.
     public func remembered(_ range: Range<Int>) -> [PushFate] {
         let range = range.clamped(to: 0..<rememberedCount)
-        let aside = pendingAside.isEmpty ? [] : pendingAside.values.sorted { $0.number < $1.number }
-        let fromAside = range.clamped(to: 0..<aside.count)
-        let fromRecent = range.clamped(to: aside.count..<rememberedCount)
-        return Array(aside[fromAside])
-            + recent[(fromRecent.lowerBound - aside.count)..<(fromRecent.upperBound - aside.count)]
+        if asideOrder.count > pendingAside.count { asideOrder.removeAll { pendingAside[$0] == nil } }
+        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { pendingAside[$0]! }
+        let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
+        return fromAside + recent[(fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)]
     }
 
     /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
@@ -55,7 +65,7 @@ public final class World {
     }
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
-    private var recentRequests: [RegistryKey: [Double]] = [:]
+    private var recentRequests: [RegistryKey: RequestTimes] = [:]
     /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
     private var deadTokenPushes: [String: Int] = [:]
     private var penaltyUntil: [String: Double] = [:]
@@ -242,13 +252,10 @@ public final class World {
         if let throttle = settings.throttle {
             // Only the latest count + 1 times matter: more than `count` in the window means the oldest
             // of them is in it. Bounded memory and time per token, however fast a provider pushes.
-            var times = recentRequests[key, default: []]
-            times.append(now)
-            if times.count > throttle.count + 1 { times.removeFirst(times.count - throttle.count - 1) }
-            recentRequests[key] = times
-            if times.count > throttle.count, times[0] > now - throttle.window { return .throttled }
+            let oldest = recentRequests[key, default: RequestTimes()].record(now, keeping: throttle.count + 1)
+            if let oldest, oldest > now - throttle.window { return .throttled }
         }
-        return .active
+        return isFull ? .full : .active
     }
 
     /// Whether some phone holds (or held) this token in this environment.
@@ -299,6 +306,7 @@ public final class World {
         fate.chain.reserveCapacity(6)
         fate.note(now, .accepted)
         recent.append(fate)
+        pendingCount += 1
         guard let (_, record) = resolve(push.deviceToken, environment: environment) else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
@@ -547,6 +555,7 @@ public final class World {
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
         guard self[push: number].outcome == .pending else { return }
         self[push: number].outcome = outcome
+        pendingCount -= 1
         self[push: number].finishedAt = now
         self[push: number].chain.append(ChainEvent(at: now, step: step))
         finishedSinceLastTake.append(number)
@@ -574,7 +583,10 @@ public final class World {
     private func forgetOldPushes() {
         guard recent.count > keptPushes else { return }
         let count = recent.count - keptPushes / 2
-        for push in recent.prefix(count) where !push.outcome.isFinal { pendingAside[push.number] = push }
+        for push in recent.prefix(count) where !push.outcome.isFinal {
+            pendingAside[push.number] = push
+            asideOrder.append(push.number)
+        }
         recent.removeFirst(count)
         forgotten += count
     }
@@ -583,6 +595,29 @@ public final class World {
     public func token(phone: Int, bundleId: String, kind: TokenKind) -> String? {
         guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
         return (kind == .voip ? app.voipToken : app.alertToken).description
+    }
+}
+
+/// The latest request times of one token, in a ring changed in place: only the latest count + 1
+/// matter to the throttle (more than `count` in the window means the oldest of them is in it), so
+/// memory and time per request stay bounded however fast a provider pushes.
+struct RequestTimes {
+    private var times: [Double] = []
+    private var next = 0
+
+    /// Records `now`; returns the oldest of the latest `keeping` times once that many were seen.
+    mutating func record(_ now: Double, keeping size: Int) -> Double? {
+        if times.count > size {
+            times = Array((times[next...] + times[..<next]).suffix(size))  // the throttle's count went down
+            next = 0
+        }
+        if times.count < size {
+            times.append(now)
+            return times.count == size ? times[0] : nil
+        }
+        times[next] = now
+        next = (next + 1) % size
+        return times[next]
     }
 }
 

@@ -90,6 +90,7 @@ import Testing
         #expect(
             validate(request, mode: mode, directory: Directory(answer: .notForTopic)).reason == .deviceTokenNotForTopic)
         #expect(validate(request, mode: mode, directory: Directory(answer: .unknown)).reason == .badDeviceToken)
+        #expect(validate(request, mode: mode, directory: Directory(answer: .full)).reason == .serviceUnavailable)
     }
 
     @Test("Error bodies are {\"reason\":…} without a timestamp except for 410")

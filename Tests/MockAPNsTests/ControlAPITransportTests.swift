@@ -310,4 +310,30 @@ import World
         }
         #expect((try world.control("GET", "/health") as? [String: Any])?["status"] as? String == "ok")
     }
+
+    @Test("At most 1000 faults are armed at once: one more is 409 until they are disarmed")
+    func faultsBounded() throws {
+        let world = try WorldServer()
+        let api = world.assembly.control!
+        let body = Array(#"{"reason": "ServiceUnavailable", "count": 5, "token": "AB"}"#.utf8)
+        for _ in 0..<FaultPlan.maximumArmed { #expect(api.respond(method: "POST", path: "/faults", body: body).status == 201) }
+        #expect(api.respond(method: "POST", path: "/faults", body: body).status == 409)
+        #expect(api.respond(method: "DELETE", path: "/faults", body: []).status == 200)
+        #expect(api.respond(method: "POST", path: "/faults", body: body).status == 201)
+    }
+
+    @Test("A page of GET /phones ends before 10,000 apps, whatever the limit; next goes on from there")
+    func phonesPagedByApps() throws {
+        let world = try WorldServer()
+        let api = world.assembly.control!
+        let apps = (0..<VirtualPhone.maximumApps).map { ["bundleId": "com.example.app\($0)"] }
+        let body = Array(try JSONSerialization.data(withJSONObject: ["apps": apps]))
+        for _ in 0..<12 { #expect(api.respond(method: "POST", path: "/phones", body: body).status == 201) }
+        let answer = api.respond(method: "GET", path: "/phones?limit=1000", body: [])
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        #expect((page["phones"] as? [Any])?.count == 10)
+        #expect(page["next"] as? String == "/phones?offset=10&limit=1000")
+        #expect(page["total"] as? Int == 12)
+    }
 }
+

@@ -97,4 +97,36 @@ import Testing
         #expect(service.handled == 100, "every request is answered in the end")
         #expect(rounds > 10)
     }
+
+    @Test(
+        "HTTP/2 requests wait while answers pile up behind a shut flow-control window, and go with the connection"
+    )
+    func http2BacklogBehindShutWindow() {
+        let service = BigAnswers()
+        let connection = Connection(
+            fd: -1, id: 1, peer: "test", tls: nil, service: service, limits: HTTP2Limits(), now: 0)
+        // SETTINGS_INITIAL_WINDOW_SIZE 0: the client takes no DATA until it opens its window.
+        var bytes =
+            Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + Self.frame(type: 4, flags: 0, stream: 0, [0, 4, 0, 0, 0, 0])
+        for stream in stride(from: Int32(1), through: 39, by: 2) {
+            bytes += Self.frame(type: 1, flags: 5, stream: stream, Self.request)  // END_STREAM | END_HEADERS
+        }
+        #expect(bytes.withUnsafeBytes { connection.received($0) })
+        #expect(service.handled > 0 && service.handled <= 5, "\(service.handled) of 20 answered into a shut window")
+        #expect(connection.hasBacklog)
+        let answered = service.handled
+        connection.closed()
+        #expect(!connection.hasBacklog, "the client left: what waited is dropped")
+        #expect(service.handled == answered)
+    }
+
+    @Test("Content-Length is digits only: a sign, a list or too many digits is 400", arguments: ["+5", "-1", "5, 5", "0x5", "", "99999999999999999999"])
+    func contentLengthDigitsOnly(value: String) {
+        let session = HTTP1Session(limits: HTTP2Limits())
+        let bytes = Array("POST /phones HTTP/1.1\r\ncontent-length: \(value)\r\n\r\nhello".utf8)
+        bytes.withUnsafeBytes { session.append($0) }
+        #expect(session.next() == nil)
+        #expect(session.failureStatus == 400 && session.failure != nil, "\(value)")
+    }
 }
+

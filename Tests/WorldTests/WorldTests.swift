@@ -106,6 +106,26 @@ import World
         #expect(world.fate(stored) == nil, "once finished and reported, it is forgotten too")
     }
 
+    @Test("The world follows at most maximumPending pushes at once: past it, 503 until some finish")
+    func pendingBounded() {
+        var settings = WorldSettings()
+        settings.deliveryLatency = 3600
+        settings.throttle = nil
+        let (world, _, token) = world(settings: settings)
+        world.maximumPending = 5
+        let topic = "\(Self.bundle).voip"
+        for second in 0..<5 {
+            #expect(world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + Double(second)) == .active)
+            _ = push(world, token: token, at: t0 + Double(second))
+        }
+        #expect(world.pendingCount == 5)
+        #expect(world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 10) == .full)
+        world.run(until: t0 + 3600 + 5)
+        _ = world.takeFinished()
+        #expect(world.pendingCount == 0)
+        #expect(world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 3610) == .active)
+    }
+
     @Test("The wrong token kind or environment gets APNs' answers")
     func tokenKinds() {
         let (world, phone, voip) = world()
