@@ -49,7 +49,8 @@ public final class World {
         if asideOrder.count > pendingAside.count { asideOrder.removeAll { pendingAside[$0] == nil } }
         let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { pendingAside[$0]! }
         let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
-        return fromAside + recent[(fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)]
+        return fromAside
+            + recent[(fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)]
     }
 
     /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).

@@ -316,7 +316,9 @@ import World
         let world = try WorldServer()
         let api = world.assembly.control!
         let body = Array(#"{"reason": "ServiceUnavailable", "count": 5, "token": "AB"}"#.utf8)
-        for _ in 0..<FaultPlan.maximumArmed { #expect(api.respond(method: "POST", path: "/faults", body: body).status == 201) }
+        for _ in 0..<FaultPlan.maximumArmed {
+            #expect(api.respond(method: "POST", path: "/faults", body: body).status == 201)
+        }
         #expect(api.respond(method: "POST", path: "/faults", body: body).status == 409)
         #expect(api.respond(method: "DELETE", path: "/faults", body: []).status == 200)
         #expect(api.respond(method: "POST", path: "/faults", body: body).status == 201)
@@ -336,4 +338,3 @@ import World
         #expect(page["total"] as? Int == 12)
     }
 }
-

@@ -107,7 +107,8 @@ import Testing
             fd: -1, id: 1, peer: "test", tls: nil, service: service, limits: HTTP2Limits(), now: 0)
         // SETTINGS_INITIAL_WINDOW_SIZE 0: the client takes no DATA until it opens its window.
         var bytes =
-            Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + Self.frame(type: 4, flags: 0, stream: 0, [0, 4, 0, 0, 0, 0])
+            Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            + Self.frame(type: 4, flags: 0, stream: 0, [0, 4, 0, 0, 0, 0])
         for stream in stride(from: Int32(1), through: 39, by: 2) {
             bytes += Self.frame(type: 1, flags: 5, stream: stream, Self.request)  // END_STREAM | END_HEADERS
         }
@@ -120,7 +121,9 @@ import Testing
         #expect(service.handled == answered)
     }
 
-    @Test("Content-Length is digits only: a sign, a list or too many digits is 400", arguments: ["+5", "-1", "5, 5", "0x5", "", "99999999999999999999"])
+    @Test(
+        "Content-Length is digits only: a sign, a list or too many digits is 400",
+        arguments: ["+5", "-1", "5, 5", "0x5", "", "99999999999999999999"])
     func contentLengthDigitsOnly(value: String) {
         let session = HTTP1Session(limits: HTTP2Limits())
         let bytes = Array("POST /phones HTTP/1.1\r\ncontent-length: \(value)\r\n\r\nhello".utf8)
@@ -129,4 +132,3 @@ import Testing
         #expect(session.failureStatus == 400 && session.failure != nil, "\(value)")
     }
 }
-
