@@ -55,8 +55,12 @@ public final class World {
 
     /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
     private subscript(push number: Int) -> PushFate {
-        get { number >= forgotten ? recent[number - forgotten] : pendingAside[number]! }
-        _modify {
+        // Inlined, so that reading one field reads that field, not a copy of the whole fate (the
+        // retains showed in profiles: a third of a push's cost through the world).
+        @inline(__always) get {
+            number >= forgotten ? recent[number - forgotten] : pendingAside[number]!
+        }
+        @inline(__always) _modify {
             if number >= forgotten {
                 yield &recent[number - forgotten]
             } else {
@@ -340,7 +344,7 @@ public final class World {
         while let next = schedule.peek, next.at <= now {
             schedule.pop()
             // Only finished pushes are forgotten, and a finished push has nothing left to happen.
-            if fate(next.kind.number) == nil { continue }
+            if !isRemembered(next.kind.number) { continue }
             switch next.kind {
             case .arrive(let number): arrive(number, at: next.at)
             case .report(let number): report(number, at: next.at)
@@ -571,6 +575,11 @@ public final class World {
             forgetOldPushes()
         }
         return finishedSinceLastTake.compactMap(fate)
+    }
+
+    /// Whether push `number` is remembered (without copying it, as `fate` does).
+    private func isRemembered(_ number: Int) -> Bool {
+        number >= forgotten ? number - forgotten < recent.count : pendingAside[number] != nil
     }
 
     /// Push `number`, while it is remembered.
