@@ -453,8 +453,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     /// Phones are listed a page at a time (`offset`, `limit` ≤ 1000): a world of a million phones
     /// must not hold the world's lock, or the control API's thread, for the time a whole list takes.
     static let pageLimit = 1000
-    /// Apps in one page of `GET /phones` at most (a phone may hold 1,000): the page ends before.
-    static let pageApps = 10_000
+    /// Apps in one page of `GET /phones` at most (a phone may hold 1,000): the page ends before, so
+    /// that one listing holds the control thread a fraction of a second.
+    static let pageApps = 2_000
 
     /// `offset=N&limit=N` of a listing; a missing offset is nil (each listing says what it means).
     private static func page(_ query: Substring, route: String) -> Result<(offset: Int?, limit: Int?), Answer> {
