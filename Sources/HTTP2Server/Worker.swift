@@ -334,7 +334,9 @@ final class Worker: @unchecked Sendable {
         if connection.hasBacklog {
             if !connection.serveBacklog() { connection.closeAfterFlush = true }
             if connection.pendingOutput > 0 {
-                let full = connection.heldOutput >= configuration.limits.maximumPendingOutput
+                // Socket bytes only, as `readIn` counts: bodies held behind a shut window must not
+                // stop reading, or the WINDOW_UPDATE that releases them would never be read.
+                let full = connection.pendingOutput >= configuration.limits.maximumPendingOutput
                 if full { paused.insert(fd) } else { paused.remove(fd) }
                 watch(
                     fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (full ? 0 : EPOLLIN.rawValue),

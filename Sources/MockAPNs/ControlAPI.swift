@@ -303,9 +303,14 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         return result
     }
 
+    /// One to nine ASCII digits, nothing else (no sign, no spaces), as a number; nil otherwise.
+    static func plainNumber(_ text: Substring) -> Int? {
+        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return Int(text)
+    }
+
     private func withPhone(_ id: String, _ body: (World, Int) -> Answer) -> Answer {
-        guard (1...9).contains(id.utf8.count), id.utf8.allSatisfy({ (48...57).contains($0) }), let index = Int(id)
-        else {
+        guard let index = Self.plainNumber(id[...]) else {
             return .error(404, "phone ids are numbers, got <\(id.prefix(64))>")
         }
         return world.withWorld { w in
@@ -463,10 +468,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         var limit: Int?
         for item in query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false) {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let digits =
-                pair.count == 2 && (1...9).contains(pair[1].utf8.count)
-                && pair[1].utf8.allSatisfy { (48...57).contains($0) }
-            let value = digits ? Int(pair[1]) : nil
+            let value = pair.count == 2 ? plainNumber(pair[1]) : nil
             switch pair[0] {
             case "offset" where value != nil && offset == nil: offset = value
             case "limit" where value.map({ (1...pageLimit).contains($0) }) == true && limit == nil: limit = value
