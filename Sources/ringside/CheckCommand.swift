@@ -1,22 +1,34 @@
 import Foundation
+import Reports
 import ScenarioLanguage
 
 /// `ringside check FILE…`: parses and checks scenario files without running anything.
 enum CheckCommand {
     static let help = """
-        Usage: ringside check FILE…
+        Usage: ringside check [--format console|github] FILE…
 
         Parses and checks scenario files (*.ring) without running anything: every problem is shown
         with file:line:column, the source line, carets, and "did you mean" for near misses.
-        See docs/scenario-language.md.
+        See docs/scenario-language.md. --format github also writes each problem as a GitHub Actions
+        annotation (::error file=…,line=…,col=…::…).
 
         Exit codes: 0 every file is well formed, 2 a file did not parse or check, 64 bad arguments.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        guard !arguments.isEmpty, !arguments.contains("--help"), !arguments.contains("-h") else {
+    static func run(_ raw: [String]) -> Int32 {
+        guard !raw.isEmpty, !raw.contains("--help"), !raw.contains("-h") else {
             Output.out(help)
-            return arguments.isEmpty ? ExitCode.usage : ExitCode.success
+            return raw.isEmpty ? ExitCode.usage : ExitCode.success
+        }
+        var options = Arguments(raw, command: "check")
+        let format: OutputFormat
+        let arguments: [String]
+        do {
+            format = try options.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
+            arguments = try options.remaining()
+        } catch {
+            Output.error("error: \(error.message)")
+            return ExitCode.usage
         }
         var failed = false
         for path in arguments {
@@ -32,6 +44,9 @@ enum CheckCommand {
                 failed = true
                 for problem in problems { Output.error(problem.render(in: file)) }
                 Output.error("\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+                if format == .github {
+                    for annotation in GitHubAnnotations.render(problems, path: path) { Output.out(annotation) }
+                }
             }
         }
         return failed ? ExitCode.scenarioInvalid : ExitCode.success

@@ -1,13 +1,14 @@
 import Foundation
 
-/// Finds `certs-test/`: `--certs`, then `$RINGSIDE_CERTS`, then `./certs-test`, then the checkout this
-/// binary was built from.
+/// Finds `certs-test/`: `--certs`, then `$RINGSIDE_CERTS`, then `./certs-test`, then the one beside
+/// the binary (a release tarball's `bin/../certs-test`), then the checkout this binary was built from.
 enum TestCredentials {
     static func directory(_ explicit: String?) -> String? {
         let candidates: [String?] = [
             explicit,
             ProcessInfo.processInfo.environment["RINGSIDE_CERTS"],
             FileManager.default.currentDirectoryPath + "/certs-test",
+            besideBinary,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("certs-test").path,
         ]
@@ -16,6 +17,15 @@ enum TestCredentials {
             return URL(fileURLWithPath: candidate).standardizedFileURL.path
         }
         return nil
+    }
+
+    /// `certs-test/` next to the binary's folder, as a release lays it out (scripts/package.sh).
+    private static var besideBinary: String? {
+        guard let binary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        return URL(fileURLWithPath: binary).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("certs-test").path
     }
 
     /// The directory, or an error that says how to give it (exit code 3 through `runCommand`).

@@ -9,7 +9,7 @@ import ScenarioLanguage
 enum RunCommand {
     static let help = """
         Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
-                            [--report FILE.html] [--transcript DIR] [--certs DIR] FILE|DIR…
+                            [--report FILE.html] [--transcript DIR] [--format console|github] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
@@ -18,7 +18,9 @@ enum RunCommand {
         --junit FILE writes a JUnit XML report (one testcase per scenario); --transcript DIR one JSONL
         transcript per scenario. --jobs N runs N scenarios at once; --shard K/N runs the K-th of N
         slices (for CI machines); --filter keeps files whose path or text contains TEXT; --seed N
-        overrides every scenario's seed.
+        overrides every scenario's seed. --format github also writes a GitHub Actions annotation
+        (::error file=…,line=…,col=…::…) for each failed expectation and check error, beside the
+        console output (docs/ci.md).
         --provider runs every scenario against another built-in profile (reference, or a naive one:
         forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
         keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
@@ -45,6 +47,7 @@ enum RunCommand {
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
+            let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
             var files: [String] = []
@@ -82,7 +85,7 @@ enum RunCommand {
                     )
                 }
             }
-            let tally = Tally()
+            let tally = Tally(format: format)
             // Independent scenarios run in parallel, each with its own mock on a free port.
             let queue = DispatchQueue(label: "ringside.run", attributes: .concurrent)
             let slots = DispatchSemaphore(value: max(1, jobs))
@@ -127,6 +130,9 @@ enum RunCommand {
         private var broken = 0
         private var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
         private var kept: [ScenarioResult] = []
+        private let format: OutputFormat
+
+        init(format: OutputFormat) { self.format = format }
 
         /// Every result, in file order.
         var results: [ScenarioResult] {
@@ -157,6 +163,9 @@ enum RunCommand {
                 Output.out("✘ \(counter) \(result.name) (\(path))")
                 if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
+            if format == .github {
+                for annotation in GitHubAnnotations.render(result) { Output.out(annotation) }
+            }
         }
 
         var totals: (Int, Int, Int, Int, [(name: String, path: String, seconds: Double, failure: String?)]) {
@@ -165,4 +174,9 @@ enum RunCommand {
             return (passed, failed, invalid, broken, cases.sorted { $0.path < $1.path })
         }
     }
+}
+
+/// How `run` and `check` write their findings: for people only, or also as GitHub Actions annotations.
+enum OutputFormat: String, CaseIterable {
+    case console, github
 }

@@ -16,7 +16,8 @@ let rootHelp = """
       explain   Explain a reason, a header, a curl command or a transcript line.
       token     Print a JWT signed with a test key, for curl.
 
-    'ringside <command> --help' describes a command.
+    'ringside <command> --help' describes a command; 'ringside --version' prints the version and
+    those of nghttp2, OpenSSL and libcurl it runs with.
 
     Exit codes: 0 success, 1 an expectation failed, 2 a scenario did not parse or check,
     3 the run could not proceed (port busy, provider crashed, TLS failure), 64 bad arguments.
@@ -33,6 +34,9 @@ case "check": status = CheckCommand.run(Array(arguments.dropFirst()))
 case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "replay": status = ReplayCommand.run(Array(arguments.dropFirst()))
 case "record": status = RecordCommand.run(Array(arguments.dropFirst()))
+case "--version", "version":
+    Output.out(VersionCommand.text)
+    status = ExitCode.success
 case nil, "--help", "-h", "help":
     Output.out(rootHelp)
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success

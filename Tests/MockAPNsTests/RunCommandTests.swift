@@ -219,6 +219,32 @@ import Testing
         try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/expectation-failure.out")
     }
 
+    @Test("--format github writes an annotation at each failed expectation's line, beside the console output")
+    func githubAnnotationsGolden() throws {
+        let result = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider", "keeps-pushing-after-410", "--format", "github",
+                "scenarios/04-410-forgets-token.ring",
+            ],
+            directory: Paths.root)
+        #expect(result.status == 1)
+        try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/github-run.out")
+        let passing = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--format", "github", "scenarios/04-410-forgets-token.ring"],
+            directory: Paths.root)
+        #expect(passing.status == 0)
+        #expect(!passing.stdout.contains("::error"), "\(passing.stdout)")
+    }
+
+    @Test("check --format github writes each problem as an annotation at its line and column")
+    func githubCheckGolden() throws {
+        let result = try run(
+            Self.binary, ["check", "--format", "github", "Tests/golden/scenarios/typos.ring"], directory: Paths.root)
+        #expect(result.status == 2)
+        try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/github-check.out")
+    }
+
     @Test("record writes what the mock saw as a scenario that passes when run again")
     func record() throws {
         let out = NSTemporaryDirectory() + "ringside-recorded-\(UUID().uuidString).ring"
