@@ -1,0 +1,51 @@
+import Foundation
+
+/// `ringside init [DIR]`: writes a starter folder into a provider's repository — a scenario per
+/// adapter with its placeholders explained, a stand-in service for the `http` one, and CI snippets
+/// (the same recipes as docs/ci.md). Both scenarios pass as written; the user swaps in their own
+/// command.
+enum InitCommand {
+    static let help = """
+        Usage: ringside init [DIR]
+
+        Writes a starter folder (default ./ringside) for a push provider's repository:
+          exec-curl.ring        a provider that is one curl command per push (the exec adapter)
+          http-service.ring     a long-running service driven over HTTP (the http adapter)
+          example-service.py    the stand-in service http-service.ring starts; replace it with yours
+          ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)
+          README.md             what each file is, and the next commands to run
+        Refuses to overwrite a file that exists. Then: 'ringside run DIR'.
+
+        Exit codes: 0 written, 3 a file exists or cannot be written, 64 bad arguments.
+        """
+
+    static func run(_ raw: [String]) -> Int32 {
+        var arguments = Arguments(raw, command: "init")
+        if arguments.flag("--help") || arguments.flag("-h") {
+            Output.out(help)
+            return ExitCode.success
+        }
+        return runCommand {
+            let paths = try arguments.remaining()
+            guard paths.count <= 1 else { throw UsageError("init takes one folder at most, got \(paths.count)") }
+            let folder = paths.first ?? "ringside"
+            let manager = FileManager.default
+            for file in StarterFiles.all where manager.fileExists(atPath: "\(folder)/\(file.path)") {
+                throw InitError(description: "\(folder)/\(file.path) exists; nothing was written")
+            }
+            for file in StarterFiles.all {
+                let path = "\(folder)/\(file.path)"
+                try manager.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try (file.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                Output.out("wrote \(path)")
+            }
+            Output.out("next: ringside run \(folder)")
+            return ExitCode.success
+        }
+    }
+
+    struct InitError: Error, CustomStringConvertible {
+        let description: String
+    }
+}
