@@ -75,9 +75,11 @@ import Testing
                 guard let start = text.range(of: "ringside run ") else { continue }
                 for shard in 1...2 {
                     commands.append(
-                        String(text[start.lowerBound...]).replacingOccurrences(of: "${{ matrix.shard }}", with: "\(shard)")
-                            .replacingOccurrences(of: "$CI_NODE_INDEX", with: "\(shard)")
-                            .replacingOccurrences(of: "$CI_NODE_TOTAL", with: "2"))
+                        String(text[start.lowerBound...]).replacingOccurrences(
+                            of: "${{ matrix.shard }}", with: "\(shard)"
+                        )
+                        .replacingOccurrences(of: "$CI_NODE_INDEX", with: "\(shard)")
+                        .replacingOccurrences(of: "$CI_NODE_TOTAL", with: "2"))
                 }
             }
         }
