@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, checks formatting, builds with
-# zero warnings, runs every test, then every fuzz target for a short count (scripts/fuzz.sh).
+# zero warnings, runs every test, the release tarball's test, the examples' tests, then every fuzz
+# target for a short count (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -18,6 +19,8 @@ summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
 total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
 failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
 [[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
+echo "== the release tarball, unpacked and used as a user would (Tests/package/tarball.sh)" >&2
+bash Tests/package/tarball.sh || status=1
 echo "== fuzz (20,000 executions per target; bench/fuzz.sh runs 10^6)" >&2
 bash scripts/fuzz.sh 20000 || status=1
 exit "$status"
