@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "ringside", targets: ["ringside"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .library(name: "APNs", targets: ["APNs"]),
+        // For provider teams' Swift tests: a mock and a world in-process (examples/swift-testing).
+        .library(name: "RingsideTesting", targets: ["RingsideTesting"]),
     ],
     targets: [
         // System libraries, each with a header of typed wrappers for what Swift cannot call
@@ -42,6 +44,8 @@ let package = Package(
             dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server", "CLinux"]),
         // Reports: renderers of scenario results.
         .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage"]),
+        // A mock in-process for a provider's own Swift tests, on the same assembly as the CLI.
+        .target(name: "RingsideTesting", dependencies: ["MockAPNs", "Scenario", "World", "APNs"]),
         // The command line.
         .executableTarget(
             name: "ringside",
@@ -61,7 +65,10 @@ let package = Package(
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
         .testTarget(
             name: "MockAPNsTests",
-            dependencies: ["MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage"]),
+            dependencies: [
+                "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage",
+                "RingsideTesting",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 echo "== swift format lint" >&2
-swift format lint --strict -r Sources Tests Package.swift
+swift format lint --strict -r Sources Tests Package.swift examples/swift-testing/{Package.swift,Sources,Tests}
 echo "== swift build (warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 3
 echo "== swift test" >&2
@@ -19,6 +19,9 @@ summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
 total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
 failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
 [[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
+echo "== examples/swift-testing: a provider's own Swift tests on RingsideTesting" >&2
+swift build --package-path examples/swift-testing --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 1
+swift test --package-path examples/swift-testing --skip-build 2>&1 | tail -n 3 || status=1
 echo "== the release tarball, unpacked and used as a user would (Tests/package/tarball.sh)" >&2
 bash Tests/package/tarball.sh || status=1
 echo "== fuzz (20,000 executions per target; bench/fuzz.sh runs 10^6)" >&2

@@ -1,0 +1,73 @@
+import Foundation
+import RingsideTesting
+import Testing
+
+/// `RingsideTesting`'s calls do what the control API's do: the contract reaches a real client, phones
+/// get tokens that ring, faults answer, the clock moves, and a wait for an outcome that never comes
+/// throws with what APNs answered.
+@Suite struct RingsideTestingTests {
+    /// One VoIP push with curl, as a provider under test would send it.
+    static func push(_ mock: RingsideMock, token: String, expiration: Int = 0) throws -> Int {
+        let result = try run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2", "--cacert", mock.contract.caFile, "-H",
+                "authorization: bearer \(Paths.jwt())", "-H", "apns-expiration: \(expiration)", "-H",
+                "apns-topic: \(mock.contract.topic).voip", "-H",
+                "apns-push-type: voip", "-H", "x-trace: 42", "-d", #"{"aps":{},"callUUID":"c1"}"#,
+                "\(mock.contract.url)/3/device/\(token)",
+            ])
+        return Int(result.stdout) ?? 0
+    }
+
+    @Test("A phone's token rings; an uninstalled app's token gets 410; the exchange keeps its headers")
+    func phonesAndOutcomes() async throws {
+        let mock = try await RingsideMock.start()
+        #expect(mock.contract.environment["APNS_URL"] == mock.contract.url)
+        #expect(FileManager.default.fileExists(atPath: mock.contract.keyFile))
+        let alice = try await mock.addPhone("alice")
+        #expect(try Self.push(mock, token: alice.voipToken) == 200)
+        let outcome = try await mock.outcome(of: alice, callUUID: "c1")
+        #expect(outcome.kind == .rang, "\(outcome.story)")
+        await mock.apply(.uninstall, to: alice)
+        #expect(try Self.push(mock, token: alice.voipToken) == 410)
+        let exchanges = await mock.exchanges
+        #expect(exchanges.map(\.status) == [200, 410])
+        #expect(exchanges.last?.reason == .unregistered)
+        #expect(exchanges.first?.header("X-Trace") == "42")
+        #expect(await mock.transcript.contains { $0.contains("\"status\":410") })
+        await mock.stop()
+    }
+
+    @Test("Faults answer as armed; the world clock expires a stored push; a wait for no push throws what APNs said")
+    func faultsClockAndWaits() async throws {
+        let mock = try await RingsideMock.start()
+        let alice = try await mock.addPhone("alice")
+        try await mock.arm(.answer(.serviceUnavailable), count: 1, phone: alice)
+        #expect(try Self.push(mock, token: alice.voipToken) == 503)
+        await #expect(throws: RingsideError.self) { try await mock.arm(.drop, count: 0) }
+        // Stored for an hour while alice is offline: it rings (late: the caller gave up) when she is back a minute later, and
+        // not when she is back two hours later.
+        for (offline, ends) in [(60.0, RingOutcome.Kind.rangLate), (2 * 3600, .notDelivered)] {
+            await mock.setOnline(alice, false)
+            let inAnHour = Int(Date().timeIntervalSince1970) + 3600
+            #expect(try Self.push(mock, token: alice.voipToken, expiration: inAnHour) == 200)
+            try await mock.advance(by: offline)
+            await mock.setOnline(alice, true)
+            let outcome = try await mock.outcome(of: alice)
+            #expect(outcome.kind == ends, "\(outcome.story)")
+        }
+        await #expect(throws: RingsideError.self) { try await mock.advance(by: -1) }
+
+        let bob = try await mock.addPhone("bob")
+        try await mock.arm(.answer(.serviceUnavailable), count: 1, phone: bob)
+        #expect(try Self.push(mock, token: bob.voipToken) == 503)
+        do {
+            _ = try await mock.outcome(of: bob, timeout: 0.2)
+            Issue.record("an outcome for a push APNs refused")
+        } catch let error as RingsideError {
+            #expect(error.description.contains("503 ServiceUnavailable"), "\(error)")
+        }
+        await mock.stop()
+    }
+}
