@@ -28,7 +28,7 @@ public struct PushRequest: Sendable {
 
     /// A header's value by name, case-insensitively (HTTP/2 names are lower case, RFC 9113 §8.2.1;
     /// a scenario may write them as it likes). The last one of APNs' own headers when repeated (APNs
-    /// refuses the request anyway: `DuplicateHeaders`), the first one of the others.
+    /// refuses the request anyway: `DuplicateHeaders`), and the last one of the others too.
     public func header(named name: String) -> String? {
         switch name.lowercased() {
         case ":method": return method
@@ -40,7 +40,7 @@ public struct PushRequest: Sendable {
         case "apns-topic": return topic
         case "apns-push-type": return pushType
         case "apns-collapse-id": return collapseId
-        case let other: return otherHeaders.first { $0.name == other }?.value
+        case let other: return otherHeaders.last { $0.name == other }?.value
         }
     }
 

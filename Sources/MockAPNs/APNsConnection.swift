@@ -94,20 +94,30 @@ final class APNsConnection: HTTP2ConnectionHandler {
             return
         }
         let replayed = mock.configuration.replay?.answer(for: request)
-        if let recorded = replayed, recorded.status == 0 {
+        // A recorded status 0 with a reason was a connection-level answer (GOAWAY on a certificate for
+        // the other environment): the rules give it again, as they judge a recorded 200.
+        if let recorded = replayed, recorded.status == 0, recorded.reason == nil {
             // Replay of a request that was never answered (a `drop` fault): again no answer.
             record(
                 http, request, apnsId: apnsId, status: 0, rejection: nil, accepted: nil,
                 fault: "dropped: no answer (replayed)", at: now)
             return
         }
-        if let recorded = replayed, recorded.status != 200 {
+        if let recorded = replayed, recorded.status != 200, recorded.status != 0 {
             // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
             // rules as usual, so that the push reaches the world and phone expectations can be judged
             // (same scenario and seed, same verdict; the recording's faults are not armed again).
+            // A 410's timestamp is when the token died in this run's world (the scenario retired it
+            // again), else the recorded one moved to this run's time.
+            let retired =
+                recorded.timestamp == nil
+                ? nil
+                : request.deviceToken.flatMap { token in
+                    world?.withWorld { $0.retiredAt(token: token, environment: environment) }
+                }
             let rejection = Rejection(
                 recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
-                timestamp: recorded.timestamp)
+                timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
             reject(
                 http, request, apnsId: recorded.apnsId ?? apnsId, connection: connection, at: now, rejection,
                 fault: "replayed")

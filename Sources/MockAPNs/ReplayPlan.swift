@@ -16,6 +16,17 @@ public final class ReplayPlan: @unchecked Sendable {
         public var apnsId: String?
         /// When the recorded request arrived (wall clock, seconds), if the transcript says.
         public var wallTime: Double?
+        /// When it arrived on the world clock (seconds), if the transcript says.
+        public var worldTime: Double? = nil
+
+        /// The recorded 410's `timestamp` moved to the replay's time: it says when the token stopped
+        /// being valid relative to the request, and a provider compares it with when it registered
+        /// the token in this run (an old time would read as "registered again since").
+        public func timestamp(forRequestAt now: Double) -> Int64? {
+            guard let timestamp, let worldTime else { return timestamp }
+            let shifted = Double(timestamp) + (now - worldTime) * 1000
+            return shifted.isFinite && abs(shifted) < 1e15 ? Int64(shifted) : timestamp
+        }
     }
 
     /// A retry that came sooner or later than in the recording: a change of back-off.
@@ -52,9 +63,22 @@ public final class ReplayPlan: @unchecked Sendable {
 
     /// An expiration as compared: 0 and a time at or before arrival mean the same (one attempt, not
     /// stored), so a client that sends "now" for 0 (aioapns) replays without a difference.
+    /// A time in the future is compared as seconds after arrival: a provider that stores a push for two
+    /// minutes writes another number in every run.
     static func expiration(_ text: String?, at arrival: Double) -> String? {
-        guard let text, let value = Int64(text), value == 0 || Double(value) <= arrival else { return text }
-        return "0 (or a time already past)"
+        guard let text, let value = Int64(text), value < Int64.max / 2 else { return text }
+        if value == 0 || Double(value) <= arrival { return "0 (or a time already past)" }
+        return "\(value - Int64(arrival.rounded(.down))) s after arrival"
+    }
+
+    /// Whether a field is the same in the recording and now: an expiration up to 2 s off is (whole
+    /// seconds, read on two clocks a moment apart).
+    static func same(_ field: String, _ recorded: String?, _ now: String?) -> Bool {
+        guard field == "apns-expiration", let recorded, let now, recorded.hasSuffix(" s after arrival"),
+            now.hasSuffix(" s after arrival"), let a = Int64(recorded.prefix { $0 != " " }),
+            let b = Int64(now.prefix { $0 != " " })
+        else { return recorded == now }
+        return abs(a - b) <= 2
     }
 
     /// The compared fields of a request as the mock sees it now.
@@ -108,7 +132,8 @@ public final class ReplayPlan: @unchecked Sendable {
                     request: fields, status: object["status"] as? Int ?? 0,
                     reason: (object["reason"] as? String).flatMap(Reason.init(wire:)),
                     timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String,
-                    wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 }))
+                    wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 },
+                    worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 }))
         }
         return ReplayPlan(exchanges: exchanges)
     }
@@ -124,7 +149,7 @@ public final class ReplayPlan: @unchecked Sendable {
         seen += 1
         let now = Self.fields(request)
         func matches(_ exchange: Exchange) -> Bool {
-            Self.compared.allSatisfy { exchange.request[$0] == now[$0] }
+            Self.compared.allSatisfy { Self.same($0, exchange.request[$0], now[$0]) }
         }
         guard let index = exchanges.indices.first(where: { arrivals[$0] == nil && matches(exchanges[$0]) }) else {
             guard let open = exchanges.indices.first(where: { arrivals[$0] == nil }) else {
@@ -133,7 +158,7 @@ public final class ReplayPlan: @unchecked Sendable {
                 return nil
             }
             let recorded = exchanges[open]
-            let field = Self.compared.first { recorded.request[$0] != now[$0] } ?? "request"
+            let field = Self.compared.first { !Self.same($0, recorded.request[$0], now[$0]) } ?? "request"
             difference = Difference(
                 number: seen, field: field, recorded: recorded.request[field] ?? "none", now: now[field] ?? "none")
             return nil

@@ -148,6 +148,9 @@ final class HTTPServiceProvider: ProviderDriver {
     /// The service's process tree.
     private var marker = ""
 
+    /// The exit status of a service that stopped by itself (a crash after answering), or nil while it runs.
+    var exitedWith: Int32? { process.status }
+
     /// Stops the service and whatever its command started: SIGTERM, then SIGKILL after 2 s.
     func stop() {
         ProcessTree.stop(marker: marker)

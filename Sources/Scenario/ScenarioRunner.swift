@@ -96,6 +96,15 @@ public final class ScenarioRunner {
                             chain: [], printed: failure.output))
                 }
             }
+            // A service that died during the scenario is a provider that cannot ring anyone.
+            if let httpProvider, let status = httpProvider.exitedWith, case .http(let service) = plan.provider {
+                result.expectations.append(
+                    .init(
+                        range: service.command.range, passed: false,
+                        expected: "the http provider to run until the scenario ends",
+                        happened: "it exited with \(status) during the scenario", chain: [],
+                        printed: httpProvider.output))
+            }
         } catch {
             result.error = "\(error)"
         }
@@ -327,6 +336,7 @@ public final class ScenarioRunner {
         at range: SourceRange, within: Double?, atEnd: Bool = false,
         _ check: () -> (passed: Bool, expected: String, happened: String, chain: [String])
     ) {
+        if atEnd, within == nil, !providerIsInProcess { waitUntilQuiet() }
         let deadline = Date().addingTimeInterval(within ?? 0)
         let at = now
         world.withWorld { $0.run(until: at) }
@@ -349,6 +359,29 @@ public final class ScenarioRunner {
                 range: range, passed: outcome.passed, expected: outcome.expected, happened: outcome.happened,
                 chain: outcome.chain, printed: outcome.passed ? [] : provider.output))
     }
+
+    /// Whether the provider is the built-in one, which has sent (and been answered) before a step ends.
+    private var providerIsInProcess: Bool {
+        if case .builtin = plan.provider { return true }
+        return false
+    }
+
+    /// An exec or http provider may still be sending when its step ends (a service that queues pushes,
+    /// a command that backgrounds curl): an expectation that something did not happen waits until the
+    /// mock has seen nothing for `quietPeriod`, counted from the expectation, at most `longestQuietWait`.
+    private func waitUntilQuiet() {
+        let started = Date().timeIntervalSince1970
+        while true {
+            let now = Date().timeIntervalSince1970
+            if now - max(started, recorder.lastEventAt) >= Self.quietPeriod || now - started >= Self.longestQuietWait {
+                return
+            }
+            usleep(10_000)
+        }
+    }
+
+    static let quietPeriod = 0.75
+    static let longestQuietWait = 5.0
 
     // MARK: Expectations
 
@@ -398,10 +431,15 @@ public final class ScenarioRunner {
         if answers.isEmpty {
             let others = recorder.records.count
             let refused = recorder.refusedStreams.filter { $0.at.world >= (since ?? -.infinity) }
+            // A provider that could not connect is told why: the handshake the mock refused.
+            let handshakes = recorder.refusals.filter { $0.at.world >= (since ?? -.infinity) }
             return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
                 + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
                 + (refused.first.map {
                     "; \(refused.count) stream\(refused.count == 1 ? " was" : "s were") refused unprocessed (REFUSED_STREAM, \($0.why))"
+                } ?? "")
+                + (handshakes.last.map {
+                    "; \(handshakes.count) connection\(handshakes.count == 1 ? " was" : "s were") refused in the TLS handshake (\($0.why))"
                 } ?? "")
         }
         let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
@@ -656,9 +694,19 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     private var opened: [UInt64: Double] = [:]
     private var streamsRefused: [(connection: UInt64, why: String, at: Moment)] = []
 
+    /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
+    private var lastEvent = 0.0
+
+    var lastEventAt: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return lastEvent
+    }
+
     func observe(_ event: MockEvent) {
         lock.lock()
         defer { lock.unlock() }
+        if case .outcome = event {} else { lastEvent = Date().timeIntervalSince1970 }
         switch event {
         case .push(let record): kept.append(record)
         case .connectionRefused(_, let why, let at): refused.append((why, at))

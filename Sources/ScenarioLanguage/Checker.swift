@@ -34,8 +34,11 @@ struct Lowering {
     private var appsOfPhone: [Int: [String]] = [:]
     /// Users registered so far, with the phones they registered.
     private var users: [String: Set<Int>] = [:]
-    /// Calls named with `as:` so far, and the user each rang.
-    private var calls: [String: String] = [:]
+    /// Calls named with `as:` so far, the user each rang and the phones that user had registered.
+    private var calls: [String: (user: String, phones: Set<Int>)] = [:]
+    /// Apps uninstalled so far (the world removes them: nothing more can happen to them), by phone,
+    /// with the line that uninstalled each.
+    private var uninstalled: [Int: [String: Int]] = [:]
     /// Each phone's registrations not yet unregistered, by app, the latest last, numbered in order.
     private var registrations: [Int: [String: [(user: String, kind: TokenKind, order: Int)]]] = [:]
     private var registrationCount = 0
@@ -548,6 +551,16 @@ struct Lowering {
         return nil
     }
 
+    /// Whether an app is still on the phone; reported when a step names one uninstalled before (the
+    /// world removes it: a step on it would do nothing).
+    mutating func isInstalled(_ bundle: String, on phone: PhoneRef, at range: SourceRange) -> Bool {
+        guard let line = uninstalled[phone.index]?[bundle] else { return true }
+        report(
+            "Not installed", at: range,
+            "<\(clip(bundle))> was uninstalled from \(phone.name) at line \(line); nothing more can happen to it")
+        return false
+    }
+
     /// The app a step names on a phone, or the phone's first app.
     mutating func app(_ block: Block, of phone: PhoneRef) -> String {
         let bundles = appsOfPhone[phone.index] ?? [ScenarioPlan.testBundleId]
@@ -613,7 +626,12 @@ struct Lowering {
             guard let event = World.AppEvent(rawValue: first.key) else {
                 preconditionFailure("<\(first.key)> is an app event of the world")
             }
-            action = phone(argument).map { .app(event, phone: $0, app: app(block, of: $0)) }
+            action = phone(argument).flatMap { phone in
+                let bundle = app(block, of: phone)
+                guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else { return nil }
+                if event == .uninstall { uninstalled[phone.index, default: [:]][bundle] = range.start.line }
+                return .app(event, phone: phone, app: bundle)
+            }
         case "offline", "online":
             action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
         case "advance": action = duration(argument, key: "advance").map { .advance(seconds: $0) }
@@ -638,6 +656,11 @@ struct Lowering {
         }
         guard let phone = phone(argument) else { return nil }
         let bundle = app(block, of: phone)
+        // The user is known even when the registration is refused, so that later steps are not refused too.
+        guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else {
+            users[userName, default: []] = users[userName] ?? []
+            return nil
+        }
         users[userName, default: []].insert(phone.index)
         registrationCount += 1
         registrations[phone.index, default: [:]][bundle, default: []].append((userName, kind, registrationCount))
@@ -653,6 +676,9 @@ struct Lowering {
             report(
                 "Not registered", at: argument.range,
                 "\(phone.name)\(named.map { "'s <\($0)>" } ?? "") was not registered before this step")
+            return nil
+        }
+        guard isInstalled(registration.app, on: phone, at: block.node("app")?.range ?? argument.range) else {
             return nil
         }
         return .unregister(phone: phone, user: registration.user, app: registration.app, kind: registration.kind)
@@ -682,7 +708,7 @@ struct Lowering {
             name = scalar.text
         }
         guard let user = user(argument) else { return nil }
-        if let name { calls[name] = user }
+        if let name { calls[name] = (user, users[user] ?? []) }
         return .call(user: user, caller: caller, name: name, phones: (users[user] ?? []).sorted())
     }
 
@@ -743,6 +769,7 @@ struct Lowering {
         if let phone {
             step.app = registered?.app ?? (appsOfPhone[phone.index]?.first ?? ScenarioPlan.testBundleId)
             step.kind = .voip
+            guard isInstalled(step.app, on: phone, at: block.node("phone")?.range ?? argument.range) else { return nil }
         }
         return step
     }
@@ -797,7 +824,15 @@ struct Lowering {
                     "<header> takes <\"name: value\">, e.g. <\"apns-priority: 10\">; got <\(clip(scalar.text))>")
             }
         }
-        expectation.refused = text(block, "refused")
+        if let scalar = scalar(block, "refused") {
+            if scalar.text.allSatisfy({ $0 == " " }) {
+                report(
+                    "Empty value", at: scalar.range,
+                    "<refused> takes text to find in the handshake's refusal, e.g. <unknown ca>")
+            } else {
+                expectation.refused = scalar.text
+            }
+        }
         expectation.refusedStreams = integer(block, "refused-streams", in: 0...1_000_000)
         expectation.within = duration(block, "within", atMost: 300)
         return expectation
@@ -828,11 +863,12 @@ struct Lowering {
             }
         }
         if let scalar = scalar(block, "call") {
-            if let user = calls[scalar.text] {
-                if users[user]?.contains(phone.index) != true {
+            if let call = calls[scalar.text] {
+                if !call.phones.contains(phone.index) {
                     report(
                         "Not this phone's call", at: scalar.range,
-                        "call <\(clip(scalar.text))> rang <\(user)>, who registered no token of \(phone.name)")
+                        "call <\(clip(scalar.text))> rang <\(call.user)>, who had registered no token of \(phone.name) when it was placed"
+                    )
                 }
                 expectation.call = scalar.text
             } else {
@@ -858,7 +894,11 @@ struct Lowering {
         expectation.refreshedJWT = boolean(block, "refreshed-jwt")
         expectation.connectionsAtMost = integer(block, "connections-at-most", in: 0...1_000_000)
         if let scalar = scalar(block, "stopped") {
-            if case .builtin = provider {
+            if scalar.text.allSatisfy({ $0 == " " }) {
+                report(
+                    "Empty value", at: scalar.range,
+                    "<stopped> takes true, false or text to find in what the provider said")
+            } else if case .builtin = provider {
                 // `true` and `false` in any case are the booleans; anything else is text to find.
                 let word = scalar.text.lowercased()
                 expectation.stopped = word == "true" || word == "false" ? word : scalar.text

@@ -69,11 +69,20 @@ public struct Parser {
         }
     }
 
-    /// `#` starts a comment outside double quotes.
+    /// `#` starts a comment outside double quotes (inside them `\"` is a quote, not the end).
     static func stripComment(_ line: Substring) -> Substring {
         var inQuotes = false
+        var escaped = false
         for position in line.indices {
             let character = line[position]
+            if escaped {
+                escaped = false
+                continue
+            }
+            if inQuotes, character == "\\" {
+                escaped = true
+                continue
+            }
             if character == "\"" { inQuotes.toggle() }
             if character == "#", !inQuotes,
                 position == line.startIndex || line[line.index(before: position)] == " "

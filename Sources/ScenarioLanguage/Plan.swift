@@ -124,9 +124,12 @@ public struct Template: Sendable, Equatable {
                 continue
             }
             if character == "{" {
-                let name = text[next...].prefix { $0.isASCII && $0.isLetter }
+                // What looks meant as a placeholder — `{callId}`, but also `{call_id}`, `{user2}`,
+                // `{ user }` — is one, so that the checker refuses the misspelt ones instead of
+                // sending them on as text; JSON (`{"a":1}`) and `{}` are text.
+                let name = text[next...].prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == " " }
                 let close = text.index(next, offsetBy: name.count)
-                if !name.isEmpty, close < text.endIndex, text[close] == "}" {
+                if name.contains(where: { $0.isLetter || $0.isNumber }), close < text.endIndex, text[close] == "}" {
                     if !literal.isEmpty { pieces.append(.literal(literal)) }
                     literal = ""
                     pieces.append(.placeholder(String(name), offset: offset))

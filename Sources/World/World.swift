@@ -263,6 +263,15 @@ public final class World {
         return isFull ? .full : .active
     }
 
+    /// When a token stopped being valid (milliseconds since 1970, as a 410's `timestamp`), or nil while
+    /// it is valid or unknown. Counts nothing (`ringside replay` reads it for a recorded 410).
+    public func retiredAt(token hex: String, environment: APNsEnvironment) -> Int64? {
+        guard let (_, record) = resolve(hex, environment: environment), let retired = record.retiredAt else {
+            return nil
+        }
+        return Int64((retired * 1000).rounded(.down))
+    }
+
     /// Whether some phone holds (or held) this token in this environment.
     public func knows(token hex: String, environment: APNsEnvironment) -> Bool {
         resolve(hex, environment: environment) != nil

@@ -25,7 +25,15 @@ enum RecordCommand {
             return raw.contains("--help") ? ExitCode.success : ExitCode.usage
         }
         var arguments = Arguments(Array(raw[..<separator]), command: "record")
-        let command = raw[(separator + 1)...].map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+        let words = Array(raw[(separator + 1)...])
+        // A scenario line holds no tab, newline or other control character.
+        if let odd = words.first(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
+            Output.error(
+                "error: cannot record <\(odd.debugDescription)>: a scenario's exec line cannot hold a tab, newline or control character"
+            )
+            return ExitCode.usage
+        }
+        let command = words.map(shellQuoted).joined(separator: " ")
         return runCommand {
             let out = try arguments.value("--out") ?? "recorded.ring"
             let certs = try TestCredentials.required(try arguments.value("--certs"))
@@ -67,13 +75,13 @@ enum RecordCommand {
                 groups[key, default: (status, reason, 0)].count += 1
             }
             var text = """
-                scenario: Recorded run of \(command.replacingOccurrences(of: "\n", with: " "))
+                scenario: \(scenarioQuoted("Recorded run of " + command))
                 teaches: |
                   Recorded by `ringside record`: the provider command, and the answers the fake APNs gave it.
                 world:
                   accept-unknown-tokens: true
                 steps:
-                  - exec: \(command)
+                  - exec: \(scenarioQuoted(templateEscaped(command)))
 
                 """
             for key in order {
@@ -88,4 +96,25 @@ enum RecordCommand {
             return ExitCode.success
         }
     }
+}
+
+/// A word as `sh -c` reads it back: as it is when it is plain, else in single quotes.
+func shellQuoted(_ word: String) -> String {
+    let plain =
+        !word.isEmpty
+        && word.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_@%+=:,./-".unicodeScalars.contains($0))
+        }
+    return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// A value as a scenario reads it back: in double quotes, with `\\` and `\"` escaped, so that `#`
+/// starts no comment and leading or trailing spaces stay.
+func scenarioQuoted(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
+
+/// Text as a template reads it back: braces doubled, so that nothing in it is a placeholder.
+func templateEscaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "{", with: "{{").replacingOccurrences(of: "}", with: "}}")
 }

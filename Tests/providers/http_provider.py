@@ -12,7 +12,10 @@ pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToke
 429 and 5xx answers up to three times with exponential back-off and jitter.
 
 With --keeps-pushing-after-410 it makes incident 2's mistake: it keeps tokens APNs refused for good
-(a negative control: scenario 04 must fail against it).
+(a negative control: scenario 04 must fail against it). With --queues-pushes it answers /call at once
+and pushes half a second later, as a backend with a job queue does; with --ignores-unregister it
+answers /unregister and keeps the token (incident 12: scenario 13 must fail against it); with
+--exits-after-call it dies right after answering its first /call.
 """
 import base64
 import http.server
@@ -21,10 +24,14 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 
 TOKENS = {}  # token -> user
 KEEPS_DEAD_TOKENS = "--keeps-pushing-after-410" in sys.argv
+QUEUES_PUSHES = "--queues-pushes" in sys.argv
+IGNORES_UNREGISTER = "--ignores-unregister" in sys.argv
+EXITS_AFTER_CALL = "--exits-after-call" in sys.argv
 JWT = {"value": None, "issued": 0}
 
 
@@ -92,12 +99,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             TOKENS[data["token"]] = data["user"]
             self.answer(200, {"registered": data["token"]})
         elif self.path == "/unregister":
-            TOKENS.pop(data["token"], None)
+            if not IGNORES_UNREGISTER:
+                TOKENS.pop(data["token"], None)
             self.answer(200, {"unregistered": data["token"]})
         elif self.path == "/call":
-            results = [push(token, data["callId"], data.get("caller", "")) for token, user in list(TOKENS.items())
-                       if user == data["user"]]
-            self.answer(200, {"pushes": results})
+            tokens = [token for token, user in list(TOKENS.items()) if user == data["user"]]
+            if QUEUES_PUSHES:
+                def later():
+                    time.sleep(0.5)
+                    for token in tokens:
+                        push(token, data["callId"], data.get("caller", ""))
+                threading.Thread(target=later, daemon=True).start()
+                self.answer(202, {"queued": len(tokens)})
+            else:
+                results = [push(token, data["callId"], data.get("caller", "")) for token in tokens]
+                self.answer(200, {"pushes": results})
+            if EXITS_AFTER_CALL:
+                self.wfile.flush()
+                os._exit(1)
         else:
             self.answer(404, {"error": self.path})
 
