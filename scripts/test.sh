@@ -22,6 +22,8 @@ failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
 echo "== examples/swift-testing: a provider's own Swift tests on RingsideTesting" >&2
 swift build --package-path examples/swift-testing --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 1
 swift test --package-path examples/swift-testing --skip-build 2>&1 | tail -n 3 || status=1
+echo "== examples/python-service: an aioapns backend through the http adapter" >&2
+bash examples/python-service/check.sh || status=1
 echo "== the release tarball, unpacked and used as a user would (Tests/package/tarball.sh)" >&2
 bash Tests/package/tarball.sh || status=1
 echo "== fuzz (20,000 executions per target; bench/fuzz.sh runs 10^6)" >&2
