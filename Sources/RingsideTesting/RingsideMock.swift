@@ -94,6 +94,8 @@ public final class RingsideMock: Sendable {
     public let contract: Contract
     private let assembly: MockAssembly
     private let recorder = Recorder()
+    /// Per phone, the number of the latest push `outcome(of:)` returned: each call waits for a newer one.
+    private let returned = Mutex<[Int: Int]>([:])
 
     /// Starts a mock on 127.0.0.1 and a free port; `stop()` it at the end.
     public static func start(_ options: Options = Options()) async throws -> RingsideMock {
@@ -101,7 +103,8 @@ public final class RingsideMock: Sendable {
     }
 
     private init(_ options: Options) throws {
-        let certs = try options.certs ?? Self.locateCerts()
+        // Absolute, so that the contract's paths hold for a child process started elsewhere.
+        let certs = URL(fileURLWithPath: try options.certs ?? Self.locateCerts()).standardizedFileURL.path
         var mockOptions = MockOptions(certs: certs)
         mockOptions.validation.profile = options.profile
         mockOptions.validation.environment = options.environment
@@ -133,8 +136,11 @@ public final class RingsideMock: Sendable {
         throw RingsideError("cannot find certs-test/; set Options.certs or RINGSIDE_CERTS")
     }
 
-    /// GOAWAY to every connection, then the server and the world stop.
+    /// GOAWAY to every connection, then the server and the world stop. Also done when the mock is
+    /// released, so that a test that throws before `stop()` leaks no port or thread.
     public func stop() async { assembly.stop() }
+
+    deinit { assembly.stop() }
 
     private var now: Double { assembly.worldClock.now().world }
 
@@ -168,10 +174,23 @@ public final class RingsideMock: Sendable {
         assembly.world.withWorld { $0.change(phone: phone.id, .online(online), at: at) }
     }
 
-    /// Something that happens to an app: `.uninstall` (its tokens die: 410), `.reinstall`, `.rotateToken` …
-    public func apply(_ event: World.AppEvent, to phone: Phone, app: String? = nil) async {
+    /// Something that happens to an app: `.uninstall` (its tokens die: 410; the app is gone, and a
+    /// later event on it throws), `.reinstall`, `.rotateToken`, `.foreground` …
+    public func apply(_ event: World.AppEvent, to phone: Phone, app: String? = nil) async throws {
         let at = now
-        assembly.world.withWorld { $0.apply(event, phone: phone.id, bundleId: app ?? phone.bundleIds[0], at: at) }
+        let bundle = app ?? phone.bundleIds[0]
+        let installed = assembly.world.withWorld { world in
+            guard world.token(phone: phone.id, bundleId: bundle, kind: .voip) != nil else { return false }
+            world.apply(event, phone: phone.id, bundleId: bundle, at: at)
+            return true
+        }
+        guard installed else { throw RingsideError("\(bundle) is not installed on \(phone.name) (uninstalled?)") }
+    }
+
+    /// Focus, blocked callers, a call in progress: what CallKit and PushKit consult.
+    public func change(_ phone: Phone, _ change: World.PhoneChange) async {
+        let at = now
+        assembly.world.withWorld { $0.change(phone: phone.id, change, at: at) }
     }
 
     // MARK: Faults and the clock
@@ -182,7 +201,13 @@ public final class RingsideMock: Sendable {
             throw RingsideError("a fault's count is \(FaultSpec.counts.lowerBound) to \(FaultSpec.counts.upperBound)")
         }
         var spec = FaultSpec(kind, count: count)
-        if let phone { spec.match.deviceToken = await token(of: phone) }
+        if let phone {
+            // A fault meant for one phone must not fall back to every token.
+            guard let token = await token(of: phone) else {
+                throw RingsideError("\(phone.name) has no VoIP token of \(phone.bundleIds[0]) (uninstalled?)")
+            }
+            spec.match.deviceToken = token
+        }
         if let problem = assembly.mock.arm(spec) { throw RingsideError(problem) }
     }
 
@@ -205,21 +230,29 @@ public final class RingsideMock: Sendable {
     /// The transcript as JSON lines (what `--transcript` writes and `GET /transcript` serves).
     public var transcript: [String] { get async { assembly.transcript.all } }
 
-    /// Waits until a push to `phone` (of call `callUUID`, when given; else the latest) has a final
-    /// outcome, or throws after `timeout` seconds of real time.
+    /// Waits until a VoIP push to `phone` has a final outcome, or throws after `timeout` seconds of
+    /// real time. With `callUUID`, the latest push of that call; without, the latest push newer than
+    /// the one this returned last for the phone (so that each call waits for the next push).
     public func outcome(of phone: Phone, callUUID: String? = nil, timeout: Double = 5) async throws -> Outcome {
+        guard timeout.isFinite, (0...3600).contains(timeout) else {
+            throw RingsideError("a timeout is 0 to 3600 seconds, got \(timeout)")
+        }
         let deadline = Date().addingTimeInterval(timeout)
+        let after = callUUID == nil ? returned.withLock { $0[phone.id] ?? -1 } : -1
         while true {
             let fates = assembly.world.withWorld { $0.pushes }.filter {
-                $0.phone == phone.id && (callUUID == nil || $0.callUUID == callUUID)
+                $0.phone == phone.id && $0.kind == .voip && $0.number > after
+                    && (callUUID == nil || $0.callUUID == callUUID)
             }
             if let latest = fates.last, latest.outcome.isFinal {
+                returned.withLock { $0[phone.id] = max($0[phone.id] ?? -1, latest.number) }
                 return Outcome(
                     outcome: latest.outcome, apnsId: latest.apnsId, callUUID: latest.callUUID,
                     phone: latest.phoneName, story: latest.texts)
             }
             if Date() >= deadline {
-                let answered = recorder.exchanges.filter { $0.deviceToken == phone.voipToken }
+                let tokens = Set([phone.voipToken] + [await token(of: phone)].compactMap { $0 })
+                let answered = recorder.exchanges.filter { tokens.contains($0.deviceToken ?? "") }
                     .map { "\($0.status)\($0.reason.map { " \($0.wire)" } ?? "")" }
                 throw RingsideError(
                     fates.isEmpty

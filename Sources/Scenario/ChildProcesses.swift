@@ -135,6 +135,9 @@ public enum ProcessTree {
             // The group's leader is our child: reaped here, it stops counting as alive.
             func alive() -> Bool {
                 _ = waitpid(group, nil, WNOHANG)
+                // Members that died after their parent were adopted by this process (a subreaper, see
+                // `adoptOrphans`): as zombies they would keep the group alive until reaped here.
+                while waitpid(-group, nil, WNOHANG) > 0 {}
                 return !find(marker).isEmpty || kill(-group, 0) == 0
             }
             let deadline = Date().addingTimeInterval(2)
@@ -218,6 +221,11 @@ final class Children {
     func stopAll() {
         for marker in markers { ProcessTree.stop(marker: marker) }
         markers = []
+    }
+
+    /// Whether a process of some tree (but `except`'s) still runs: a command that backgrounded curl.
+    func anyRunning(except: String? = nil) -> Bool {
+        markers.contains { $0 != except && !ProcessTree.find($0).isEmpty }
     }
 }
 

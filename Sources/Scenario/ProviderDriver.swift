@@ -146,7 +146,7 @@ final class HTTPServiceProvider: ProviderDriver {
     }
 
     /// The service's process tree.
-    private var marker = ""
+    private(set) var marker = ""
 
     /// The exit status of a service that stopped by itself (a crash after answering), or nil while it runs.
     var exitedWith: Int32? { process.status }

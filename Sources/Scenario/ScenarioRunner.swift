@@ -174,9 +174,12 @@ public final class ScenarioRunner {
     /// needed, as a provider would hold one).
     private func contractValues() throws -> ContractValues {
         if let contract { return contract }
-        let environment = ProviderContract.environment(
+        var environment = ProviderContract.environment(
             url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
             certificate: plan.apns.certificate.rawValue)
+        // `$RINGSIDE token …` in a command signs other JWTs (another key, an old iat).
+        if let binary = Self.ringsideBinary { environment["RINGSIDE"] = binary }
+        environment["RINGSIDE_CERTS"] = certs
         let key = try ES256Key(
             pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
         let jwt = try ProviderToken.sign(
@@ -187,6 +190,19 @@ public final class ScenarioRunner {
         return values
     }
     private var contract: ContractValues?
+
+    /// The `ringside` binary for `$RINGSIDE` in commands: the one running, or `$RINGSIDE` when set
+    /// (a test process runs scenarios in-process and names the binary).
+    static let ringsideBinary: String? = {
+        if let named = ProcessInfo.processInfo.environment["RINGSIDE"] { return named }
+        guard let running = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        if running.hasSuffix("/ringside") { return running }
+        // A test bundle runs beside the binary it was built with.
+        let beside = URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent("ringside").path
+        return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
+    }()
 
     /// The scenario file's directory, for `{dir}` in adapter commands.
     private var directory: String {
@@ -279,6 +295,11 @@ public final class ScenarioRunner {
         case .connectivity(let phone, let online):
             let at = now
             world.withWorld { $0.change(phone: phone.index, .online(online), at: at) }
+        case .phoneState(let phone, let changes):
+            let at = now
+            world.withWorld { world in
+                for change in changes { world.change(phone: phone.index, change, at: at) }
+            }
         case .advance(let seconds):
             guard clock.advance(by: seconds) else {
                 throw StepFailure(
@@ -366,16 +387,19 @@ public final class ScenarioRunner {
         return false
     }
 
-    /// An exec or http provider may still be sending when its step ends (a service that queues pushes,
-    /// a command that backgrounds curl): an expectation that something did not happen waits until the
-    /// mock has seen nothing for `quietPeriod`, counted from the expectation, at most `longestQuietWait`.
+    /// An exec or http provider may still be sending when its step ends (a command that backgrounds
+    /// curl, a service that queues pushes): an expectation that something did not happen first waits
+    /// until no process an exec command started still runs, and with an http service until the mock
+    /// has seen nothing for `quietPeriod` counted from the expectation; `longestQuietWait` at most.
     private func waitUntilQuiet() {
         let started = Date().timeIntervalSince1970
+        let service = httpProvider?.marker
         while true {
             let now = Date().timeIntervalSince1970
-            if now - max(started, recorder.lastEventAt) >= Self.quietPeriod || now - started >= Self.longestQuietWait {
-                return
-            }
+            if now - started >= Self.longestQuietWait { return }
+            let commandsDone = !children.anyRunning(except: service)
+            let quiet = service == nil || now - max(started, recorder.lastEventAt) >= Self.quietPeriod
+            if commandsDone, quiet { return }
             usleep(10_000)
         }
     }
@@ -391,9 +415,13 @@ public final class ScenarioRunner {
         let expected =
             "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
             + (expectation.call.map { " for call <\($0)>" } ?? "")
+            + (expectation.rules.isEmpty
+                ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
         func matches(_ fate: PushFate) -> Bool {
-            fate.outcome.finalKind == expectation.outcome
+            let rules = Set(fate.chain.compactMap(\.step.rule))
+            return fate.outcome.finalKind == expectation.outcome
                 && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
+                && expectation.rules.allSatisfy(rules.contains)
         }
         let since = callUUID == nil ? lastCall[id] : nil
         // Wait until the phone's latest push ended as expected, or for the deadline, then judge it.
@@ -415,8 +443,17 @@ public final class ScenarioRunner {
                 fate = rung
                 resent = " (then a resend of the same call was refused as a duplicate)"
             }
+            var missing: [PhoneRule] = []
+            if let fate {
+                let rules = Set(fate.chain.compactMap(\.step.rule))
+                missing = expectation.rules.filter { !rules.contains($0) }
+            }
             let happened =
-                fate.map { "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")\(resent)" }
+                fate.map {
+                    "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")\(resent)"
+                        + (missing.isEmpty
+                            ? "" : ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))")
+                }
                 ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since)
             return (fate.map(matches) ?? false, expected, happened, fate?.texts ?? [])
         }

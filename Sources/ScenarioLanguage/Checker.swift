@@ -36,6 +36,8 @@ struct Lowering {
     private var users: [String: Set<Int>] = [:]
     /// Calls named with `as:` so far, the user each rang and the phones that user had registered.
     private var calls: [String: (user: String, phones: Set<Int>)] = [:]
+    /// Callers each phone's user blocked so far (a `block` step adds to them).
+    private var blocked: [Int: Set<String>] = [:]
     /// Apps uninstalled so far (the world removes them: nothing more can happen to them), by phone,
     /// with the line that uninstalled each.
     private var uninstalled: [Int: [String: Int]] = [:]
@@ -172,6 +174,50 @@ struct Lowering {
         scalar(block, key).flatMap { word($0, key: key, type) }
     }
 
+    /// A list of words from a vocabulary (`[a, b]`, a `- item` list, or one word).
+    mutating func words<Word: RawRepresentable & CaseIterable>(
+        _ block: Block, _ key: String, _ type: Word.Type, what: String
+    ) -> [Word] where Word.RawValue == String {
+        guard let node = block.node(key) else { return [] }
+        let items: [Node]
+        switch node {
+        case .sequence(let sequence): items = sequence.items
+        case .scalar: items = [node]
+        case .mapping:
+            report("Wrong shape", at: node.range, "<\(key)> takes a list of \(what)")
+            return []
+        }
+        var found: [Word] = []
+        for item in items {
+            guard case .scalar(let scalar) = item else {
+                report("Wrong shape", at: item.range, "<\(key)> takes \(what)")
+                continue
+            }
+            if let word = word(scalar, key: key, Word.self) { found.append(word) }
+        }
+        return found
+    }
+
+    /// Names written as a list (`[bob, carol]`, or one name).
+    mutating func names(_ block: Block, _ key: String, what: String) -> [String] {
+        guard let node = block.node(key) else { return [] }
+        let items: [Node]
+        switch node {
+        case .sequence(let sequence): items = sequence.items
+        case .scalar: items = [node]
+        case .mapping:
+            report("Wrong shape", at: node.range, "<\(key)> takes a list of \(what)")
+            return []
+        }
+        return items.compactMap { item in
+            guard case .scalar(let scalar) = item, isName(scalar, what: what) else {
+                if case .scalar = item {} else { report("Wrong shape", at: item.range, "<\(key)> takes \(what)") }
+                return nil
+            }
+            return scalar.text
+        }
+    }
+
     /// An APNs reason, spelled as on the wire.
     mutating func reason(_ scalar: Scalar, key: String) -> Reason? {
         if let reason = Reason(rawValue: scalar.text) { return reason }
@@ -255,23 +301,8 @@ struct Lowering {
                     "the built-in provider uses <certificate> only with <auth: certificate>; add it or drop this line")
             }
         }
-        if let node = block.node("folklore") {
-            let items: [Node]
-            switch node {
-            case .sequence(let sequence): items = sequence.items
-            case .scalar: items = [node]
-            case .mapping: items = []
-            }
-            if case .mapping = node { report("Wrong shape", at: node.range, "<folklore> takes a list of rule names") }
-            for item in items {
-                guard case .scalar(let scalar) = item else {
-                    report("Wrong shape", at: item.range, "<folklore> takes rule names")
-                    continue
-                }
-                if let rule = word(scalar, key: "folklore", WorldSettings.Folklore.Rule.self) {
-                    setup.folklore.insert(rule)
-                }
-            }
+        for rule in words(block, "folklore", WorldSettings.Folklore.Rule.self, what: "rule names") {
+            setup.folklore.insert(rule)
         }
         return setup
     }
@@ -282,6 +313,9 @@ struct Lowering {
         let block = open(mapping, keys: Schema.world, context: "<world>")
         if let seconds = duration(block, "unregister-delay") { setup.settings.unregisterDelay = seconds }
         if let limit = integer(block, "unreported-limit", in: 1...1000) { setup.settings.unreportedLimit = limit }
+        if let policy = word(block, "keep-stored", WorldSettings.StoragePolicy.self) {
+            setup.settings.keepStored = policy
+        }
         if let scalar = scalar(block, "ring-timeout"), let seconds = duration(scalar, key: "ring-timeout") {
             if seconds > 0 {
                 setup.settings.ringTimeout = seconds
@@ -634,6 +668,36 @@ struct Lowering {
             }
         case "offline", "online":
             action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
+        case "foreground", "background":
+            let event: World.AppEvent = first.key == "foreground" ? .foreground : .background
+            action = phone(argument).flatMap { phone in
+                let bundle = app(block, of: phone)
+                guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else { return nil }
+                return .app(event, phone: phone, app: bundle)
+            }
+        case "do-not-disturb":
+            let on = boolean(block, "on") ?? true
+            let allowed = names(block, "allow", what: "callers' handles")
+            if block.has("allow"), !on {
+                report(
+                    "Not for this step", at: block.entry("allow")!.keyRange,
+                    "<allow> lets callers through while Focus is on")
+            }
+            action = phone(argument).map { .phoneState(phone: $0, [.doNotDisturb(on), .vipCallers(Set(allowed))]) }
+        case "block":
+            guard block.has("caller") else {
+                report(
+                    "Missing key", at: range, "<block> needs <caller>: the handle the user blocks, e.g. <caller: bob>")
+                return nil
+            }
+            let callers = names(block, "caller", what: "callers' handles")
+            action = phone(argument).map { phone in
+                blocked[phone.index, default: []].formUnion(callers)
+                return .phoneState(phone: phone, [.blockedCallers(blocked[phone.index]!)])
+            }
+        case "on-call":
+            let on = boolean(block, "on") ?? true
+            action = phone(argument).map { .phoneState(phone: $0, [.activeCall(on ? "a call in progress" : nil)]) }
         case "advance": action = duration(argument, key: "advance").map { .advance(seconds: $0) }
         case "wait": action = duration(argument, key: "wait", atMost: 60).map { .wait(seconds: $0) }
         case "exec": action = .exec(template(argument, key: "exec", place: .execStep))
@@ -757,7 +821,9 @@ struct Lowering {
             kind = .delay(seconds: seconds)
         case .goaway:
             let after = integer(block, "after-accepted", in: FaultSpec.counts) ?? 1
-            kind = .goAway(afterAccepted: after, reason: .shutdown)
+            // APNs may send any reason as GOAWAY debug data (APNS-REFERENCE §6.2); Shutdown by default.
+            let why = scalar(block, "reason").flatMap { reason($0, key: "reason") } ?? .shutdown
+            kind = .goAway(afterAccepted: after, reason: why)
         case .staleConnections:
             guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
             else { return nil }
@@ -881,6 +947,7 @@ struct Lowering {
             }
         }
         if let within = duration(block, "within", atMost: 300) { expectation.within = within }
+        expectation.rules = words(block, "rules", PhoneRule.self, what: "rule names (`ringside explain rules`)")
         return expectation
     }
 

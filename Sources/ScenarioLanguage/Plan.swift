@@ -234,6 +234,8 @@ public struct Step: Sendable {
         /// Something that happens to an app (reinstall, uninstall).
         case app(World.AppEvent, phone: PhoneRef, app: String)
         case connectivity(phone: PhoneRef, online: Bool)
+        /// Focus, blocked callers, a call in progress: what CallKit and PushKit consult.
+        case phoneState(phone: PhoneRef, [World.PhoneChange])
         /// Moves the world clock.
         case advance(seconds: Double)
         /// Real time passes.
@@ -278,6 +280,8 @@ public struct PhoneExpectation: Sendable {
     public var reason: String?
     public var call: String?
     public var within: Double
+    /// Rules the push's story must show (`ringside explain rules`), in any order.
+    public var rules: [PhoneRule] = []
 }
 
 /// `expect provider:` — what the provider did about APNs's answers.

@@ -11,6 +11,7 @@ public enum Schema {
     public static let apns = ["environment", "auth", "certificate", "profile", "folklore"]
     public static let world = [
         "unregister-delay", "unreported-limit", "ring-timeout", "delivery-latency", "throttle", "accept-unknown-tokens",
+        "keep-stored",
     ]
     public static let phone = ["name", "online", "apps"]
     public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]
@@ -28,12 +29,17 @@ public enum Schema {
         "relaunch": ["app"],
         "offline": [],
         "online": [],
+        "foreground": ["app"],
+        "background": ["app"],
+        "do-not-disturb": ["on", "allow"],
+        "block": ["caller"],
+        "on-call": ["on"],
         "advance": [],
         "wait": [],
         "exec": [],
-        "fault": ["count", "phone", "after-accepted", "seconds"],
+        "fault": ["count", "phone", "after-accepted", "seconds", "reason"],
         "expect apns": ["count", "status", "reason", "within", "phone", "header", "refused", "refused-streams"],
-        "expect phone": ["outcome", "reason", "within", "call"],
+        "expect phone": ["outcome", "reason", "within", "call", "rules"],
         "expect provider": [
             "never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped", "within",
         ],
@@ -44,7 +50,7 @@ public enum Schema {
         switch action {
         case .answer, .drop: return ["count", "phone"]
         case .delay: return ["count", "phone", "seconds"]
-        case .goaway: return ["after-accepted", "phone"]
+        case .goaway: return ["after-accepted", "phone", "reason"]
         case .staleConnections: return ["seconds"]
         case .lowerStreamsAfterRejection, .untrustedServerCertificate: return []
         }

@@ -130,6 +130,50 @@ public enum ChainStep: Sendable, Equatable {
         }
     }
 
+    /// The rule of APNs or the phone this step shows (`expect phone … rules:`, `ringside coverage`).
+    /// Nil for a push that reached no phone: no rule of the phone applies.
+    public var rule: PhoneRule? {
+        switch self {
+        case .accepted: return .accepted
+        case .noPhone: return nil
+        case .tokenRetired: return .tokenRetired
+        case .offlineNotStored: return .expirationZeroNotStored
+        case .keptOldest: return .storedKeepsOldest
+        case .replacedByNewer: return .storedReplacedByNewer
+        case .stored: return .storedWhileOffline
+        case .storedExpired: return .storedExpired
+        case .backOnline: return .deliveredWhenBackOnline
+        case .appNotInstalled: return .appNotInstalled
+        case .regularNotification: return .regularNotification
+        case .appBlocked: return .deliveryBlocked
+        case .forceQuit: return .forceQuit
+        case .dailyBudget: return .dailyVoIPBudget
+        case .handedToApp: return .handedToApp
+        case .completionFirst: return .completionBeforeReport
+        case .notWellFormed: return .payloadNotWellFormed
+        case .neverReports: return .appNeverReports
+        case .blockingRoundTrip: return .blockingRoundTrip
+        case .asyncRoundTrip: return .asyncRoundTrip
+        case .beforeReportingRule: return .beforeIOS13
+        case .noReportRequired(_, .foreground): return .noReportInForeground
+        case .noReportRequired(_, .onCall): return .noReportDuringCall
+        case .noReportRequired(_, .networkDelay): return .noReportAfterNetworkDelay
+        case .mustReport(newDelegate: false): return .ios13MustReport
+        case .mustReport(newDelegate: true): return .mustReportTrue
+        case .notReportedAllowed: return .notReportedAllowed
+        case .killedWhenDelegateReturned: return .killedWhenDelegateReturned
+        case .killedByCallServices: return .killedByCallServices
+        case .voipStopped: return .deliveryStoppedAfterKills
+        case .reported: return .reportedToCallKit
+        case .unentitled: return .unentitled
+        case .duplicate: return .duplicateCall
+        case .doNotDisturb: return .doNotDisturb
+        case .blockedCaller: return .blockedCaller
+        case .rangLate: return .rangLate
+        case .rang: return .rang
+        }
+    }
+
     /// The folklore rule (tag F) this step applied, if any.
     public var folklore: String? {
         switch self {
@@ -176,5 +220,94 @@ enum Duration {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+    }
+}
+
+/// The rules of APNs and the phone a push's story is made of, one per kind of `ChainStep`: the words
+/// of `expect phone … rules:` and the rows of `ringside coverage`. Sources: APNS-REFERENCE §7–§9.
+public enum PhoneRule: String, Sendable, CaseIterable {
+    case accepted
+    case tokenRetired = "token-retired"
+    case expirationZeroNotStored = "expiration-zero-not-stored"
+    case storedWhileOffline = "stored-while-offline"
+    case storedKeepsOldest = "stored-keeps-oldest"
+    case storedReplacedByNewer = "stored-replaced-by-newer"
+    case storedExpired = "stored-expired"
+    case deliveredWhenBackOnline = "delivered-when-back-online"
+    case appNotInstalled = "app-not-installed"
+    case regularNotification = "regular-notification"
+    case deliveryBlocked = "delivery-blocked"
+    case forceQuit = "force-quit"
+    case dailyVoIPBudget = "daily-voip-budget"
+    case handedToApp = "handed-to-app"
+    case completionBeforeReport = "completion-before-report"
+    case payloadNotWellFormed = "payload-not-well-formed"
+    case appNeverReports = "app-never-reports"
+    case blockingRoundTrip = "blocking-round-trip"
+    case asyncRoundTrip = "async-round-trip"
+    case beforeIOS13 = "before-ios-13"
+    case ios13MustReport = "ios13-must-report"
+    case mustReportTrue = "must-report-true"
+    case noReportInForeground = "no-report-in-foreground"
+    case noReportDuringCall = "no-report-during-call"
+    case noReportAfterNetworkDelay = "no-report-after-network-delay"
+    case notReportedAllowed = "not-reported-allowed"
+    case killedWhenDelegateReturned = "killed-when-delegate-returned"
+    case killedByCallServices = "killed-by-callservicesd"
+    case deliveryStoppedAfterKills = "delivery-stopped-after-kills"
+    case reportedToCallKit = "reported-to-callkit"
+    case unentitled
+    case duplicateCall = "duplicate-call"
+    case doNotDisturb = "do-not-disturb"
+    case blockedCaller = "blocked-caller"
+    case rangLate = "rang-late"
+    case rang
+
+    /// What the rule says, for `ringside explain` and the coverage table.
+    public var summary: String {
+        switch self {
+        case .accepted: return "APNs answers 200: the push is accepted, which is not yet delivered"
+        case .tokenRetired:
+            return "a retired token (reinstall, rotation, deletion) still gets 200 for a while and reaches no phone"
+        case .expirationZeroNotStored:
+            return "apns-expiration 0 (or a time past): one attempt; an offline phone never gets the push"
+        case .storedWhileOffline: return "a push with a future expiration is stored while the phone is offline"
+        case .storedKeepsOldest: return "APNs stores one push per app while offline: here it keeps the oldest"
+        case .storedReplacedByNewer: return "APNs stores one push per app while offline: a newer one replaces it"
+        case .storedExpired: return "a stored push whose expiration passed is dropped"
+        case .deliveredWhenBackOnline: return "the phone comes back online and APNs delivers the stored push"
+        case .appNotInstalled: return "the app was deleted: nothing receives the push"
+        case .regularNotification: return "a push to the regular (alert) token is no VoIP push: PushKit never sees it"
+        case .deliveryBlocked:
+            return "the system no longer delivers VoIP pushes to an app that failed to report too often"
+        case .forceQuit: return "folklore: a force-quit app gets no VoIP pushes until it is launched again"
+        case .dailyVoIPBudget:
+            return "folklore: a daily budget of VoIP pushes for apps without an unrestricted entitlement"
+        case .handedToApp: return "PushKit hands the push to the app's delegate"
+        case .completionBeforeReport: return "the app calls the completion handler before reporting the call"
+        case .payloadNotWellFormed: return "the app cannot read the call from the payload and does not report it"
+        case .appNeverReports: return "the app never reports the call to CallKit"
+        case .blockingRoundTrip: return "the app waits for its server before reporting, blocking the delegate"
+        case .asyncRoundTrip: return "the app returns from the delegate and reports after its server answers"
+        case .beforeIOS13: return "before iOS 13 an app did not have to report a VoIP push as a call"
+        case .ios13MustReport: return "since iOS 13 the app must report the call before the delegate returns"
+        case .mustReportTrue: return "iOS 26.4: metadata.mustReport is true, the app must report the call"
+        case .noReportInForeground: return "no report is required while the app is in the foreground"
+        case .noReportDuringCall: return "no report is required during another call"
+        case .noReportAfterNetworkDelay: return "iOS 26.4: no report is required after a long network delay"
+        case .notReportedAllowed: return "the app did not report the call, as it was allowed: nothing rang"
+        case .killedWhenDelegateReturned: return "PKPushRegistry kills an app whose delegate returned without a report"
+        case .killedByCallServices:
+            return "callservicesd kills an app that reported no call about 7 s after delivery (0xbaadca11)"
+        case .deliveryStoppedAfterKills:
+            return "after repeated unreported pushes the system stops delivering VoIP pushes"
+        case .reportedToCallKit: return "the app reports the call to CallKit"
+        case .unentitled: return "CallKit refuses an app without the entitlement"
+        case .duplicateCall: return "CallKit refuses a second report of the same call (callUUIDAlreadyExists)"
+        case .doNotDisturb: return "CallKit refuses while Focus (Do Not Disturb) is on and the caller is not allowed"
+        case .blockedCaller: return "CallKit refuses a caller the user blocked"
+        case .rangLate: return "the phone rings after the caller gave up: a ghost call"
+        case .rang: return "the phone rings"
+        }
     }
 }

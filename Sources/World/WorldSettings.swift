@@ -68,7 +68,7 @@ public struct WorldSettings: Sendable, Codable, Equatable {
         return nil
     }
 
-    public enum StoragePolicy: String, Sendable, Codable { case latest, oldest }
+    public enum StoragePolicy: String, Sendable, Codable, CaseIterable { case latest, oldest }
 
     public struct Throttle: Sendable, Codable, Equatable {
         public var count: Int

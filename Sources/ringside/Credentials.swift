@@ -9,14 +9,23 @@ enum TestCredentials {
             ProcessInfo.processInfo.environment["RINGSIDE_CERTS"],
             FileManager.default.currentDirectoryPath + "/certs-test",
             besideBinary,
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("certs-test").path,
+            checkout,
         ]
         for case let candidate? in candidates
         where FileManager.default.fileExists(atPath: candidate + "/keys.json") {
             return URL(fileURLWithPath: candidate).standardizedFileURL.path
         }
         return nil
+    }
+
+    /// The checkout a debug build was built from; a release never looks there (scripts/package.sh).
+    private static var checkout: String? {
+        #if DEBUG
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("certs-test").path
+        #else
+            nil
+        #endif
     }
 
     /// `certs-test/` next to the binary's folder, as a release lays it out (scripts/package.sh).

@@ -29,15 +29,26 @@ enum InitCommand {
             let paths = try arguments.remaining()
             guard paths.count <= 1 else { throw UsageError("init takes one folder at most, got \(paths.count)") }
             let folder = paths.first ?? "ringside"
+            guard !folder.isEmpty, !folder.hasPrefix("-") else {
+                throw UsageError("init takes a folder name, got <\(folder)>; see 'ringside init --help'")
+            }
             let manager = FileManager.default
+            var isDirectory: ObjCBool = false
+            if manager.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw InitError(description: "\(folder) is a file, not a folder; nothing was written")
+            }
             for file in StarterFiles.all where manager.fileExists(atPath: "\(folder)/\(file.path)") {
                 throw InitError(description: "\(folder)/\(file.path) exists; nothing was written")
             }
             for file in StarterFiles.all {
                 let path = "\(folder)/\(file.path)"
-                try manager.createDirectory(
-                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try (file.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                do {
+                    try manager.createDirectory(
+                        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try (file.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                } catch {
+                    throw InitError(description: "cannot write \(path): \((error as NSError).localizedDescription)")
+                }
                 Output.out("wrote \(path)")
             }
             Output.out("next: ringside run \(folder)")

@@ -50,20 +50,7 @@ enum RunCommand {
             let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
-            var files: [String] = []
-            for path in paths {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                    throw UsageError("no file or directory <\(path)>")
-                }
-                if isDirectory.boolValue {
-                    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-                    let directory = path.hasSuffix("/") ? String(path.dropLast()) : path
-                    files += names.filter { $0.hasSuffix(".ring") }.sorted().map { "\(directory)/\($0)" }
-                } else {
-                    files.append(path)
-                }
-            }
+            var files = try scenarioFiles(paths)
             if let shard {
                 let parts = shard.split(separator: "/").compactMap { Int($0) }
                 guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
@@ -179,4 +166,25 @@ enum RunCommand {
 /// How `run` and `check` write their findings: for people only, or also as GitHub Actions annotations.
 enum OutputFormat: String, CaseIterable {
     case console, github
+}
+
+/// The scenario files named: files as they are, folders by every `*.ring` inside, at any depth
+/// (the library is grouped by topic), in path order.
+func scenarioFiles(_ paths: [String]) throws(UsageError) -> [String] {
+    var files: [String] = []
+    for path in paths {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw UsageError("no file or directory <\(path)>")
+        }
+        guard isDirectory.boolValue else {
+            files.append(path)
+            continue
+        }
+        let directory = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let found = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        files += found.filter { $0.hasSuffix(".ring") && !$0.split(separator: "/").contains { $0.hasPrefix(".") } }
+            .sorted().map { "\(directory)/\($0)" }
+    }
+    return files
 }

@@ -249,7 +249,8 @@ enum ServeCommand {
         return ExitCode.success
     }
 
-    /// The provider contract (DESIGN.md) as KEY=value lines.
+    /// The provider contract (DESIGN.md) as KEY=value lines, each value in single quotes when the shell
+    /// would split or expand it (a certs folder under a path with a space), so that `source` reads it.
     static func printContract(options: Options, port: UInt16, controlPort: UInt16, certs: String) {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
         var variables = ProviderContract.variables(
@@ -258,7 +259,7 @@ enum ServeCommand {
         variables.insert(("APNS_ENVIRONMENT", options.environment.rawValue), at: 3)
         variables.append(("RINGSIDE_CONTROL_URL", "http://\(host):\(controlPort)"))
         if let token = options.controlToken { variables.append(("RINGSIDE_CONTROL_TOKEN", token)) }
-        let lines = variables.map { "\($0.name)=\($0.value)" }
+        let lines = variables.map { "\($0.name)=\(shellQuoted($0.value))" }
         Output.out(lines.joined(separator: "\n"))
     }
 }

@@ -35,13 +35,13 @@ enum StarterFiles {
         #   {token}  the device token of the phone the call is for
         #   {payload} the VoIP payload, JSON: {"aps":{},"callUUID":…,"handle":…}
         #   also {callId}, {caller}, {user}, {cert}, {certKey}, {dir}
-        # Replace the command with the one your backend runs, keeping the placeholders. Write {{ and }}
-        # for literal braces.
+        # Replace the command with the one your backend runs, keeping the placeholders (in double quotes
+        # where a path may hold a space). Write {{ and }} for literal braces.
         scenario: A VoIP push sent with curl rings the phone
         phones:
           - name: alice
         provider:
-          exec: curl -sS --http2 --fail-with-body --cacert {ca} -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token}
+          exec: curl -sS --http2 --fail-with-body --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token}
         steps:
           - register: alice            # alice's app hands its PushKit token to the provider
           - call: alice                # the provider is asked to ring alice
@@ -67,7 +67,7 @@ enum StarterFiles {
         phones:
           - name: alice
         provider:
-          http: python3 {dir}/example-service.py
+          http: python3 "{dir}/example-service.py"
           ready: http://127.0.0.1:{port}/health
           register: POST /register {"user":"{user}","token":"{token}"}
           unregister: POST /unregister {"token":"{token}"}
@@ -188,6 +188,7 @@ enum StarterFiles {
               - uses: actions/checkout@v4
               - name: Install Ringside
                 run: |
+                  test -n "$RINGSIDE_TARBALL_URL" || { echo "set the repository variable RINGSIDE_TARBALL_URL"; exit 1; }
                   curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
                   echo "$PWD/$(ls -d ringside-*/ | head -n 1)bin" >> "$GITHUB_PATH"
                 env:
@@ -211,6 +212,7 @@ enum StarterFiles {
           parallel: 2
           before_script:
             - apt-get update -qq && apt-get install -y -qq curl ca-certificates libnghttp2-14 libssl3 libcurl4 python3 openssl
+            - test -n "$RINGSIDE_TARBALL_URL" || { echo "set the CI/CD variable RINGSIDE_TARBALL_URL"; exit 1; }
             - curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
             - export PATH="$PWD/$(ls -d ringside-*/ | head -n 1)bin:$PATH"
           script:

@@ -16,6 +16,7 @@ let rootHelp = """
       explain   Explain a reason, a header, a curl command or a transcript line.
       token     Print a JWT signed with a test key, for curl.
       init      Write a starter folder of scenarios and CI jobs into a provider's repository.
+      coverage  Which APNs reasons and phone rules the scenarios demonstrate, and which none does.
 
     'ringside <command> --help' describes a command; 'ringside --version' prints the version and
     those of nghttp2, OpenSSL and libcurl it runs with.
@@ -36,6 +37,7 @@ case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "replay": status = ReplayCommand.run(Array(arguments.dropFirst()))
 case "record": status = RecordCommand.run(Array(arguments.dropFirst()))
 case "init": status = InitCommand.run(Array(arguments.dropFirst()))
+case "coverage": status = CoverageCommand.run(Array(arguments.dropFirst()))
 case "--version", "version":
     Output.out(VersionCommand.text)
     status = ExitCode.success
@@ -44,7 +46,7 @@ case nil, "--help", "-h", "help":
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
     Output.error(
-        "error: unknown command <\(arguments[0])>; commands are serve, run, check, replay, record, token, send, explain, init (see 'ringside --help')"
+        "error: unknown command <\(arguments[0])>; commands are serve, run, check, replay, record, token, send, explain, init, coverage (see 'ringside --help')"
     )
     status = ExitCode.usage
 }

@@ -10,7 +10,8 @@ import Testing
     /// Scenario 04 with an `http` provider block after its steps (top-level keys may come in any
     /// order), so that its lines stay where they are.
     static func scenario04(withProvider command: String) throws -> String {
-        let text = try String(contentsOfFile: Paths.root + "/scenarios/04-410-forgets-token.ring", encoding: .utf8)
+        let text = try String(
+            contentsOfFile: Paths.root + "/scenarios/tokens/04-410-forgets-token.ring", encoding: .utf8)
         let path = NSTemporaryDirectory() + "ringside-04-\(UUID().uuidString).ring"
         try
             (text + """

@@ -107,7 +107,7 @@ import Testing
 
     @Test("Replaying a GOAWAY or an untrusted certificate arms it again: the recording's own run has no difference")
     func replayConnectionFaults() throws {
-        let scenario = Paths.root + "/scenarios/08-goaway.ring"
+        let scenario = Paths.root + "/scenarios/connections/08-goaway.ring"
         let directory = NSTemporaryDirectory() + "ringside-replay-\(UUID().uuidString)"
         let binary = Paths.root + "/.build/debug/ringside"
         #expect(

@@ -14,6 +14,20 @@ enum Paths {
     static let voipToken = String(repeating: "ab", count: 32)
     static let topic = "com.ringside.testapp.voip"
 
+    /// The bundled scenarios, as paths under scenarios/ (the library is grouped by topic).
+    static let bundled: [String] = {
+        let found = FileManager.default.enumerator(atPath: root + "/scenarios")?.compactMap { $0 as? String } ?? []
+        return found.filter { $0.hasSuffix(".ring") }.sorted()
+    }()
+
+    /// A bundled scenario's full path, by its file name (`04-410-forgets-token.ring`).
+    static func scenario(_ name: String) -> String {
+        guard let relative = bundled.first(where: { $0 == name || $0.hasSuffix("/" + name) }) else {
+            preconditionFailure("no bundled scenario is named \(name)")
+        }
+        return root + "/scenarios/" + relative
+    }
+
     static func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false)
         -> String
     {

@@ -6,10 +6,7 @@ import Testing
 /// The harness can fail: a provider that sends nothing fails every bundled scenario that expects
 /// something (and passes those that expect nothing, so the test itself can fail both ways).
 @Suite struct HarnessCanFailTests {
-    static let bundled: [String] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: Paths.root + "/scenarios")) ?? []
-        return names.filter { $0.hasSuffix(".ring") }.sorted()
-    }()
+    static let bundled = Paths.bundled
 
     /// Whether every expectation of the plan holds when nothing at all reaches APNs.
     static func expectsNothing(_ plan: ScenarioPlan) -> Bool {
@@ -33,7 +30,7 @@ import Testing
 
     @Test("A provider that sends nothing fails every bundled scenario that expects something", arguments: bundled)
     func sendsNothing(name: String) throws {
-        let path = Paths.root + "/scenarios/" + name
+        let path = Paths.scenario(name)
         let file = SourceFile(path: path, text: try String(contentsOfFile: path, encoding: .utf8))
         let plan = try #require(Checker.plan(file).plan)
         let silent = ProviderSetup.exec(

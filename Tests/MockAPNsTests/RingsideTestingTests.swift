@@ -29,7 +29,7 @@ import Testing
         #expect(try Self.push(mock, token: alice.voipToken) == 200)
         let outcome = try await mock.outcome(of: alice, callUUID: "c1")
         #expect(outcome.kind == .rang, "\(outcome.story)")
-        await mock.apply(.uninstall, to: alice)
+        try await mock.apply(.uninstall, to: alice)
         #expect(try Self.push(mock, token: alice.voipToken) == 410)
         let exchanges = await mock.exchanges
         #expect(exchanges.map(\.status) == [200, 410])
@@ -68,6 +68,24 @@ import Testing
         } catch let error as RingsideError {
             #expect(error.description.contains("503 ServiceUnavailable"), "\(error)")
         }
+        await mock.stop()
+    }
+
+    @Test("outcome(of:) waits for a newer push each time; a fault or event on an uninstalled app throws")
+    func noStaleAnswers() async throws {
+        let mock = try await RingsideMock.start()
+        let alice = try await mock.addPhone("alice")
+        #expect(try Self.push(mock, token: alice.voipToken) == 200)
+        #expect(try await mock.outcome(of: alice).kind == .rang)
+        // No second push: the first one's outcome is not answered again.
+        await #expect(throws: RingsideError.self) { try await mock.outcome(of: alice, timeout: 0.3) }
+        await #expect(throws: RingsideError.self) { try await mock.outcome(of: alice, timeout: .nan) }
+        await mock.change(alice, .doNotDisturb(true))
+        #expect(try Self.push(mock, token: alice.voipToken) == 200)
+        #expect(try await mock.outcome(of: alice).reason == "filteredByDoNotDisturb")
+        try await mock.apply(.uninstall, to: alice)
+        await #expect(throws: RingsideError.self) { try await mock.apply(.reinstall, to: alice) }
+        await #expect(throws: RingsideError.self) { try await mock.arm(.drop, phone: alice) }
         await mock.stop()
     }
 }

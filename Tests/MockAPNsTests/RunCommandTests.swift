@@ -12,8 +12,7 @@ import Testing
     func libraryPasses() throws {
         let result = try run(Self.binary, ["run", "--certs", Paths.certs, Self.scenarios])
         #expect(result.status == 0, "\(result.stdout)")
-        let count = try FileManager.default.contentsOfDirectory(atPath: Self.scenarios).filter { $0.hasSuffix(".ring") }
-            .count
+        let count = Paths.bundled.count
         #expect(count >= 11)
         #expect(result.stdout.contains("scenarios: \(count) passed, 0 failed"))
     }
@@ -72,7 +71,7 @@ import Testing
         ])
     func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
         let result = try run(
-            Self.binary, ["run", "--certs", Paths.certs, "--provider", profile, "\(Self.scenarios)/\(file)"])
+            Self.binary, ["run", "--certs", Paths.certs, "--provider", profile, Paths.scenario(file)])
         #expect(result.status == 1)
         #expect(result.stdout.contains(location), "\(result.stdout)")
         #expect(result.stdout.contains(explanation), "\(result.stdout)")
@@ -83,9 +82,9 @@ import Testing
     )
     func refusedHandshake() throws {
         let passing = try run(
-            Self.binary, ["run", "--certs", Paths.certs, "\(Self.scenarios)/19-expired-provider-certificate.ring"])
+            Self.binary, ["run", "--certs", Paths.certs, Paths.scenario("19-expired-provider-certificate.ring")])
         #expect(passing.status == 0, "\(passing.stdout)")
-        let text = try String(contentsOfFile: "\(Self.scenarios)/19-expired-provider-certificate.ring", encoding: .utf8)
+        let text = try String(contentsOfFile: Paths.scenario("19-expired-provider-certificate.ring"), encoding: .utf8)
         let path = NSTemporaryDirectory() + "ringside-refused-\(UUID().uuidString).ring"
         try text.replacingOccurrences(of: "certificate: expired", with: "certificate: voip").write(
             toFile: path, atomically: true, encoding: .utf8)
@@ -141,8 +140,7 @@ import Testing
         let all = try run(
             Self.binary, ["run", "--certs", Paths.certs, "--jobs", "3", "--transcript", directory, Self.scenarios])
         #expect(all.status == 0, "\(all.stdout)")
-        let count = try FileManager.default.contentsOfDirectory(atPath: Self.scenarios).filter { $0.hasSuffix(".ring") }
-            .count
+        let count = Paths.bundled.count
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == count)
         let line = try String(contentsOfFile: directory + "/01-a-call-rings.jsonl", encoding: .utf8).split(
             separator: "\n"
@@ -164,7 +162,7 @@ import Testing
             Self.binary,
             [
                 "run", "--certs", Paths.certs, "--provider", "non-zero-expiration", "--report", report,
-                Self.scenarios + "/01-a-call-rings.ring", Self.scenarios + "/02-expiration-zero-no-ghost.ring",
+                Paths.scenario("01-a-call-rings.ring"), Paths.scenario("02-expiration-zero-no-ghost.ring"),
             ])
         #expect(result.status == 1)
         let chromium = try run(
@@ -183,7 +181,7 @@ import Testing
     )
     func replay() throws {
         let directory = NSTemporaryDirectory() + "ringside-replay-\(UUID().uuidString)"
-        let scenario = Self.scenarios + "/06-backoff-on-503.ring"
+        let scenario = Paths.scenario("06-backoff-on-503.ring")
         #expect(try run(Self.binary, ["run", "--certs", Paths.certs, "--transcript", directory, scenario]).status == 0)
         let transcript = directory + "/06-backoff-on-503.jsonl"
         let same = try run(Self.binary, ["replay", "--certs", Paths.certs, transcript, "--scenario", scenario])
@@ -213,7 +211,7 @@ import Testing
             Self.binary,
             [
                 "run", "--certs", Paths.certs, "--provider", "non-zero-expiration",
-                "scenarios/02-expiration-zero-no-ghost.ring",
+                "scenarios/delivery/02-expiration-zero-no-ghost.ring",
             ],
             directory: Paths.root)
         try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/expectation-failure.out")
@@ -225,13 +223,14 @@ import Testing
             Self.binary,
             [
                 "run", "--certs", Paths.certs, "--provider", "keeps-pushing-after-410", "--format", "github",
-                "scenarios/04-410-forgets-token.ring",
+                "scenarios/tokens/04-410-forgets-token.ring",
             ],
             directory: Paths.root)
         #expect(result.status == 1)
         try expectMatchesGolden(result.stdout, Paths.root + "/Tests/golden/github-run.out")
         let passing = try run(
-            Self.binary, ["run", "--certs", Paths.certs, "--format", "github", "scenarios/04-410-forgets-token.ring"],
+            Self.binary,
+            ["run", "--certs", Paths.certs, "--format", "github", "scenarios/tokens/04-410-forgets-token.ring"],
             directory: Paths.root)
         #expect(passing.status == 0)
         #expect(!passing.stdout.contains("::error"), "\(passing.stdout)")

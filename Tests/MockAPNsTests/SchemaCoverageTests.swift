@@ -39,6 +39,8 @@ import World
         words += RingOutcome.Kind.allCases.flatMap { $0.reasons.map { "outcome-reason=\($0)" } }
         words += FaultSpec.Action.allCases.filter { $0 != .answer }.map { "fault=\($0.rawValue)" }
         words += Reason.allCases.map { "fault=\($0.wire)" }
+        words += WorldSettings.StoragePolicy.allCases.map { "keep-stored=\($0.rawValue)" }
+        words += PhoneRule.allCases.map { "rule=\($0.rawValue)" }
         return words
     }()
 
@@ -52,8 +54,6 @@ import World
         "phone.name": "what steps refer to: ReferenceTests refuses names that point nowhere",
         "fault=lower-streams-after-rejection":
             "MAX_CONCURRENT_STREAMS drops to 1 (ConnectionTests); no client here exceeds it, so no verdict shows it",
-        "outcome-reason=filteredByDoNotDisturb": "Do Not Disturb is set through the control API only",
-        "outcome-reason=filteredByBlockList": "blocked callers are set through the control API only",
         "outcome-reason=callUUIDAlreadyExists": "a repeated call id ends as the outcome `duplicate`",
     ]
 
@@ -74,8 +74,41 @@ import World
     static func scenario(_ body: String) -> String { "scenario: pair\n" + body }
 
     /// A bundled scenario's body, with the built-in reference provider named so that it can be swapped.
+    /// A bundled scenario's body as it is (its own provider, if any).
+    static func bundledAsIs(_ file: String) -> String {
+        let text = (try? String(contentsOfFile: Paths.scenario(file), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+    }
+
+    /// For each rule an `expect phone … rules:` of the library checks: the scenario as it is (passing)
+    /// and with that rule swapped for one its story cannot show (failing).
+    static func rulePairs() -> [Pair] {
+        var pairs: [Pair] = []
+        for relative in Paths.bundled {
+            let name = (relative as NSString).lastPathComponent
+            let text = bundledAsIs(name)
+            for line in text.split(separator: "\n") where line.contains("rules: [") {
+                let inside = line[line.range(of: "[")!.upperBound..<line.range(of: "]")!.lowerBound]
+                let rules = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                for rule in rules {
+                    // A rule no story of that outcome has: an unentitled app never rings, and a push that
+                    // did not ring did not ring.
+                    let absent = rules.contains("rang") || text.contains("outcome: rang") ? "unentitled" : "rang"
+                    let swapped = rules.map { $0 == rule ? absent : $0 }.joined(separator: ", ")
+                    let failing = text.replacingOccurrences(
+                        of: String(line), with: line.replacingOccurrences(of: inside, with: swapped))
+                    pairs.append(
+                        Pair(
+                            words: ["rule=\(rule)", "step.expect phone.rules"], passing: scenario(text),
+                            failing: scenario(failing)))
+                }
+            }
+        }
+        return pairs
+    }
+
     static func bundled(_ file: String) -> String {
-        let text = (try? String(contentsOfFile: Paths.root + "/scenarios/" + file, encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOfFile: Paths.scenario(file), encoding: .utf8)) ?? ""
         return "provider:\n  builtin: reference\n"
             + text.split(separator: "\n", omittingEmptySubsequences: false)
             .dropFirst().joined(separator: "\n")
@@ -728,6 +761,75 @@ import World
                     + eleven
                     + "  - expect phone: alice\n    outcome: not-delivered\n    reason: daily-budget\n",
                 "  - call: alice\n    from: bob\n  - expect", "  - expect"))
+        // The phone's state: Focus, blocked callers, a call in progress, the app in the foreground.
+        let focus = bundledAsIs("57-focus-and-blocked-callers.ring")
+        pairs.append(
+            swap(
+                ["step.do-not-disturb", "outcome-reason=filteredByDoNotDisturb", "rule=do-not-disturb"], focus,
+                "  - do-not-disturb: alice\n    allow: [erin]\n", ""))
+        pairs.append(swap(["step.do-not-disturb.allow"], focus, "allow: [erin]", "allow: [zed]"))
+        pairs.append(swap(["step.do-not-disturb.on"], focus, "    on: false\n", ""))
+        pairs.append(
+            swap(
+                ["step.block", "outcome-reason=filteredByBlockList", "rule=blocked-caller"], focus,
+                "  - block: bob\n    caller: mallory\n", ""))
+        pairs.append(swap(["step.block.caller"], focus, "caller: mallory", "caller: zed"))
+        let noReport = bundledAsIs("53-no-report-required.ring")
+        pairs.append(swap(["step.foreground"], noReport, "  - foreground: alice", "  - online: alice"))
+        pairs.append(swap(["step.on-call"], noReport, "  - on-call: bob ", "  - online: bob "))
+        pairs.append(swap(["step.background"], noReport, "  - background: alice\n", ""))
+        pairs.append(
+            swap(
+                ["step.on-call.on"],
+                app(
+                    "ios: \"26.4\"\nbehaviour: never-reports",
+                    steps: "  - expect phone: alice\n    outcome: app-killed\n"
+                ).replacingOccurrences(
+                    of: "  - register: alice\n",
+                    with: "  - register: alice\n  - on-call: alice\n  - on-call: alice\n    on: false\n"),
+                "    on: false\n", "    on: true\n"))
+        // The app in the foreground is the one that need not report; another app's foreground is not.
+        let foregroundApps = """
+            phones:
+              - name: alice
+                apps:
+                  - bundle: com.ringside.testapp
+                    ios: "26.4"
+                    behaviour: never-reports
+                  - bundle: com.example.other
+            steps:
+              - register: alice
+              - foreground: alice
+                app: com.ringside.testapp
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: not-delivered
+
+            """
+        pairs.append(
+            swap(["step.foreground.app"], foregroundApps, "app: com.ringside.testapp", "app: com.example.other"))
+        pairs.append(
+            swap(
+                ["step.background.app"],
+                foregroundApps.replacingOccurrences(
+                    of: "  - call: alice", with: "  - background: alice\n    app: com.example.other\n  - call: alice"),
+                "app: com.example.other\n  - call", "app: com.ringside.testapp\n  - call"))
+        // Which stored push APNs keeps.
+        let oldest = bundledAsIs("64-keep-oldest.ring")
+        pairs.append(
+            swap(["world.keep-stored", "keep-stored=oldest"], oldest, "keep-stored: oldest", "keep-stored: latest"))
+        pairs.append(
+            swap(
+                ["keep-stored=latest"],
+                "world:\n  keep-stored: latest\n" + bundledAsIs("63-one-push-stored-per-app.ring"),
+                "keep-stored: latest", "keep-stored: oldest"))
+        // A GOAWAY's reason: a transient one is reconnected after, a permanent one is not.
+        pairs.append(
+            swap(
+                ["step.fault.reason"], bundledAsIs("69-idle-timeout.ring"), "reason: IdleTimeout",
+                "reason: BadCertificateEnvironment"))
+        pairs += rulePairs()
         return pairs
     }()
 

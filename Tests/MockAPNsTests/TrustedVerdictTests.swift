@@ -10,7 +10,7 @@ import Testing
 
     /// A bundled scenario with an `http` provider block after its steps, so that its lines stay.
     static func bundled(_ name: String, provider command: String) throws -> String {
-        let text = try String(contentsOfFile: Paths.root + "/scenarios/\(name)", encoding: .utf8)
+        let text = try String(contentsOfFile: Paths.scenario(name), encoding: .utf8)
         let path = NSTemporaryDirectory() + "ringside-\(UUID().uuidString)-\(name)"
         try
             (text + """
@@ -126,12 +126,11 @@ import Testing
             AdapterTests.binary, ["run", "--jobs", "2", "--certs", Paths.certs, "--transcript", folder, "scenarios"],
             directory: Paths.root)
         #expect(recorded.status == 0, "\(recorded.stdout)")
-        let names = try FileManager.default.contentsOfDirectory(atPath: Paths.root + "/scenarios").filter {
-            $0.hasSuffix(".ring")
-        }
+        let names = Paths.bundled
         #expect(names.count >= 20)
         for name in names.sorted() {
-            let transcript = "\(folder)/\((name as NSString).deletingPathExtension).jsonl"
+            let transcript =
+                "\(folder)/\(((name as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
             let replay = try run(
                 AdapterTests.binary,
                 ["replay", "--certs", Paths.certs, transcript, "--scenario", "scenarios/\(name)"], directory: Paths.root

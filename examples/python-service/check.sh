@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ringside=$(command -v ringside || echo ../../.build/debug/ringside)
 "$ringside" run --jobs 2 scenarios
-for case in keeps-dead-tokens:02-forgets-dead-tokens no-retry:03-retries-503 priority-5:01-call-rings; do
+for case in keeps-dead-tokens:02-forgets-dead-tokens forgets-live-tokens:01-call-rings no-retry:03-retries-503 \
+  priority-5:01-call-rings expiration-hour:04-offline-no-ghost client-per-push:01-call-rings; do
   mistake=${case%%:*} scenario=${case#*:}
   status=0
   output=$(SERVICE_MISTAKE=$mistake "$ringside" run --jobs 2 scenarios) || status=$?

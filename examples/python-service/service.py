@@ -10,13 +10,17 @@ server, a token store, and aioapns (a real APNs client from PyPI) to send VoIP p
 Where APNs is comes from the provider contract in the environment (APNS_URL, APNS_CA_FILE,
 APNS_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID); against Apple you would leave them unset.
 It does what Apple asks: one client (one HTTP/2 connection, one JWT reused) for the whole service,
-push type voip, priority 10, expiration now (an old call must not ring), a token forgotten after 410
-Unregistered or BadDeviceToken, and 429 or 5xx retried with exponential back-off.
+push type voip, priority 10, an expiration of now (aioapns's time_to_live=0: APNs never stores the
+push, so an old call cannot ring), a token forgotten after 410 Unregistered or BadDeviceToken, and
+429 or 5xx retried with exponential back-off.
 
 SERVICE_MISTAKE makes a classic mistake on purpose, so that its scenarios can be seen to fail:
-  keeps-dead-tokens   pushes a token again after 410 (incident 2)
-  no-retry            gives up on the first 503
-  priority-5          sends VoIP pushes with priority 5
+  keeps-dead-tokens    pushes a token again after 410 (incident 2)
+  forgets-live-tokens  forgets every token it pushed, whatever APNs answered
+  no-retry             gives up on the first 503
+  priority-5           sends VoIP pushes with priority 5
+  expiration-hour      lets APNs store a push for an hour (incident 4: the ghost call)
+  client-per-push      opens a new connection (and signs a new JWT) for every push
 """
 import asyncio
 import http.server
@@ -61,14 +65,17 @@ async def ring(user, call_id, caller):
     for token in tokens:
         request = NotificationRequest(
             device_token=token, message={"aps": {}, "callUUID": call_id, "handle": caller},
-            push_type=PushType.VOIP, priority=5 if MISTAKE == "priority-5" else 10, time_to_live=0)
+            push_type=PushType.VOIP, priority=5 if MISTAKE == "priority-5" else 10,
+            time_to_live=3600 if MISTAKE == "expiration-hour" else 0)
+        client = apns_client() if MISTAKE == "client-per-push" else CLIENT
         for attempt in range(4):
-            result = await CLIENT.send_notification(request)
+            result = await client.send_notification(request)
             status = int(result.status)
             if status != 429 and status < 500 or MISTAKE == "no-retry" or attempt == 3:
                 break
             await asyncio.sleep(0.2 * 2 ** attempt)
-        if (status == 410 or result.description == "BadDeviceToken") and MISTAKE != "keeps-dead-tokens":
+        dead = status == 410 or result.description == "BadDeviceToken"
+        if dead and MISTAKE != "keeps-dead-tokens" or MISTAKE == "forgets-live-tokens":
             with LOCK:
                 TOKENS.get(user, set()).discard(token)  # dead: never push it again
         results.append({"token": token, "status": status, "reason": result.description})

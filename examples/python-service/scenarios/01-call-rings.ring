@@ -1,7 +1,8 @@
-scenario: A call rings the phone, with a VoIP push as Apple wants it
+scenario: Every call rings the phone, with VoIP pushes as Apple wants them, on one connection
 teaches: |
-  The service sends one push per PushKit token: push type voip, priority 10, an expiration that
-  has already passed (so APNs never stores it), the call id and caller in the payload.
+  The service sends one push per PushKit token: push type voip, priority 10, the call id and caller
+  in the payload. It keeps the token for the next call, and keeps one connection (and one JWT) for
+  all its pushes: APNs treats a connection per push as a denial-of-service attack.
 phones:
   - name: alice
 provider:
@@ -16,7 +17,13 @@ steps:
     from: bob
   - expect phone: alice
     outcome: rang
-  - expect apns: one push, as Apple wants it
-    count: 1
+  - call: alice
+    from: carol
+  - expect phone: alice
+    outcome: rang
+  - expect apns: two pushes, as Apple wants them
+    count: 2
     status: 200
     header: "apns-priority: 10"
+  - expect provider: one connection
+    connections-at-most: 1

@@ -46,7 +46,7 @@ import Testing
         let alice = try await mock.addPhone("alice")
         let notifier = Self.notifier(mock)
         await notifier.register(user: "alice", token: alice.voipToken)
-        await mock.apply(.uninstall, to: alice)
+        try await mock.apply(.uninstall, to: alice)
         let first = try await notifier.placeCall(to: "alice", callId: UUID(), caller: "bob")
         #expect(first.map(\.status) == [410])
         #expect(first.first?.reason == "Unregistered")

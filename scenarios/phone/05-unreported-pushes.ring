@@ -17,12 +17,15 @@ steps:
   - expect phone: alice
     outcome: app-killed
     reason: delegate-returned-without-report
+    rules: [app-never-reports, ios13-must-report, killed-when-delegate-returned]
   - call: alice
     from: bob
   - expect phone: alice
     outcome: app-killed
+    rules: [delivery-stopped-after-kills]
   - call: alice
     from: bob
   - expect phone: alice
     outcome: not-delivered
     reason: app-blocked
+    rules: [delivery-blocked]

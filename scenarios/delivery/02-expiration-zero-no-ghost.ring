@@ -14,3 +14,4 @@ steps:
   - expect phone: alice
     outcome: not-delivered
     reason: offline-not-stored
+    rules: [expiration-zero-not-stored]

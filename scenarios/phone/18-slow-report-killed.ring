@@ -32,8 +32,10 @@ steps:
   - expect phone: alice
     outcome: app-killed
     reason: delegate-returned-without-report
+    rules: [async-round-trip, killed-when-delegate-returned]
   - expect phone: dave
     outcome: app-killed
     reason: callservicesd-0xbaadca11
+    rules: [blocking-round-trip, killed-by-callservicesd]
   - expect phone: bob
     outcome: rang

@@ -16,6 +16,7 @@ steps:
   - expect phone: alice
     outcome: not-delivered
     reason: token-dead
+    rules: [token-retired]
   - advance: 2h
   - call: alice
     from: bob

@@ -15,3 +15,4 @@ steps:
     status: 200
   - expect phone: alice
     outcome: rang
+    rules: [ios13-must-report, reported-to-callkit]

@@ -19,6 +19,7 @@ steps:
     as: later
   - expect apns: the old connection is sick
     status: 500
+    reason: InternalServerError
     count: 2
   - expect phone: alice
     outcome: rang

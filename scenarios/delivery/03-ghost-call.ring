@@ -16,3 +16,4 @@ steps:
   - online: alice
   - expect phone: alice
     outcome: rang-late
+    rules: [stored-while-offline, delivered-when-back-online, rang-late]

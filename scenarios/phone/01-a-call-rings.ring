@@ -17,6 +17,7 @@ steps:
     from: bob
   - expect phone: alice
     outcome: rang
+    rules: [accepted, handed-to-app, must-report-true, reported-to-callkit, rang]
   - expect apns: accepted
     count: 1
     status: 200
