@@ -9,7 +9,7 @@ phones:
       - bundle: com.ringside.testapp
         behaviour: reports-only-well-formed
 provider:
-  exec: curl -s -o /dev/null --http2 --max-time 5 --cacert {ca} -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{{"aps":{{}}}}' {url}/3/device/{token}
+  exec: curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{{"aps":{{}}}}' {url}/3/device/{token}
 steps:
   - register: alice
   - call: alice

@@ -5,7 +5,7 @@ teaches: |
 phones:
   - name: alice
 provider:
-  exec: curl -s -o /dev/null --http2 --max-time 5 --cacert {ca} -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d "{{\"aps\":{{}},\"pad\":\"$(head -c 6000 /dev/zero | tr '\0' x)\"}}" {url}/3/device/{token}
+  exec: curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d "{{\"aps\":{{}},\"pad\":\"$(head -c 6000 /dev/zero | tr '\0' x)\"}}" {url}/3/device/{token}
 steps:
   - register: alice
   - call: alice
