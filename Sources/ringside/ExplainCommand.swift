@@ -1,17 +1,23 @@
 import APNs
 import Foundation
 import ScenarioLanguage
+import World
 
 /// `ringside explain`: a reason, a header, a curl command or a transcript line, in words.
 enum ExplainCommand {
     static let help = """
-        Usage: ringside explain <reason | header | curl command … | transcript JSON line>
+        Usage: ringside explain <reason | header | rule | fault action | scenario keyword | curl command … |
+                                transcript JSON line>
 
         Explains what APNs means, with the words the fake APNs uses in its log:
           ringside explain Unregistered              a reason: status, meaning, what to do, source
           ringside explain apns-expiration           a header: meaning and what a VoIP push sends
           ringside explain curl -H 'apns-topic: …' … a request: each header judged, then the verdict
           ringside explain '{"event":"push",…}'      a transcript line: the request and its answer
+          ringside explain rules                     every rule of APNs and the phone (expect phone … rules:)
+          ringside explain stored-keeps-oldest       one rule
+          ringside explain faults                    every fault action; 'ringside explain goaway' one
+          ringside explain keywords                  every scenario keyword; 'ringside explain throttle' one
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -27,6 +33,10 @@ enum ExplainCommand {
             Output.out("\(entry.name): \(entry.meaning)\nFor a VoIP push: \(entry.forVoIP)")
             return ExitCode.success
         }
+        if arguments.count == 1, let text = explainWord(first) {
+            Output.out(text)
+            return ExitCode.success
+        }
         if first == "curl" {
             Output.out(explainCurl(Array(arguments.dropFirst())))
             return ExitCode.success
@@ -35,10 +45,47 @@ enum ExplainCommand {
             Output.out(text)
             return ExitCode.success
         }
-        let words = Reason.allCases.map(\.wire) + HeaderVocabulary.entries.map(\.name)
+        let words =
+            Reason.allCases.map(\.wire) + HeaderVocabulary.entries.map(\.name) + PhoneRule.allCases.map(\.rawValue)
+            + FaultSpec.Action.allCases.map(\.rawValue) + Array(Keywords.steps.keys)
+            + Keywords.keys.keys.map { String($0.split(separator: ".").last!) }
         let hint = didYouMean(first, among: words).map { "; did you mean <\($0)>?" } ?? ""
-        Output.error("error: <\(first)> is not a reason, a header, a curl command or a transcript line\(hint)")
+        Output.error(
+            "error: <\(first)> is not a reason, a header, a rule, a fault action, a scenario keyword, a curl command or a transcript line\(hint)"
+        )
         return ExitCode.usage
+    }
+
+    /// The rules, the fault actions and the scenario keywords, one by one or all at once.
+    static func explainWord(_ word: String) -> String? {
+        switch word {
+        case "rules":
+            return "Rules of APNs and the phone (`expect phone … rules:`):\n"
+                + PhoneRule.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
+        case "faults":
+            return
+                "Fault actions (`fault:` in a scenario, `\"action\"` in POST /faults; an APNs reason means answer):\n"
+                + FaultSpec.Action.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
+        case "keywords":
+            return "Steps:\n"
+                + Keywords.steps.keys.sorted().map { "  \($0): \(Keywords.steps[$0]!)" }.joined(separator: "\n")
+                + "\nKeys:\n"
+                + Keywords.keys.keys.sorted().map {
+                    "  \($0.replacingOccurrences(of: "top.", with: "")): \(Keywords.keys[$0]!)"
+                }
+                .joined(separator: "\n")
+        default: break
+        }
+        if let rule = PhoneRule(rawValue: word) { return "rule \(rule.rawValue): \(rule.summary)" }
+        if let action = FaultSpec.Action(rawValue: word) {
+            let options = Schema.faultOptions(action)
+            return "fault \(action.rawValue): \(action.summary)"
+                + (options.isEmpty
+                    ? ""
+                    : "\noptions: "
+                        + options.map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }.joined(separator: ", "))
+        }
+        return Keywords.explain(word)
     }
 
     static func explain(_ reason: Reason) -> String {

@@ -1,6 +1,8 @@
 import APNs
 import Foundation
+import ScenarioLanguage
 import Testing
+import World
 
 /// `ringside explain`, golden-tested (Tests/golden/explain-*.txt); every reason has its explanation.
 @Suite struct ExplainTests {
@@ -77,5 +79,39 @@ import Testing
         let result = try run(Self.binary, ["explain", "BadDeviseToken"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("did you mean <BadDeviceToken>?"))
+    }
+
+    @Test("Every key, step and option of the schema has its line in Keywords")
+    func everyKeywordExplained() {
+        let blocks: [(String, [String])] = [
+            ("top", Schema.top), ("apns", Schema.apns), ("world", Schema.world), ("phone", Schema.phone),
+            ("app", Schema.app), ("provider", Schema.provider),
+        ]
+        for (block, keys) in blocks {
+            for key in keys { #expect(Keywords.keys["\(block).\(key)"] != nil, "\(block).\(key) has no meaning") }
+        }
+        for (step, options) in Schema.steps {
+            #expect(Keywords.steps[step] != nil, "step \(step) has no meaning")
+            for option in options { #expect(Keywords.options["\(step).\(option)"] != nil, "\(step).\(option)") }
+        }
+        #expect(Keywords.keys.count == blocks.reduce(0) { $0 + $1.1.count }, "Keywords has a key the schema lacks")
+    }
+
+    @Test("explain answers every rule, fault action and step by name", arguments: ["rules", "faults", "keywords"])
+    func explainsWords(_ list: String) throws {
+        let words: [String]
+        switch list {
+        case "rules": words = PhoneRule.allCases.map(\.rawValue)
+        case "faults": words = FaultSpec.Action.allCases.map(\.rawValue)
+        default: words = Array(Schema.steps.keys)
+        }
+        let all = try run(Self.binary, ["explain", list])
+        #expect(all.status == 0)
+        for word in words {
+            #expect(all.stdout.contains("  \(word): "), "\(list) lacks \(word)")
+            let one = try run(Self.binary, ["explain", word])
+            #expect(one.status == 0, "\(word): \(one.stderr)")
+            #expect(one.stdout.contains(word), "\(word): \(one.stdout)")
+        }
     }
 }
