@@ -158,6 +158,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
             // burst before reading SETTINGS finds at APNs), and are refused.
             streamsRaised = true
             let raised = authenticatedStreams
+            mock.emit(
+                .settings(
+                    connection: info.id, maxConcurrentStreams: raised, why: "the first valid JWT raised the limit", at: now))
             connection.after(0) { [weak self, weak connection] in
                 connection?.setMaxConcurrentStreams(raised)
                 self?.limitRaised = true
@@ -173,6 +176,10 @@ final class APNsConnection: HTTP2ConnectionHandler {
             if streamsLowered {
                 streamsLowered = false
                 connection.setMaxConcurrentStreams(authenticatedStreams)
+                mock.emit(
+                    .settings(
+                        connection: info.id, maxConcurrentStreams: authenticatedStreams,
+                        why: "an accepted push lifts the limit again (fault plan)", at: now))
             }
             let response = HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues)
             respond(http.streamId, response, after: delay, connection: connection)
@@ -217,6 +224,10 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
                 streamsLowered = true
                 connection.setMaxConcurrentStreams(1)
+                mock.emit(
+                    .settings(
+                        connection: info.id, maxConcurrentStreams: 1, why: "a rejected push lowers the limit (fault plan)",
+                        at: now))
             }
         }
     }

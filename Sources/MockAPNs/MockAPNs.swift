@@ -125,10 +125,17 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
 
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler {
         let handler = APNsConnection(info: connection, mock: self)
+        let now = configuration.clock.now()
         emit(
             .connectionOpened(
                 connection: connection.id, peer: connection.peer, alpn: connection.alpn,
-                authentication: handler.authenticationDescription, at: configuration.clock.now()))
+                authentication: handler.authenticationDescription, at: now))
+        emit(
+            .settings(
+                connection: connection.id, maxConcurrentStreams: handler.initialMaxConcurrentStreams,
+                why: handler.initialMaxConcurrentStreams == 1
+                    ? "one stream until a request carries a valid JWT ([SEND])"
+                    : "a certificate connection is authenticated by its handshake", at: now))
         return handler
     }
 

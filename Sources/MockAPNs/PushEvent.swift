@@ -10,6 +10,8 @@ public enum MockEvent: Sendable {
     /// A stream refused unprocessed (RST_STREAM REFUSED_STREAM), and what that means.
     case streamRefused(connection: UInt64, streamId: Int32, why: String, at: Moment)
     case connectionClosed(connection: UInt64, why: String, at: Moment)
+    /// The mock's SETTINGS_MAX_CONCURRENT_STREAMS for a connection, and why it is that.
+    case settings(connection: UInt64, maxConcurrentStreams: UInt32, why: String, at: Moment)
     /// A push's ring outcome became final in the world.
     case outcome(PushFate)
 }

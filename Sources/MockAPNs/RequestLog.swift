@@ -37,6 +37,8 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
             return "\(clock(at)) #\(connection) stream \(streamId) refused (REFUSED_STREAM): \(why)"
         case .connectionClosed(let connection, let why, let at):
             return "\(clock(at)) #\(connection) closed: \(why)"
+        case .settings(let connection, let streams, let why, let at):
+            return "\(clock(at)) #\(connection) SETTINGS MAX_CONCURRENT_STREAMS=\(streams): \(why)"
         case .outcome(let fate):
             let token = DeviceTokenSyntax.abbreviated(fate.token)
             let folklore = fate.folkloreUsed.isEmpty ? "" : " [folklore: \(fate.folkloreUsed.joined(separator: ", "))]"

@@ -69,6 +69,12 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
             time(&line, at)
             line.field("connection", Int64(connection))
             line.field("why", why)
+        case .settings(let connection, let streams, let why, let at):
+            line.field("event", "settings")
+            time(&line, at)
+            line.field("connection", Int64(connection))
+            line.field("maxConcurrentStreams", Int64(streams))
+            line.field("why", why)
         case .outcome(let fate):
             line.field("event", "outcome")
             time(&line, Moment(fate.finishedAt ?? fate.sentAt))

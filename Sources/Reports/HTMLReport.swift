@@ -1,79 +1,195 @@
 import Foundation
 import Scenario
 
-/// One self-contained HTML page: per scenario its verdict, what it teaches, and a sequence diagram
-/// (provider ↔ APNs ↔ phone), each message with its status or reason and world time, failures marked.
-/// A renderer only: it reads results, decides nothing (STYLE.md).
+/// One self-contained HTML page (no network, no external file): a summary with pass/fail filters,
+/// then per scenario what it teaches, its failures linked to their lines, and a sequence diagram
+/// with lifelines for the provider, APNs, the phone and the app inside it — connections and their
+/// credentials, SETTINGS, each request and answer (each opens its header-by-header explanation),
+/// retries with their wait, GOAWAY, refusals, the push's story on the phone, world-clock jumps as
+/// breaks, failed expectations where they were judged. A renderer only: it reads results.
 public enum HTMLReport {
+    typealias Party = ScenarioResult.LadderEvent.Party
+
     public static func render(_ results: [ScenarioResult]) -> String {
         let failed = results.filter { !$0.passed }.count
+        let failedExpectations = results.reduce(0) { $0 + $1.expectations.filter { !$0.passed }.count }
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <title>Ringside report</title>
-            <style>
-            body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-            h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
-            .passed h2::before { content: "✔ "; color: #1a7f37; } .failed h2::before { content: "✘ "; color: #cf222e; }
-            .teaches { color: #555; white-space: pre-wrap; }
-            table.ladder { border-collapse: collapse; width: 100%; margin-top: .5em; }
-            .ladder th { text-align: center; border-bottom: 2px solid #888; padding: .3em; }
-            .ladder td { padding: .15em .4em; vertical-align: top; border-left: 1px dashed #bbb; }
-            .ladder td.time { color: #888; font-variant-numeric: tabular-nums; border-left: none; white-space: nowrap; }
-            .arrow { font-family: ui-monospace, monospace; white-space: nowrap; }
-            tr.failed-step td.message { color: #cf222e; font-weight: bold; }
-            </style></head><body>
+            <style>\(style)</style></head><body class="show-all">
+            <header>
             <h1>Ringside: \(results.count - failed) passed, \(failed) failed</h1>
+            <p class="filters">Show:
+            <button data-show="all" class="on">all \(results.count)</button>
+            <button data-show="failed">failed \(failed)</button>
+            <button data-show="passed">passed \(results.count - failed)</button></p>
+            <table class="summary">
 
             """
         for (index, result) in results.enumerated() {
-            html += "<section class=\"scenario \(result.passed ? "passed" : "failed")\" id=\"scenario-\(index)\">\n"
-            html += "<h2>\(escape(result.name))</h2>\n<p><code>\(escape(result.path))</code>"
-            html += String(format: " — %.2f s</p>\n", result.seconds)
-            if let teaches = result.teaches { html += "<p class=\"teaches\">\(escape(teaches))</p>\n" }
-            if let error = result.error { html += "<p class=\"failed-step\">could not run: \(escape(error))</p>\n" }
-            for diagnostic in result.diagnostics {
-                html +=
-                    "<pre class=\"failed-step\">\(escape(diagnostic.title)) at line \(diagnostic.range.start.line): \(escape(diagnostic.detail))</pre>\n"
-            }
-            html += ladder(result)
-            html += "</section>\n"
+            let verdict = result.passed ? "passed" : "failed"
+            let failures = result.expectations.filter { !$0.passed }.count
+            html += "<tr class=\"scenario-row \(verdict)\"><td class=\"verdict\">\(result.passed ? "✔" : "✘")</td>"
+            html += "<td><a href=\"#scenario-\(index)\">\(escape(result.name))</a></td>"
+            html += "<td class=\"path\">\(escape(result.path))</td><td>"
+            html +=
+                result.passed
+                ? "" : failures > 0 ? "\(failures) failed" : result.error != nil ? "could not run" : "does not check"
+            html += "</td></tr>\n"
         }
+        html += "</table></header>\n"
+        for (index, result) in results.enumerated() { html += section(result, index: index) }
         html += """
             <script>
-            // The title says what a reader sees: how many steps failed (checked by a headless browser test).
-            document.title = "Ringside: " + document.querySelectorAll("tr.failed-step").length + " failed steps";
+            // The title says what a reader sees (checked by a headless browser test).
+            document.title = "Ringside: " + document.querySelectorAll("section.failed").length + " of " +
+              document.querySelectorAll("section.scenario").length + " scenarios failed, " +
+              document.querySelectorAll(".event.kind-expectation").length + " failed expectations";
+            for (const button of document.querySelectorAll(".filters button")) {
+              button.addEventListener("click", () => {
+                document.body.className = "show-" + button.dataset.show;
+                for (const other of document.querySelectorAll(".filters button")) other.classList.toggle("on", other === button);
+              });
+            }
             </script>
             </body></html>
 
             """
+        _ = failedExpectations
         return html
     }
 
-    static func ladder(_ result: ScenarioResult) -> String {
-        guard !result.ladder.isEmpty else { return "" }
-        let start = result.ladder.first?.at ?? 0
-        var rows =
-            "<table class=\"ladder\"><tr><th></th><th>provider</th><th>APNs</th><th>phone</th><th>message</th></tr>\n"
-        for event in result.ladder {
-            let columns: [ScenarioResult.LadderEvent.Party] = [.provider, .apns, .phone]
-            let from = columns.firstIndex(of: event.from) ?? 0
-            let to = columns.firstIndex(of: event.to) ?? 0
-            var cells = ["", "", ""]
-            if from == to {
-                cells[from] = "●"
-            } else if from < to {
-                for column in from..<to { cells[column] = column == to - 1 ? "────►" : "─────" }
-            } else {
-                for column in to..<from { cells[column] = column == to ? "◄────" : "─────" }
-            }
-            rows +=
-                "<tr\(event.failed ? " class=\"failed-step\"" : "")><td class=\"time\">+\(String(format: "%.3f", event.at - start)) s</td>"
-            rows += cells.map { "<td class=\"arrow\">\($0)</td>" }.joined()
-            rows += "<td class=\"message\">\(escape(event.label))</td></tr>\n"
+    static func section(_ result: ScenarioResult, index: Int) -> String {
+        let id = "scenario-\(index)"
+        var html = "<section class=\"scenario \(result.passed ? "passed" : "failed")\" id=\"\(id)\">\n"
+        html += "<h2>\(escape(result.name))</h2>\n<p class=\"path\"><code>\(escape(result.path))</code>"
+        html += String(format: " — %.2f s</p>\n", result.seconds)
+        if let teaches = result.teaches { html += "<p class=\"teaches\">\(escape(teaches))</p>\n" }
+        if let error = result.error { html += "<p class=\"failure\">could not run: \(escape(error))</p>\n" }
+        for diagnostic in result.diagnostics {
+            html +=
+                "<p class=\"failure\"><a href=\"#\(id)-L\(diagnostic.range.start.line)\">line \(diagnostic.range.start.line)</a>: \(escape(diagnostic.title)): \(escape(diagnostic.detail))</p>\n"
         }
-        return rows + "</table>\n"
+        for expectation in result.expectations where !expectation.passed {
+            let line = expectation.range.start.line
+            html +=
+                "<p class=\"failure\">✘ <a href=\"#\(id)-L\(line)\">line \(line)</a>: expected \(escape(expectation.expected)); happened: \(escape(expectation.happened))</p>\n"
+        }
+        html += diagram(result, id: id)
+        html += source(result, id: id)
+        return html + "</section>\n"
     }
+
+    /// The sequence diagram: a grid of four lifelines, one row per message.
+    static func diagram(_ result: ScenarioResult, id: String) -> String {
+        guard !result.ladder.isEmpty else { return "" }
+        let lanes = Party.allCases
+        var html = "<div class=\"diagram\">\n<div class=\"lanes-head\"><div></div>"
+        html += lanes.map { "<div class=\"lane-name\">\(name($0))</div>" }.joined() + "</div>\n"
+        let start = result.ladder.first?.at ?? 0
+        for event in result.ladder {
+            var classes = "event kind-\(event.kind.rawValue)"
+            if event.failed { classes += " failed-step" }
+            if event.kind == .clockJump {
+                html +=
+                    "<div class=\"\(classes)\"><div class=\"break\">⋯ \(escape(event.label)) <span class=\"muted\">(advance, line \(event.line ?? 0))</span> ⋯</div></div>\n"
+                continue
+            }
+            let from = lanes.firstIndex(of: event.from) ?? 0
+            let to = lanes.firstIndex(of: event.to) ?? 0
+            let low = min(from, to)
+            let high = max(from, to)
+            let span = high - low + 1
+            // Arrows run from the middle of one lane to the middle of the other.
+            let inset = 50.0 / Double(span)
+            html += "<div class=\"\(classes)\"><div class=\"time\">+\(String(format: "%.3f", event.at - start)) s</div>"
+            html += lanes.indices.map { "<div class=\"lifeline\" style=\"grid-column:\($0 + 2)\"></div>" }.joined()
+            html += "<div class=\"message\" style=\"grid-column:\(low + 2) / \(high + 3)\">"
+            if from == to {
+                html += "<div class=\"note\">"
+            } else {
+                let direction = from < to ? "right" : "left"
+                html += "<div class=\"arrow \(direction)\" style=\"margin-left:\(inset)%;margin-right:\(inset)%\">"
+            }
+            var label = escape(event.label)
+            if let connection = event.connection, event.kind != .connection {
+                label += " <span class=\"muted\">#\(connection)</span>"
+            }
+            if let line = event.line, event.kind == .expectation { label = "<a href=\"#\(id)-L\(line)\">\(label)</a>" }
+            if event.details.isEmpty {
+                html += "<span class=\"label\">\(label)</span>"
+            } else {
+                html += "<details><summary class=\"label\">\(label)</summary><ul>"
+                html += event.details.map { "<li>\(escape($0))</li>" }.joined() + "</ul></details>"
+            }
+            html += "</div></div></div>\n"
+        }
+        return html + "</div>\n"
+    }
+
+    /// The scenario file with numbered lines, each an anchor failures link to.
+    static func source(_ result: ScenarioResult, id: String) -> String {
+        guard !result.source.isEmpty else { return "" }
+        let failing = Set(result.expectations.filter { !$0.passed }.map(\.range.start.line))
+        var html = "<details class=\"source\"\(failing.isEmpty ? "" : " open")><summary>the scenario</summary><pre>"
+        for (offset, line) in result.source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            html +=
+                "<span id=\"\(id)-L\(number)\" class=\"line\(failing.contains(number) ? " failing" : "")\"><span class=\"number\">\(number)</span>\(escape(String(line)))</span>\n"
+        }
+        return html + "</pre></details>\n"
+    }
+
+    static func name(_ party: Party) -> String {
+        switch party {
+        case .provider: return "provider"
+        case .apns: return "APNs (Ringside)"
+        case .phone: return "phone (PushKit, CallKit)"
+        case .app: return "the app"
+        }
+    }
+
+    static let style = """
+        body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+        h1 { font-size: 1.4em; margin: 0 0 .3em; } h2 { font-size: 1.15em; margin: 0 0 .2em; }
+        button { font: inherit; border: 1px solid #aaa; background: #f6f8fa; border-radius: 4px; padding: .1em .6em; }
+        button.on { background: #222; color: #fff; }
+        table.summary { border-collapse: collapse; margin: .5em 0 1.5em; }
+        table.summary td { padding: .1em .6em; } .summary .failed .verdict { color: #cf222e; }
+        .summary .passed .verdict { color: #1a7f37; } .path { color: #666; font-size: .9em; }
+        body.show-failed .passed, body.show-passed .failed { display: none; }
+        section.scenario { border-top: 1px solid #ddd; padding-top: 1.2em; margin-top: 1.2em; }
+        .passed h2::before { content: "✔ "; color: #1a7f37; } .failed h2::before { content: "✘ "; color: #cf222e; }
+        .teaches { color: #444; white-space: pre-wrap; max-width: 60em; }
+        .failure { color: #cf222e; font-weight: 600; }
+        .diagram { margin: .8em 0; }
+        .lanes-head, .event { display: grid; grid-template-columns: 6.5em repeat(4, 1fr); }
+        .lane-name { text-align: center; font-weight: 600; border-bottom: 2px solid #888; padding: .2em; }
+        .event { position: relative; min-height: 1.9em; }
+        .event > * { grid-row: 1; }
+        .time { color: #888; font-variant-numeric: tabular-nums; font-size: .85em; padding-top: .3em; }
+        .lifeline { border-left: 1px dashed #bbb; margin-left: 50%; }
+        .message { z-index: 1; align-self: center; }
+        .arrow { position: relative; border-bottom: 2px solid #57606a; padding: 0 .3em .1em; text-align: center; }
+        .arrow.right::after, .arrow.left::before { content: ""; position: absolute; bottom: -6px; border: 5px solid transparent; }
+        .arrow.right::after { right: -2px; border-left: 8px solid #57606a; }
+        .arrow.left::before { left: -2px; border-right: 8px solid #57606a; }
+        .note { margin: .1em 8%; padding: .1em .5em; border: 1px solid #d0d7de; border-radius: 4px; background: #f6f8fa; font-size: .92em; }
+        .kind-request .arrow { border-color: #0969da; } .kind-request .arrow.right::after { border-left-color: #0969da; }
+        .kind-connection .arrow, .kind-settings .arrow { border-bottom-style: dotted; color: #555; }
+        .kind-goaway .arrow, .kind-refused .arrow { border-color: #bf3989; }
+        .kind-goaway .arrow.left::before, .kind-refused .arrow.left::before { border-right-color: #bf3989; }
+        .failed-step .label { color: #cf222e; }
+        .kind-expectation .note, .kind-expectation .arrow { background: #ffebe9; border-color: #cf222e; font-weight: 600; }
+        .kind-clock-jump .break { grid-column: 1 / 6; text-align: center; color: #555; margin: .4em 0;
+          border-top: 3px double #bbb; border-bottom: 3px double #bbb; background: #fafafa; }
+        details > summary { cursor: pointer; list-style: none; } details > summary::-webkit-details-marker { display: none; }
+        details[open] ul { text-align: left; background: #fff; border: 1px solid #d0d7de; padding: .4em 1.6em; font-size: .9em; }
+        .muted { color: #888; font-weight: normal; }
+        .source pre { background: #f6f8fa; padding: .5em; overflow-x: auto; }
+        .source .number { display: inline-block; width: 3em; color: #888; } .source .failing { background: #ffebe9; }
+        """
 
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

@@ -11,17 +11,34 @@ public struct ScenarioResult: Sendable {
         public var chain: [String]
         /// The last lines an `exec` or `http` provider printed, when it failed.
         public var printed: [String] = []
+        /// World time when it was judged, to mark it on the diagram.
+        public var at: Double? = nil
     }
 
-    /// One message of the sequence diagram: provider ↔ APNs ↔ phone, at a world time.
+    /// One message of the sequence diagram: provider ↔ APNs ↔ phone ↔ the app, at a world time.
     public struct LadderEvent: Sendable {
-        public enum Party: String, Sendable { case provider, apns, phone }
+        public enum Party: String, Sendable, CaseIterable { case provider, apns, phone, app }
+        /// What the message is, for the diagram's look and filters.
+        public enum Kind: String, Sendable {
+            case connection, settings, request, answer, goaway, refused, closed, delivery, phone, expectation
+            case clockJump = "clock-jump"
+        }
         public var at: Double
         public var from: Party
         public var to: Party
         public var label: String
         public var failed: Bool
+        public var kind: Kind = .phone
+        /// The connection it travelled on, if any.
+        public var connection: UInt64? = nil
+        /// Its explanation, line by line (what `ringside explain` says of its headers or reason).
+        public var details: [String] = []
+        /// The scenario line it is about (a failed expectation).
+        public var line: Int? = nil
     }
+
+    /// The scenario file's text, for the report to show the lines its failures link to.
+    public var source: String = ""
 
     /// Everything that happened, in order, for the report's sequence diagram.
     public var ladder: [LadderEvent] = []

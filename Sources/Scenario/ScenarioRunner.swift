@@ -29,6 +29,8 @@ public final class ScenarioRunner {
     private var lastCall: [Int: Double] = [:]
     /// Wall time each call step started: a push sent again belongs to the same call.
     private var callStarts: [Double] = []
+    /// World-clock jumps (`advance:`): where, by how much, at which line; the report draws a break.
+    private var clockJumps: [(at: Double, seconds: Double, line: Int)] = []
     /// Every token the runner handed to the provider, by phone.
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
@@ -53,6 +55,7 @@ public final class ScenarioRunner {
         transcriptPath = transcript
         self.replay = replay
         result = ScenarioResult(path: file.path, name: file.path)
+        result.source = file.text
     }
 
     public static func run(
@@ -93,7 +96,7 @@ public final class ScenarioRunner {
                     result.expectations.append(
                         .init(
                             range: step.range, passed: false, expected: failure.expected, happened: failure.happened,
-                            chain: [], printed: failure.output))
+                            chain: [], printed: failure.output, at: assembly.map { _ in now }))
                 }
             }
             // A service that died during the scenario is a provider that cannot ring anyone.
@@ -216,60 +219,176 @@ public final class ScenarioRunner {
         assembly?.stop()
     }
 
-    /// The sequence diagram: requests and answers from the mock's records, the phone's outcomes from
-    /// the world, and the failed expectations at the time they were checked.
+    /// The sequence diagram: connections, SETTINGS, requests (retries with their wait) and answers,
+    /// GOAWAYs and refusals from what the mock saw; each push's story on the phone's and the app's
+    /// lifelines; world-clock jumps; failed expectations when they were judged.
     private func buildLadder() {
         guard let assembly else { return }
         var events: [ScenarioResult.LadderEvent] = []
-        for record in recorder.records {
-            let token = record.request.deviceToken.map { String($0.prefix(6)) + "…" } ?? "?"
-            events.append(
-                .init(
-                    at: record.at.world, from: .provider, to: .apns,
-                    label: "\(record.request.method ?? "?") /3/device/\(token) \(record.request.pushType ?? "")",
-                    failed: false))
-            events.append(
-                .init(
-                    at: record.at.world, from: .apns, to: .provider, label: record.answer, failed: record.status >= 400)
-            )
-        }
-        for refused in recorder.refusedStreams {
-            events.append(
-                .init(
-                    at: refused.at.world, from: .apns, to: .provider,
-                    label: "RST_STREAM REFUSED_STREAM (connection \(refused.connection)): \(refused.why)", failed: true)
-            )
-        }
-        for refusal in recorder.refusals {
-            events.append(
-                .init(at: refusal.at.world, from: .provider, to: .apns, label: "TLS handshake", failed: false))
-            events.append(
-                .init(at: refusal.at.world, from: .apns, to: .provider, label: "refused: \(refusal.why)", failed: true))
+        // The latest 429/5xx (or unanswered) request of each token and payload, to name retries.
+        var lastFailure: [String: Double] = [:]
+        for event in recorder.events {
+            switch event {
+            case .connectionOpened(let connection, _, let alpn, let authentication, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .provider, to: .apns,
+                        label:
+                            "connection \(connection) opened: TLS, ALPN \(alpn ?? "none"), \(authentication) authentication",
+                        failed: false, kind: .connection, connection: connection))
+            case .settings(let connection, let streams, let why, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .apns, to: .provider, label: "SETTINGS MAX_CONCURRENT_STREAMS=\(streams)",
+                        failed: false, kind: .settings, connection: connection, details: [why]))
+            case .push(let record):
+                let request = record.request
+                let token = request.deviceToken.map { String($0.prefix(6)) + "…" } ?? "?"
+                let key = (request.deviceToken ?? "") + String(decoding: request.body, as: UTF8.self)
+                var label = "\(request.method ?? "?") /3/device/\(token) \(request.pushType ?? "")"
+                if let failedAt = lastFailure[key] {
+                    label = String(format: "retry after %.2f s: ", record.at.wall - failedAt) + label
+                }
+                if record.status == 0 || record.status == 429 || record.status >= 500 {
+                    lastFailure[key] = record.at.wall
+                } else {
+                    lastFailure[key] = nil
+                }
+                events.append(
+                    .init(
+                        at: record.at.world, from: .provider, to: .apns, label: label, failed: false, kind: .request,
+                        connection: record.connection, details: Self.explained(request)))
+                var answer = [String]()
+                if let rejection = record.rejection {
+                    answer = [
+                        "\(rejection.reason.status) \(rejection.reason.wire): \(rejection.reason.explanation)",
+                        "what to do: \(rejection.reason.whatToDo)", "here: \(rejection.detail)",
+                    ]
+                } else if record.status == 200 {
+                    answer = ["200: accepted, apns-id \(record.apnsId); accepted is not delivered"]
+                }
+                if let fault = record.fault { answer.append("fault: \(fault)") }
+                answer += record.notes.map { "voip-lint note \($0.rawValue)" }
+                if record.status != 0 || record.rejection != nil {
+                    events.append(
+                        .init(
+                            at: record.at.world, from: .apns, to: .provider, label: record.answer,
+                            failed: record.status >= 400, kind: .answer, connection: record.connection, details: answer)
+                    )
+                }
+            case .goAway(let connection, let last, let reason, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .apns, to: .provider,
+                        label: "GOAWAY \(reason.wire), last stream \(last.map(String.init) ?? "?")", failed: true,
+                        kind: .goaway, connection: connection, details: [reason.explanation, reason.whatToDo]))
+            case .connectionRefused(_, let why, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .apns, to: .provider, label: "TLS handshake refused", failed: true,
+                        kind: .refused, details: [why]))
+            case .streamRefused(let connection, let stream, let why, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .apns, to: .provider, label: "RST_STREAM \(stream) REFUSED_STREAM",
+                        failed: true, kind: .refused, connection: connection, details: [why]))
+            case .connectionClosed(let connection, let why, let at):
+                events.append(
+                    .init(
+                        at: at.world, from: .apns, to: .apns, label: "connection \(connection) closed", failed: false,
+                        kind: .closed, connection: connection, details: [why]))
+            case .outcome: break
+            }
         }
         for fate in assembly.world.withWorld({ $0.pushes }) {
             if let delivered = fate.deliveredAt {
                 events.append(
                     .init(
-                        at: delivered, from: .apns, to: .phone, label: "VoIP push \(fate.callUUID ?? "")", failed: false
-                    ))
+                        at: delivered, from: .apns, to: .phone, label: "VoIP push \(fate.callUUID ?? "")",
+                        failed: false,
+                        kind: .delivery))
             }
-            if fate.outcome.isFinal {
-                let label = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")"
+            for event in fate.chain {
+                guard let rule = event.step.rule, rule != .accepted else { continue }
+                let (from, to) = Self.lanes(rule)
+                let failed = Self.failing.contains(rule)
                 events.append(
                     .init(
-                        at: fate.finishedAt ?? fate.sentAt, from: .phone, to: .phone, label: label,
-                        failed: fate.outcome.finalKind != .rang))
+                        at: event.at, from: from, to: to, label: event.step.text(for: fate), failed: failed,
+                        kind: .phone, details: ["rule \(rule.rawValue): \(rule.summary)"]))
             }
+        }
+        for jump in clockJumps {
+            events.append(
+                .init(
+                    at: jump.at, from: .provider, to: .app, label: "\(Self.duration(jump.seconds)) later",
+                    failed: false,
+                    kind: .clockJump, line: jump.line))
         }
         for expectation in result.expectations where !expectation.passed {
             events.append(
                 .init(
-                    at: now, from: .provider, to: .phone,
+                    at: expectation.at ?? now, from: .provider, to: .phone,
                     label:
                         "✘ line \(expectation.range.start.line): expected \(expectation.expected); happened: \(expectation.happened)",
-                    failed: true))
+                    failed: true, kind: .expectation, details: expectation.chain, line: expectation.range.start.line))
         }
-        result.ladder = events.sorted { $0.at < $1.at }
+        // A stable sort: events at the same moment keep the order they happened in.
+        result.ladder = events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(
+            \.element)
+    }
+
+    /// Where a rule of the story happens: APNs stores, PushKit hands over, the app reports, CallKit rings.
+    static func lanes(_ rule: PhoneRule) -> (ScenarioResult.LadderEvent.Party, ScenarioResult.LadderEvent.Party) {
+        switch rule {
+        case .tokenRetired, .expirationZeroNotStored, .storedWhileOffline, .storedKeepsOldest, .storedReplacedByNewer,
+            .storedExpired, .deliveredWhenBackOnline:
+            return (.apns, .apns)
+        case .handedToApp: return (.phone, .app)
+        case .reportedToCallKit: return (.app, .phone)
+        case .killedWhenDelegateReturned, .killedByCallServices: return (.phone, .app)
+        case .rang, .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled,
+            .regularNotification, .deliveryBlocked, .deliveryStoppedAfterKills, .forceQuit, .dailyVoIPBudget:
+            return (.phone, .phone)
+        case .accepted, .completionBeforeReport, .payloadNotWellFormed, .appNeverReports, .blockingRoundTrip,
+            .asyncRoundTrip, .beforeIOS13, .ios13MustReport, .mustReportTrue, .noReportInForeground,
+            .noReportDuringCall,
+            .noReportAfterNetworkDelay, .notReportedAllowed:
+            return (.app, .app)
+        }
+    }
+
+    /// Steps of a story that mean the call did not ring as it should.
+    static let failing: Set<PhoneRule> = [
+        .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
+        .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
+        .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
+        .forceQuit, .dailyVoIPBudget, .tokenRetired,
+    ]
+
+    /// Each header of a request, with what it means to APNs (`ringside explain HEADER`).
+    static func explained(_ request: PushRequest) -> [String] {
+        var lines: [String] = []
+        for entry in HeaderVocabulary.entries {
+            guard var value = request.header(named: entry.name) else { continue }
+            if entry.name == "authorization" { value = String(value.prefix(24)) + "…" }
+            lines.append("\(entry.name): \(value) — \(entry.meaning)")
+        }
+        lines += request.otherHeaders.map { "\($0.name): \($0.value)" }
+        if request.bodyLength > 0 {
+            lines.append(
+                "body (\(request.bodyLength) bytes): \(String(decoding: request.body.prefix(300), as: UTF8.self))")
+        }
+        return lines
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 {
+            return "\(Int(seconds / 86_400)) d"
+        }
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600)) h" }
+        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) min" }
+        return String(format: "%g s", seconds)
     }
 
     // MARK: Steps
@@ -301,6 +420,7 @@ public final class ScenarioRunner {
                 for change in changes { world.change(phone: phone.index, change, at: at) }
             }
         case .advance(let seconds):
+            clockJumps.append((now, seconds, step.range.start.line))
             guard clock.advance(by: seconds) else {
                 throw StepFailure(
                     expected: "the world clock to move",
@@ -378,7 +498,7 @@ public final class ScenarioRunner {
         result.expectations.append(
             .init(
                 range: range, passed: outcome.passed, expected: outcome.expected, happened: outcome.happened,
-                chain: outcome.chain, printed: outcome.passed ? [] : provider.output))
+                chain: outcome.chain, printed: outcome.passed ? [] : provider.output, at: now))
     }
 
     /// Whether the provider is the built-in one, which has sent (and been answered) before a step ends.
@@ -733,6 +853,14 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
 
     /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
     private var lastEvent = 0.0
+    /// Every event but outcomes, in order: the report's diagram.
+    private var diagram: [MockEvent] = []
+
+    var events: [MockEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return diagram
+    }
 
     var lastEventAt: Double {
         lock.lock()
@@ -743,9 +871,16 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     func observe(_ event: MockEvent) {
         lock.lock()
         defer { lock.unlock() }
-        if case .outcome = event {} else { lastEvent = Date().timeIntervalSince1970 }
+        if case .outcome = event {
+        } else {
+            lastEvent = Date().timeIntervalSince1970
+            // For the report's diagram (requests are kept below, compact).
+            if case .push = event {} else { diagram.append(event) }
+        }
         switch event {
-        case .push(let record): kept.append(record)
+        case .push(let record):
+            kept.append(record)
+            diagram.append(event)
         case .connectionRefused(_, let why, let at): refused.append((why, at))
         case .goAway(let connection, _, _, let at): goAwaysSent.append((connection, at))
         case .connectionOpened(let connection, _, _, _, let at): opened[connection] = at.wall

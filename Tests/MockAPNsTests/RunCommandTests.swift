@@ -57,7 +57,7 @@ import Testing
                 "at most 2 connections to APNs"
             ),
             (
-                "22-sick-connection.ring", "sticks-to-sick-connection", "22-sick-connection.ring:23:5",
+                "22-sick-connection.ring", "sticks-to-sick-connection", "22-sick-connection.ring:24:5",
                 "500 InternalServerError (connection 1), 500 InternalServerError (connection 1)"
             ),
             (
@@ -168,12 +168,43 @@ import Testing
         let chromium = try run(
             "/usr/bin/chromium", ["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", "file://" + report])
         // The page's script counted the failed steps after rendering: the browser ran it.
-        #expect(chromium.stdout.contains("<title>Ringside: 2 failed steps</title>"), "\(chromium.stderr.suffix(300))")
+        #expect(
+            chromium.stdout.contains("<title>Ringside: 1 of 2 scenarios failed, 1 failed expectations</title>"),
+            "\(chromium.stderr.suffix(300))")
         #expect(
             chromium.stdout.contains(
-                "✘ line 14: expected not-delivered (offline-not-stored) on alice; happened: rang-late"))
+                "✘ line 14: expected not-delivered (offline-not-stored) on alice, by the rules expiration-zero-not-stored; happened: rang-late"
+            ))
         #expect(chromium.stdout.contains(#"<section class="scenario passed""#))
         #expect(chromium.stdout.contains(#"<section class="scenario failed""#))
+    }
+
+    @Test(
+        "The report's diagram of scenario 08, rendered by chromium, shows the GOAWAY, the second connection and the resend"
+    )
+    func goAwayDiagram() throws {
+        let report = NSTemporaryDirectory() + "ringside-report-08-\(UUID().uuidString).html"
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--report", report, Paths.scenario("08-goaway.ring")])
+        #expect(result.status == 0, "\(result.stdout)")
+        let chromium = try run(
+            "/usr/bin/chromium", ["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", "file://" + report])
+        let dom = chromium.stdout
+        #expect(dom.contains("<title>Ringside: 0 of 1 scenarios failed, 0 failed expectations</title>"))
+        // Rows of the diagram, in order: the GOAWAY on connection 1, then connection 2 and pushes on it.
+        let rows = dom.components(separatedBy: "<div class=\"event ").dropFirst().map { String($0) }
+        let goAway = rows.firstIndex { $0.hasPrefix("kind-goaway") && $0.contains("GOAWAY Shutdown, last stream 1") }
+        let second = rows.firstIndex { $0.hasPrefix("kind-connection") && $0.contains("connection 2 opened") }
+        let resent = rows.lastIndex { $0.hasPrefix("kind-request") && $0.contains("#2</span>") }
+        #expect(goAway != nil, "no GOAWAY row")
+        #expect(second != nil, "no second connection")
+        #expect(resent != nil, "no push on connection 2")
+        if let goAway, let second, let resent { #expect(goAway < second && second < resent) }
+        // Each request opens its header-by-header explanation; the phone's story is on its lifeline.
+        #expect(dom.contains("apns-push-type: voip — "))
+        #expect(rows.filter { $0.hasPrefix("kind-phone") && $0.contains("the phone rings") }.count == 3)
+        // Filters: the summary's buttons hide passed scenarios.
+        #expect(dom.contains(#"<button data-show="failed">failed 0</button>"#))
     }
 
     @Test(
