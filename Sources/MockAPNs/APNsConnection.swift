@@ -160,7 +160,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
             let raised = authenticatedStreams
             mock.emit(
                 .settings(
-                    connection: info.id, maxConcurrentStreams: raised, why: "the first valid JWT raised the limit", at: now))
+                    connection: info.id, maxConcurrentStreams: raised, why: "the first valid JWT raised the limit",
+                    at: now))
             connection.after(0) { [weak self, weak connection] in
                 connection?.setMaxConcurrentStreams(raised)
                 self?.limitRaised = true
@@ -226,7 +227,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 connection.setMaxConcurrentStreams(1)
                 mock.emit(
                     .settings(
-                        connection: info.id, maxConcurrentStreams: 1, why: "a rejected push lowers the limit (fault plan)",
+                        connection: info.id, maxConcurrentStreams: 1,
+                        why: "a rejected push lowers the limit (fault plan)",
                         at: now))
             }
         }
