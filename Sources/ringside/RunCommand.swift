@@ -51,6 +51,8 @@ enum RunCommand {
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
             var files = try scenarioFiles(paths)
+            // A CI job pointed at the wrong folder must not go green on nothing.
+            guard !files.isEmpty else { throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))") }
             if let shard {
                 let parts = shard.split(separator: "/").compactMap { Int($0) }
                 guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
@@ -62,6 +64,9 @@ enum RunCommand {
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
                 if let filter, !path.contains(filter), !text.contains(filter) { return nil }
                 return (path, SourceFile(path: path, text: text))
+            }
+            if let filter, selected.isEmpty {
+                throw UsageError("--filter <\(filter)> matches no scenario")
             }
             if let transcripts {
                 try FileManager.default.createDirectory(atPath: transcripts, withIntermediateDirectories: true)

@@ -7,14 +7,14 @@ import Testing
 /// throws with what APNs answered.
 @Suite struct RingsideTestingTests {
     /// One VoIP push with curl, as a provider under test would send it.
-    static func push(_ mock: RingsideMock, token: String, expiration: Int = 0) throws -> Int {
+    static func push(_ mock: RingsideMock, token: String, expiration: Int = 0, call: String = "c1") throws -> Int {
         let result = try run(
             "/usr/bin/curl",
             [
                 "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2", "--cacert", mock.contract.caFile, "-H",
                 "authorization: bearer \(Paths.jwt())", "-H", "apns-expiration: \(expiration)", "-H",
                 "apns-topic: \(mock.contract.topic).voip", "-H",
-                "apns-push-type: voip", "-H", "x-trace: 42", "-d", #"{"aps":{},"callUUID":"c1"}"#,
+                "apns-push-type: voip", "-H", "x-trace: 42", "-d", #"{"aps":{},"callUUID":"\#(call)"}"#,
                 "\(mock.contract.url)/3/device/\(token)",
             ])
         return Int(result.stdout) ?? 0
@@ -81,7 +81,7 @@ import Testing
         await #expect(throws: RingsideError.self) { try await mock.outcome(of: alice, timeout: 0.3) }
         await #expect(throws: RingsideError.self) { try await mock.outcome(of: alice, timeout: .nan) }
         await mock.change(alice, .doNotDisturb(true))
-        #expect(try Self.push(mock, token: alice.voipToken) == 200)
+        #expect(try Self.push(mock, token: alice.voipToken, call: "c2") == 200)
         #expect(try await mock.outcome(of: alice).reason == "filteredByDoNotDisturb")
         try await mock.apply(.uninstall, to: alice)
         await #expect(throws: RingsideError.self) { try await mock.apply(.reinstall, to: alice) }

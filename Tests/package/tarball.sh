@@ -59,6 +59,14 @@ kill -INT "$serve_pid"
 wait "$serve_pid" || fail "serve did not stop cleanly on Ctrl-C"
 serve_pid=""
 
+echo "== the binary alone finds no credentials (nothing reaches into the checkout it was built in)" >&2
+mkdir -p "$work/alone"
+cp "$bin" "$work/alone/ringside"
+status=0
+"${minimal[@]}" "$work/alone/ringside" serve --port 0 >"$work/alone.out" 2>&1 || status=$?
+[[ $status -eq 3 ]] && grep -q "cannot find certs-test" "$work/alone.out" \
+  || fail "a binary without certs-test/ beside it served anyway (exit $status): $(cat "$work/alone.out")"
+
 echo "== run a bundled scenario" >&2
 "${minimal[@]}" "$bin" run "$dir/scenarios/phone/01-a-call-rings.ring" | tee "$work/run" >&2
 grep -q "scenarios: 1 passed, 0 failed" "$work/run" || fail "the bundled scenario did not pass"
