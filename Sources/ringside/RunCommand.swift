@@ -52,7 +52,9 @@ enum RunCommand {
             let paths = try arguments.remaining()
             var files = try scenarioFiles(paths)
             // A CI job pointed at the wrong folder must not go green on nothing.
-            guard !files.isEmpty else { throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))") }
+            guard !files.isEmpty else {
+                throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))")
+            }
             if let shard {
                 let parts = shard.split(separator: "/").compactMap { Int($0) }
                 guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
