@@ -174,32 +174,8 @@ struct Lowering {
         scalar(block, key).flatMap { word($0, key: key, type) }
     }
 
-    /// A list of words from a vocabulary (`[a, b]`, a `- item` list, or one word).
-    mutating func words<Word: RawRepresentable & CaseIterable>(
-        _ block: Block, _ key: String, _ type: Word.Type, what: String
-    ) -> [Word] where Word.RawValue == String {
-        guard let node = block.node(key) else { return [] }
-        let items: [Node]
-        switch node {
-        case .sequence(let sequence): items = sequence.items
-        case .scalar: items = [node]
-        case .mapping:
-            report("Wrong shape", at: node.range, "<\(key)> takes a list of \(what)")
-            return []
-        }
-        var found: [Word] = []
-        for item in items {
-            guard case .scalar(let scalar) = item else {
-                report("Wrong shape", at: item.range, "<\(key)> takes \(what)")
-                continue
-            }
-            if let word = word(scalar, key: key, Word.self) { found.append(word) }
-        }
-        return found
-    }
-
-    /// Names written as a list (`[bob, carol]`, or one name).
-    mutating func names(_ block: Block, _ key: String, what: String) -> [String] {
+    /// The scalars of a list value (`[a, b]`, a `- item` list, or one value); other shapes refused.
+    mutating func listItems(_ block: Block, _ key: String, what: String) -> [Scalar] {
         guard let node = block.node(key) else { return [] }
         let items: [Node]
         switch node {
@@ -210,12 +186,24 @@ struct Lowering {
             return []
         }
         return items.compactMap { item in
-            guard case .scalar(let scalar) = item, isName(scalar, what: what) else {
-                if case .scalar = item {} else { report("Wrong shape", at: item.range, "<\(key)> takes \(what)") }
+            guard case .scalar(let scalar) = item else {
+                report("Wrong shape", at: item.range, "<\(key)> takes \(what)")
                 return nil
             }
-            return scalar.text
+            return scalar
         }
+    }
+
+    /// A list of words from a vocabulary.
+    mutating func words<Word: RawRepresentable & CaseIterable>(
+        _ block: Block, _ key: String, _ type: Word.Type, what: String
+    ) -> [Word] where Word.RawValue == String {
+        listItems(block, key, what: what).compactMap { word($0, key: key, Word.self) }
+    }
+
+    /// A list of names (`[bob, carol]`, or one name).
+    mutating func names(_ block: Block, _ key: String, what: String) -> [String] {
+        listItems(block, key, what: what).compactMap { isName($0, what: what) ? $0.text : nil }
     }
 
     /// An APNs reason, spelled as on the wire.

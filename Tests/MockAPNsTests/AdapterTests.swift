@@ -10,19 +10,7 @@ import Testing
     /// Scenario 04 with an `http` provider block after its steps (top-level keys may come in any
     /// order), so that its lines stay where they are.
     static func scenario04(withProvider command: String) throws -> String {
-        let text = try String(
-            contentsOfFile: Paths.root + "/scenarios/tokens/04-410-forgets-token.ring", encoding: .utf8)
-        let path = NSTemporaryDirectory() + "ringside-04-\(UUID().uuidString).ring"
-        try
-            (text + """
-                provider:
-                  http: \(command)
-                  register: POST /register {"user":"{user}","token":"{token}"}
-                  unregister: POST /unregister {"token":"{token}"}
-                  call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
-
-                """).write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try TrustedVerdictTests.bundled("04-410-forgets-token.ring", provider: command)
     }
 
     @Test("An http provider that keeps pushing after a 410 fails scenario 04 at its lines; the correct one passes")
