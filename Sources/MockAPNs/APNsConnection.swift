@@ -313,11 +313,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 "the connection's unfinished requests held more than \(limit) bytes of headers and bodies (a Ringside limit, not Apple's); not processed"
         } else if closing {
             why = "after GOAWAY: not processed; a client sends it again on a new connection"
+        } else if streamsLowered {
+            why = "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
         } else if credentials.certificate == nil, !limitRaised {
             why =
                 "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
-        } else if streamsLowered {
-            why = "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
         } else {
             why = "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
         }

@@ -45,7 +45,7 @@ public enum HTMLReport {
             // The title says what a reader sees (checked by a headless browser test).
             document.title = "Ringside: " + document.querySelectorAll("section.failed").length + " of " +
               document.querySelectorAll("section.scenario").length + " scenarios failed, " +
-              document.querySelectorAll(".event.kind-expectation").length + " failed expectations";
+              document.querySelectorAll(".event.kind-expectation").length + " failed expectation(s)";
             for (const button of document.querySelectorAll(".filters button")) {
               button.addEventListener("click", () => {
                 document.body.className = "show-" + button.dataset.show;
@@ -75,6 +75,10 @@ public enum HTMLReport {
             let line = expectation.range.start.line
             html +=
                 "<p class=\"failure\">✘ <a href=\"#\(id)-L\(line)\">line \(line)</a>: expected \(escape(expectation.expected)); happened: \(escape(expectation.happened))</p>\n"
+            if !expectation.printed.isEmpty {
+                html +=
+                    "<pre class=\"printed\">the provider printed:\n\(escape(expectation.printed.joined(separator: "\n")))</pre>\n"
+            }
         }
         html += diagram(result, id: id)
         html += source(result, id: id)

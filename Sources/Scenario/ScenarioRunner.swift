@@ -230,6 +230,10 @@ public final class ScenarioRunner {
         var events: [ScenarioResult.LadderEvent] = []
         // The latest 429/5xx (or unanswered) request of each token and payload, to name retries.
         var lastFailure: [String: Double] = [:]
+        // The built-in provider says what it meant to wait; the runner shortens its sleeps.
+        var intended = (provider?.actions ?? []).compactMap { action -> Double? in
+            if case .retried(_, let after) = action { return after } else { return nil }
+        }[...]
         for event in recorder.events {
             switch event {
             case .connectionOpened(let connection, _, let alpn, let authentication, let at):
@@ -250,7 +254,16 @@ public final class ScenarioRunner {
                 let key = (request.deviceToken ?? "") + String(decoding: request.body, as: UTF8.self)
                 var label = "\(request.method ?? "?") /3/device/\(token) \(request.pushType ?? "")"
                 if let failedAt = lastFailure[key] {
-                    label = String(format: "retry after %.2f s: ", record.at.wall - failedAt) + label
+                    let waited = String(format: "%.2f s", record.at.wall - failedAt)
+                    if let meant = intended.popFirst() {
+                        label =
+                            String(
+                                format:
+                                    "retry (the provider's back-off: %.2f s; waited \(waited), shortened by the harness): ",
+                                meant) + label
+                    } else {
+                        label = "retry after \(waited): " + label
+                    }
                 }
                 if record.status == 0 || record.status == 429 || record.status >= 500 {
                     lastFailure[key] = record.at.wall
@@ -286,10 +299,14 @@ public final class ScenarioRunner {
                         label: "GOAWAY \(reason.wire), last stream \(last.map(String.init) ?? "?")", failed: true,
                         kind: .goaway, connection: connection, details: [reason.explanation, reason.whatToDo]))
             case .connectionRefused(_, let why, let at):
+                // An alert from the peer means the provider refused the mock's certificate (an impostor
+                // server); otherwise the mock refused the provider's (an expired client certificate).
+                let byProvider = why.contains("alert")
                 events.append(
                     .init(
-                        at: at.world, from: .apns, to: .provider, label: "TLS handshake refused", failed: true,
-                        kind: .refused, details: [why]))
+                        at: at.world, from: byProvider ? .provider : .apns, to: byProvider ? .apns : .provider,
+                        label: byProvider ? "the provider refused the TLS handshake" : "APNs refused the TLS handshake",
+                        failed: true, kind: .refused, details: [why]))
             case .streamRefused(let connection, let stream, let why, let at):
                 events.append(
                     .init(
@@ -639,6 +656,19 @@ public final class ScenarioRunner {
                 )
             }
         }
+        if let reason = expectation.goAway {
+            // GOAWAYs the mock sent with this reason; `count` then counts them, not requests.
+            record(at: range, within: expectation.within, atEnd: expectation.count != nil) {
+                let sent = recorder.goAways.map(\.reason)
+                let matching = sent.filter { $0 == reason }.count
+                return (
+                    expectation.count.map { matching == $0 } ?? (matching > 0),
+                    "\(expectation.count.map(String.init) ?? "a") GOAWAY \(reason.wire)",
+                    sent.isEmpty ? "no GOAWAY" : "GOAWAY " + sent.map(\.wire).joined(separator: ", "), []
+                )
+            }
+            return
+        }
         let judgesRequests =
             expectation.count != nil || expectation.status != nil || expectation.reason != nil
             || expectation.phone != nil || expectation.header != nil
@@ -850,7 +880,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [PushRecord] = []
     private var refused: [(why: String, at: Moment)] = []
-    private var goAwaysSent: [(connection: UInt64, at: Moment)] = []
+    private var goAwaysSent: [(connection: UInt64, reason: Reason, at: Moment)] = []
     private var opened: [UInt64: Double] = [:]
     private var streamsRefused: [(connection: UInt64, why: String, at: Moment)] = []
 
@@ -885,7 +915,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
             kept.append(record)
             diagram.append(event)
         case .connectionRefused(_, let why, let at): refused.append((why, at))
-        case .goAway(let connection, _, _, let at): goAwaysSent.append((connection, at))
+        case .goAway(let connection, _, let reason, let at): goAwaysSent.append((connection, reason, at))
         case .connectionOpened(let connection, _, _, _, let at): opened[connection] = at.wall
         case .streamRefused(let connection, _, let why, let at): streamsRefused.append((connection, why, at))
         default: break
@@ -900,7 +930,7 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
     }
 
     /// GOAWAY frames the mock sent: on which connection, and when.
-    var goAways: [(connection: UInt64, at: Moment)] {
+    var goAways: [(connection: UInt64, reason: Reason, at: Moment)] {
         lock.lock()
         defer { lock.unlock() }
         return goAwaysSent

@@ -679,6 +679,9 @@ struct Lowering {
                 return nil
             }
             let callers = names(block, "caller", what: "callers' handles")
+            if callers.isEmpty, let entry = block.entry("caller"), case .sequence = entry.value {
+                report("Empty value", at: entry.keyRange, "<caller> takes the handle (or handles) the user blocks")
+            }
             action = phone(argument).map { phone in
                 blocked[phone.index, default: []].formUnion(callers)
                 return .phoneState(phone: phone, [.blockedCallers(blocked[phone.index]!)])
@@ -888,6 +891,7 @@ struct Lowering {
             }
         }
         expectation.refusedStreams = integer(block, "refused-streams", in: 0...1_000_000)
+        expectation.goAway = scalar(block, "goaway").flatMap { reason($0, key: "goaway") }
         expectation.within = duration(block, "within", atMost: 300)
         return expectation
     }
@@ -936,6 +940,16 @@ struct Lowering {
         }
         if let within = duration(block, "within", atMost: 300) { expectation.within = within }
         expectation.rules = words(block, "rules", PhoneRule.self, what: "rule names (`ringside explain rules`)")
+        if let entry = block.entry("rules"), expectation.rules.isEmpty, case .sequence(let list) = entry.value,
+            list.items.isEmpty
+        {
+            report(
+                "Empty value", at: entry.keyRange,
+                "<rules> takes the rules the push's story must show; drop it or name one")
+        }
+        if Set(expectation.rules).count < expectation.rules.count, let entry = block.entry("rules") {
+            report("Duplicate rule", at: entry.value.range, "<rules> names a rule twice")
+        }
         return expectation
     }
 

@@ -97,6 +97,7 @@ public enum Keywords {
         "expect apns.header": "requests with this header, \"name: value\"",
         "expect apns.refused": "a connection refused in the TLS handshake, for this reason",
         "expect apns.refused-streams": "exactly this many streams refused unprocessed",
+        "expect apns.goaway": "the fake APNs sent GOAWAY with this reason (with count: exactly so many)",
         "expect phone.outcome": "rang, rang-late, not-delivered, app-killed, call-refused or duplicate",
         "expect phone.reason": "why it did not ring (offline-not-stored, app-blocked …)",
         "expect phone.within": "real time to wait for the push to end (default 2s)",
@@ -117,9 +118,13 @@ public enum Keywords {
             let names = (Schema.steps[word] ?? []).map { "  \($0): \(options["\(word).\($0)"] ?? "")" }
             return (["- \(word): \(meaning)"] + (names.isEmpty ? [] : ["options:"] + names)).joined(separator: "\n")
         }
-        let matches = keys.filter { $0.key == word || $0.key.hasSuffix(".\(word)") }.sorted { $0.key < $1.key }
+        let matches =
+            keys.filter { $0.key == word || $0.key.hasSuffix(".\(word)") }
+            + options.filter { $0.key == word || $0.key.hasSuffix(".\(word)") }
         guard !matches.isEmpty else { return nil }
-        return matches.map { "\($0.key.replacingOccurrences(of: "top.", with: "")): \($0.value)" }
-            .joined(separator: "\n")
+        return matches.sorted { $0.key < $1.key }.map {
+            "\($0.key.replacingOccurrences(of: "top.", with: "")): \($0.value)"
+        }
+        .joined(separator: "\n")
     }
 }

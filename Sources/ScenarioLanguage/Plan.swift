@@ -269,6 +269,8 @@ public struct APNsExpectation: Sendable {
     public var refused: String?
     /// Exactly this many streams refused unprocessed (REFUSED_STREAM) over the whole scenario.
     public var refusedStreams: Int?
+    /// The mock sent GOAWAY with this reason (`count`: exactly so many times).
+    public var goAway: Reason?
     /// Real time to wait for the requests to arrive (none: judged at once).
     public var within: Double?
 }

@@ -38,7 +38,9 @@ public enum Schema {
         "wait": [],
         "exec": [],
         "fault": ["count", "phone", "after-accepted", "seconds", "reason"],
-        "expect apns": ["count", "status", "reason", "within", "phone", "header", "refused", "refused-streams"],
+        "expect apns": [
+            "count", "status", "reason", "within", "phone", "header", "refused", "refused-streams", "goaway",
+        ],
         "expect phone": ["outcome", "reason", "within", "call", "rules"],
         "expect provider": [
             "never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped", "within",

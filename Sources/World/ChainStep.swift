@@ -60,7 +60,7 @@ public enum ChainStep: Sendable, Equatable {
                 "a newer push for the same app replaced this one while the phone was offline (APNs stores one per app)"
         case .stored(let until):
             return
-                "the phone is offline: APNs stores the push until \(Duration.date(until)) (one per app, the latest wins)"
+                "the phone is offline: APNs stores the push until \(Duration.date(until)) (it keeps one push per app)"
         case .storedExpired: return "the stored push expired before the phone came back online"
         case .backOnline: return "the phone came back online: APNs delivers the stored push"
         case .appNotInstalled: return "the app is no longer installed"

@@ -67,7 +67,7 @@ enum ExplainCommand {
                 "Fault actions (`fault:` in a scenario, `\"action\"` in POST /faults; an APNs reason means answer):\n"
                 + FaultSpec.Action.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
         case "keywords":
-            return "Steps:\n"
+            return "Steps (their options: 'ringside explain STEP'):\n"
                 + Keywords.steps.keys.sorted().map { "  \($0): \(Keywords.steps[$0]!)" }.joined(separator: "\n")
                 + "\nKeys:\n"
                 + Keywords.keys.keys.sorted().map {
@@ -76,16 +76,39 @@ enum ExplainCommand {
                 .joined(separator: "\n")
         default: break
         }
-        if let rule = PhoneRule(rawValue: word) { return "rule \(rule.rawValue): \(rule.summary)" }
-        if let action = FaultSpec.Action(rawValue: word) {
-            let options = Schema.faultOptions(action)
-            return "fault \(action.rawValue): \(action.summary)"
-                + (options.isEmpty
-                    ? ""
-                    : "\noptions: "
-                        + options.map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }.joined(separator: ", "))
+        if word == "outcomes" {
+            return "Outcomes of a push (`expect phone … outcome:`), with their reasons (`reason:`):\n"
+                + RingOutcome.Kind.allCases.map { kind in
+                    "  \(kind.rawValue)" + (kind.reasons.isEmpty ? "" : ": " + kind.reasons.joined(separator: ", "))
+                }.joined(separator: "\n")
         }
-        return Keywords.explain(word)
+        // A word may be several things (do-not-disturb is a step and a rule): each is said.
+        var found: [String] = []
+        if let rule = PhoneRule(rawValue: word) { found.append("rule \(rule.rawValue): \(rule.summary)") }
+        if let action = FaultSpec.Action(rawValue: word) {
+            let options = Schema.faultOptions(action).map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }
+            found.append(
+                "fault \(action.rawValue): \(action.summary)"
+                    + (options.isEmpty ? "" : "\noptions: " + options.joined(separator: ", ")))
+        }
+        if let kind = RingOutcome.Kind(rawValue: word) {
+            found.append(
+                "outcome \(kind.rawValue)"
+                    + (kind.reasons.isEmpty ? "" : ", for: " + kind.reasons.joined(separator: ", ")))
+        }
+        if let kind = RingOutcome.Kind.allCases.first(where: { $0.reasons.contains(word) }) {
+            found.append("outcome reason \(word): why a push ended \(kind.rawValue) (`ringside explain outcomes`)")
+        }
+        if let keyword = Keywords.explain(word) { found.append(keyword) }
+        return found.isEmpty ? nil : found.joined(separator: "\n")
+    }
+
+    static func retry(_ reason: Reason) -> String {
+        if reason.isPermanentForToken { return "never (Apple's list)" }
+        if reason == .shutdown || reason == .idleTimeout {
+            return "at once, on a new connection (it comes as a GOAWAY)"
+        }
+        return reason.status >= 500 || reason.status == 429 ? "later, with back-off" : "not unchanged"
     }
 
     static func explain(_ reason: Reason) -> String {
@@ -93,7 +116,7 @@ enum ExplainCommand {
         \(reason.status) \(reason.wire)
         What it means: \(reason.explanation)
         What to do:    \(reason.whatToDo)
-        Retry?         \(reason.isPermanentForToken ? "never (Apple's list)" : reason.status >= 500 || reason.status == 429 ? "later, with back-off" : "not unchanged")
+        Retry?         \(retry(reason))
         Source:        \(reason.source)
         """
     }

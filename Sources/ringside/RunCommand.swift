@@ -7,7 +7,8 @@ import ScenarioLanguage
 
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
-    static let help = """
+    static var help: String {
+        """
         Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
                             [--report FILE.html] [--transcript DIR] [--format console|github] [--certs DIR] FILE|DIR…
 
@@ -21,14 +22,13 @@ enum RunCommand {
         overrides every scenario's seed. --format github also writes a GitHub Actions annotation
         (::error file=…,line=…,col=…::…) for each failed expectation and check error, beside the
         console output (docs/ci.md).
-        --provider runs every scenario against another built-in profile (reference, or a naive one:
-        forgets-voip-suffix, priority-5, non-zero-expiration, new-jwt-per-request,
-        keeps-pushing-after-410, prunes-only-on-410, no-backoff-on-503, uses-regular-token,
-        cancels-with-push, registers-twice, ignores-goaway).
+        --provider runs every scenario against another built-in profile (reference, or a naive one):
+        \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", ")).
 
         Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
         3 the run could not proceed, 64 bad arguments.
         """
+    }
 
     static func run(_ raw: [String]) -> Int32 {
         var arguments = Arguments(raw, command: "run")

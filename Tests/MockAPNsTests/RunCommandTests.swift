@@ -169,7 +169,7 @@ import Testing
             "/usr/bin/chromium", ["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", "file://" + report])
         // The page's script counted the failed steps after rendering: the browser ran it.
         #expect(
-            chromium.stdout.contains("<title>Ringside: 1 of 2 scenarios failed, 1 failed expectations</title>"),
+            chromium.stdout.contains("<title>Ringside: 1 of 2 scenarios failed, 1 failed expectation(s)</title>"),
             "\(chromium.stderr.suffix(300))")
         #expect(
             chromium.stdout.contains(
@@ -190,7 +190,7 @@ import Testing
         let chromium = try run(
             "/usr/bin/chromium", ["--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", "file://" + report])
         let dom = chromium.stdout
-        #expect(dom.contains("<title>Ringside: 0 of 1 scenarios failed, 0 failed expectations</title>"))
+        #expect(dom.contains("<title>Ringside: 0 of 1 scenarios failed, 0 failed expectation(s)</title>"))
         // Rows of the diagram, in order: the GOAWAY on connection 1, then connection 2 and pushes on it.
         let rows = dom.components(separatedBy: "<div class=\"event ").dropFirst().map { String($0) }
         let goAway = rows.firstIndex { $0.hasPrefix("kind-goaway") && $0.contains("GOAWAY Shutdown, last stream 1") }

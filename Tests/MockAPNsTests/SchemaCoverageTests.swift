@@ -829,6 +829,8 @@ import World
             swap(
                 ["step.fault.reason"], bundledAsIs("69-idle-timeout.ring"), "reason: IdleTimeout",
                 "reason: BadCertificateEnvironment"))
+        pairs.append(
+            swap(["step.expect apns.goaway"], bundledAsIs("08-goaway.ring"), "goaway: Shutdown", "goaway: IdleTimeout"))
         pairs += rulePairs()
         return pairs
     }()

@@ -14,3 +14,6 @@ steps:
     outcome: rang
   - expect provider: back-off
     retried: 2
+  - expect apns: the 503s
+    count: 2
+    reason: ServiceUnavailable

@@ -27,3 +27,6 @@ steps:
     outcome: rang
   - expect provider: connections
     reconnected: true
+  - expect apns: the GOAWAY
+    count: 1
+    goaway: Shutdown

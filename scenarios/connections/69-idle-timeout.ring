@@ -17,3 +17,6 @@ steps:
     outcome: rang
   - expect provider: new connection
     reconnected: true
+  - expect apns: the GOAWAY
+    count: 1
+    goaway: IdleTimeout
