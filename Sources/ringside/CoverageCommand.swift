@@ -40,8 +40,11 @@ enum CoverageCommand {
             var reasons: [Reason: [Place]] = [:]
             var rules: [PhoneRule: [Place]] = [:]
             var invalid = false
-            let files = Array(Set(try scenarioFiles(paths).map { URL(fileURLWithPath: $0).standardizedFileURL.path }))
-                .sorted()
+            // Each file once, however it was named (a folder and a file in it), shown as it was named.
+            var seen = Set<String>()
+            let files = try scenarioFiles(paths).filter {
+                seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted
+            }
             guard !files.isEmpty else {
                 throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))")
             }
