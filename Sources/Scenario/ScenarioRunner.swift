@@ -213,25 +213,28 @@ public final class ScenarioRunner {
     }
 
     private func stop() {
-        buildLadder()
         httpProvider?.stop()
         children.stopAll()
+        let actions = provider?.actions ?? []
         // The built-in provider's connection closes first: the server would otherwise wait out its
         // grace period for a client that is done (a second per scenario).
         provider = nil
         assembly?.stop()
+        // Drawn once the server has stopped: an event its threads were still emitting (a handshake
+        // refused as the client gave up) is in.
+        buildLadder(actions: actions)
     }
 
     /// The sequence diagram: connections, SETTINGS, requests (retries with their wait) and answers,
     /// GOAWAYs and refusals from what the mock saw; each push's story on the phone's and the app's
     /// lifelines; world-clock jumps; failed expectations when they were judged.
-    private func buildLadder() {
+    private func buildLadder(actions: [ProviderAction]) {
         guard let assembly else { return }
         var events: [ScenarioResult.LadderEvent] = []
         // The latest 429/5xx (or unanswered) request of each token and payload, to name retries.
         var lastFailure: [String: Double] = [:]
         // The built-in provider says what it meant to wait; the runner shortens its sleeps.
-        var intended = (provider?.actions ?? []).compactMap { action -> Double? in
+        var intended = actions.compactMap { action -> Double? in
             if case .retried(_, let after) = action { return after } else { return nil }
         }[...]
         for event in recorder.events {
