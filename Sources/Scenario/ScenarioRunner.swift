@@ -881,21 +881,24 @@ extension PushRecord {
 /// Unchecked Sendable: every kept list is read and written under `lock`.
 final class PushRecorder: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
-    private var kept: [PushRecord] = []
-    private var refused: [(why: String, at: Moment)] = []
-    private var goAwaysSent: [(connection: UInt64, reason: Reason, at: Moment)] = []
-    private var opened: [UInt64: Double] = [:]
-    private var streamsRefused: [(connection: UInt64, why: String, at: Moment)] = []
-
+    /// Every event but outcomes, in order (the world keeps those): what expectations read and the
+    /// report's diagram draws.
+    private var kept: [MockEvent] = []
     /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
     private var lastEvent = 0.0
-    /// Every event but outcomes, in order: the report's diagram.
-    private var diagram: [MockEvent] = []
+
+    func observe(_ event: MockEvent) {
+        if case .outcome = event { return }
+        lock.lock()
+        defer { lock.unlock() }
+        kept.append(event)
+        lastEvent = Date().timeIntervalSince1970
+    }
 
     var events: [MockEvent] {
         lock.lock()
         defer { lock.unlock() }
-        return diagram
+        return kept
     }
 
     var lastEventAt: Double {
@@ -904,58 +907,33 @@ final class PushRecorder: MockObserver, @unchecked Sendable {
         return lastEvent
     }
 
-    func observe(_ event: MockEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        if case .outcome = event {
-        } else {
-            lastEvent = Date().timeIntervalSince1970
-            // For the report's diagram (requests are kept below, compact).
-            if case .push = event {} else { diagram.append(event) }
-        }
-        switch event {
-        case .push(let record):
-            kept.append(record)
-            diagram.append(event)
-        case .connectionRefused(_, let why, let at): refused.append((why, at))
-        case .goAway(let connection, _, let reason, let at): goAwaysSent.append((connection, reason, at))
-        case .connectionOpened(let connection, _, _, _, let at): opened[connection] = at.wall
-        case .streamRefused(let connection, _, let why, let at): streamsRefused.append((connection, why, at))
-        default: break
-        }
+    var records: [PushRecord] {
+        events.compactMap { if case .push(let record) = $0 { record } else { nil } }
     }
 
     /// When each connection was opened (wall clock).
     var openedAt: [UInt64: Double] {
-        lock.lock()
-        defer { lock.unlock() }
+        var opened: [UInt64: Double] = [:]
+        for case .connectionOpened(let connection, _, _, _, let at) in events { opened[connection] = at.wall }
         return opened
     }
 
-    /// GOAWAY frames the mock sent: on which connection, and when.
+    /// GOAWAY frames the mock sent: on which connection, with which reason, and when.
     var goAways: [(connection: UInt64, reason: Reason, at: Moment)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return goAwaysSent
+        events.compactMap {
+            if case .goAway(let connection, _, let reason, let at) = $0 { (connection, reason, at) } else { nil }
+        }
     }
 
     /// Streams refused unprocessed (REFUSED_STREAM): on which connection, why, and when.
     var refusedStreams: [(connection: UInt64, why: String, at: Moment)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return streamsRefused
+        events.compactMap {
+            if case .streamRefused(let connection, _, let why, let at) = $0 { (connection, why, at) } else { nil }
+        }
     }
 
     /// Connections refused in the TLS handshake: why, and when.
     var refusals: [(why: String, at: Moment)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return refused
-    }
-
-    var records: [PushRecord] {
-        lock.lock()
-        defer { lock.unlock() }
-        return kept
+        events.compactMap { if case .connectionRefused(_, let why, let at) = $0 { (why, at) } else { nil } }
     }
 }

@@ -644,7 +644,7 @@ struct Lowering {
         case "register": action = lowerRegister(argument, block, at: range)
         case "unregister": action = lowerUnregister(argument, block, at: range)
         case "call": action = lowerCall(argument, block, at: range)
-        case "reinstall", "uninstall", "rotate-token", "force-quit", "relaunch":
+        case "reinstall", "uninstall", "rotate-token", "force-quit", "relaunch", "foreground", "background":
             guard let event = World.AppEvent(rawValue: first.key) else {
                 preconditionFailure("<\(first.key)> is an app event of the world")
             }
@@ -656,13 +656,6 @@ struct Lowering {
             }
         case "offline", "online":
             action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
-        case "foreground", "background":
-            let event: World.AppEvent = first.key == "foreground" ? .foreground : .background
-            action = phone(argument).flatMap { phone in
-                let bundle = app(block, of: phone)
-                guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else { return nil }
-                return .app(event, phone: phone, app: bundle)
-            }
         case "do-not-disturb":
             let on = boolean(block, "on") ?? true
             let allowed = names(block, "allow", what: "callers' handles")
@@ -892,6 +885,16 @@ struct Lowering {
         }
         expectation.refusedStreams = integer(block, "refused-streams", in: 0...1_000_000)
         expectation.goAway = scalar(block, "goaway").flatMap { reason($0, key: "goaway") }
+        // A GOAWAY is no request: what judges requests would be ignored beside it.
+        if block.has("goaway") {
+            for key in ["status", "reason", "phone", "header", "refused", "refused-streams"] {
+                guard let entry = block.entry(key) else { continue }
+                report(
+                    "Not with goaway", at: entry.keyRange,
+                    "<\(key)> judges requests; <goaway> judges the GOAWAYs the mock sent (only <count> and <within> go with it)"
+                )
+            }
+        }
         expectation.within = duration(block, "within", atMost: 300)
         return expectation
     }

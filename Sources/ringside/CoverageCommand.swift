@@ -45,9 +45,6 @@ enum CoverageCommand {
             let files = try scenarioFiles(paths).filter {
                 seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted
             }
-            guard !files.isEmpty else {
-                throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))")
-            }
             for path in files {
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
                 let file = SourceFile(path: path, text: text)

@@ -74,13 +74,12 @@ enum ExplainCommand {
                     "  \($0.replacingOccurrences(of: "top.", with: "")): \(Keywords.keys[$0]!)"
                 }
                 .joined(separator: "\n")
-        default: break
-        }
-        if word == "outcomes" {
+        case "outcomes":
             return "Outcomes of a push (`expect phone … outcome:`), with their reasons (`reason:`):\n"
                 + RingOutcome.Kind.allCases.map { kind in
                     "  \(kind.rawValue)" + (kind.reasons.isEmpty ? "" : ": " + kind.reasons.joined(separator: ", "))
                 }.joined(separator: "\n")
+        default: break
         }
         // A word may be several things (do-not-disturb is a step and a rule): each is said.
         var found: [String] = []

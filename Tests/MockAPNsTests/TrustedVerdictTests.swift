@@ -72,6 +72,10 @@ import Testing
             Self.problems(
                 phones + "steps:\n  - expect apns: a\n    refused:\n  - expect provider: b\n    stopped: \"\"\n")
                 == ["7:13 Empty value", "9:14 Empty value"])
+        // A GOAWAY is no request: an option that judges requests beside goaway: would be ignored.
+        #expect(
+            Self.problems(phones + "steps:\n  - expect apns: a\n    goaway: Shutdown\n    status: 200\n")
+                == ["8:5 Not with goaway"])
         // Reinstalling before the uninstall is fine; the registration after a reinstall is too.
         #expect(
             Self.problems(phones + "steps:\n  - reinstall: alice\n  - register: alice\n  - uninstall: alice\n").isEmpty)
