@@ -1,6 +1,10 @@
 #ifndef RINGSIDE_CLINUX_SHIM_H
 #define RINGSIDE_CLINUX_SHIM_H
 // Linux event-loop calls that Swift's Glibc module does not export.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -9,4 +13,7 @@
 // daemon that left its session and cleared its environment) become its children instead of init's,
 // so that `ringside run` can stop them when it ends.
 static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+// pthread_setname_np is a GNU extension the Glibc module leaves out; names show in gdb and top.
+static inline int ringside_name_this_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 #endif

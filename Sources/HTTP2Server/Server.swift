@@ -37,8 +37,7 @@ public final class HTTP2Server: @unchecked Sendable {
     private let service: any HTTP2Service
     private var listener: Int32 = -1
     private var workers: [Worker] = []
-    private var threads: [Thread] = []
-    private let finished = DispatchGroup()
+    private var threads: [JoinableThread] = []
     /// The port actually bound.
     public private(set) var port: UInt16 = 0
 
@@ -60,15 +59,12 @@ public final class HTTP2Server: @unchecked Sendable {
         }
         for worker in workers { worker.team = workers }
         for (index, worker) in workers.enumerated() {
-            finished.enter()
-            let thread = Thread { [finished] in
-                worker.run()
-                finished.leave()
+            do {
+                threads.append(try JoinableThread(name: "ringside-h2-\(index)") { worker.run() })
+            } catch {
+                stop(grace: 0)
+                throw error
             }
-            thread.name = "ringside-http2-\(index)"
-            thread.stackSize = 1 << 20
-            threads.append(thread)
-            thread.start()
         }
     }
 
@@ -82,7 +78,9 @@ public final class HTTP2Server: @unchecked Sendable {
     /// them to be written, closes everything and stops the loops.
     public func stop(goAwayDebugData: [UInt8] = [], grace: Double = 1) {
         for worker in workers { worker.requestStop(debugData: goAwayDebugData, grace: grace) }
-        finished.wait()
+        // Joined, not only finished: their thread-local cleanup (OpenSSL's) is done before we return.
+        for thread in threads { thread.join() }
+        threads = []
         for worker in workers { worker.team = [] }  // the workers referred to each other
         if listener >= 0 {
             close(listener)

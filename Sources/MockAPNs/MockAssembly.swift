@@ -131,7 +131,15 @@ public final class MockAssembly: @unchecked Sendable {
             server.stop()
             throw error
         }
-        if hasWorld { world.startTicking(clock: worldClock) }
+        if hasWorld {
+            do {
+                try world.startTicking(clock: worldClock)
+            } catch {
+                controlServer?.stop()
+                server.stop()
+                throw error
+            }
+        }
     }
 
     /// Stops everything; open connections get GOAWAY with `goAwayDebugData`.

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Glibc
+import HTTP2Server
 import Synchronization
 import World
 
@@ -14,7 +15,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private var world: World
     public let seed: UInt64
     public private(set) var settings: WorldSettings
-    private var ticker: Thread?
+    private var ticker: JoinableThread?
     private let stopFlag = NSCondition()
     private var stopping = false
     /// Whether any phone exists, readable without the lock: without `--world` and before any phone is
@@ -94,22 +95,21 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     }
 
     /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.
-    public func startTicking(clock: any WorldClock, interval: Double = 0.02) {
-        let thread = Thread { [weak self] in
+    public func startTicking(clock: any WorldClock, interval: Double = 0.02) throws(ServerError) {
+        ticker = try JoinableThread(name: "ringside-world") { [weak self] in
             while let self, !self.isStopping(waiting: interval) {
                 self.withWorld { $0.run(until: clock.now().world) }
             }
         }
-        thread.name = "ringside-world"
-        ticker = thread
-        thread.start()
     }
 
+    /// Stops the ticker and waits for it to end (unless this is the ticker, releasing the world).
     public func stopTicking() {
         stopFlag.lock()
         stopping = true
         stopFlag.broadcast()
         stopFlag.unlock()
+        if let ticker, !ticker.isCurrent { ticker.join() }
     }
 
     private func isStopping(waiting seconds: Double) -> Bool {
