@@ -212,3 +212,14 @@ public struct TLSError: Error, CustomStringConvertible, Sendable {
         return text.isEmpty ? "no detail" : text
     }
 }
+
+/// OpenSSL's process-wide state.
+public enum OpenSSLProcess {
+    /// Keeps OpenSSL's global state until the process ends instead of freeing it in an `atexit`
+    /// handler: a thread still ending (a pool thread of libcurl's, running OpenSSL's thread-local
+    /// cleanup) would free the same memory at the same time. Call first thing in `main`: only the
+    /// first initialisation decides.
+    public static func keepStateUntilExit() {
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil)
+    }
+}

@@ -1,4 +1,5 @@
 import Glibc
+import HTTP2Server
 
 /// ringside — tells a calling app's backend whether its VoIP pushes really make a phone ring.
 let rootHelp = """
@@ -25,6 +26,7 @@ let rootHelp = """
     3 the run could not proceed (port busy, provider crashed, TLS failure), 64 bad arguments.
     """
 
+OpenSSLProcess.keepStateUntilExit()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 switch arguments.first {
