@@ -51,6 +51,20 @@ public struct PushRequest: Sendable {
 
     public init() {}
 
+    /// Whether `compact(keeping: bytes)` would cut anything (most requests are small: no copy).
+    public func exceeds(_ bytes: Int) -> Bool {
+        if body.count > bytes || duplicatedHeaders.count > 8 { return true }
+        func long(_ text: String?) -> Bool { (text?.utf8.count ?? 0) > bytes }
+        if long(method) || long(path) || long(authorization) || long(apnsId) || long(expiration) { return true }
+        if long(priority) || long(topic) || long(pushType) || long(collapseId) { return true }
+        var budget = bytes
+        for header in otherHeaders {
+            budget -= header.name.utf8.count + header.value.utf8.count
+            if budget < 0 { return true }
+        }
+        return false
+    }
+
     /// Keeps at most `bytes` of the body (`bodyLength` still says how long it was), of each text
     /// field, and of the other headers together: a request as a long-lived record keeps it.
     public mutating func compact(keeping bytes: Int) {
@@ -105,10 +119,14 @@ public struct PushRequest: Sendable {
     public mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let index = Self.knownIndex(name) else {
             if otherHeaders.count < Self.maximumOtherHeaders {
-                keepOther(
-                    name: String(decoding: name, as: UTF8.self),
-                    value: String(
-                        decoding: UnsafeBufferPointer(rebasing: value.prefix(Self.maximumHeaderValue)), as: UTF8.self))
+                // nghttp2 refuses an upper-case name in a request (RFC 9113 §8.2.1): none to lower here.
+                otherHeaders.append(
+                    (
+                        String(decoding: name, as: UTF8.self),
+                        String(
+                            decoding: UnsafeBufferPointer(rebasing: value.prefix(Self.maximumHeaderValue)),
+                            as: UTF8.self)
+                    ))
             }
             return
         }

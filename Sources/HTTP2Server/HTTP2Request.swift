@@ -1,3 +1,5 @@
+import Glibc
+
 /// One HTTP/2 request as the engine delivers it: header fields in arrival order and the body.
 public struct HTTP2Request: Sendable {
     public var streamId: Int32
@@ -26,6 +28,22 @@ public struct HTTP2Request: Sendable {
         let valueStart = fieldBytes.count
         fieldBytes.append(contentsOf: value)
         fieldSpans.append((nameStart..<valueStart, valueStart..<fieldBytes.count))
+    }
+
+    /// Whether `other` has the same header fields, byte for byte (names, values and their order).
+    /// HPACK lets a client send the same block push after push; a connection parses it once.
+    public func hasSameFields(as other: HTTP2Request) -> Bool {
+        guard fieldBytes.count == other.fieldBytes.count, fieldSpans.count == other.fieldSpans.count else {
+            return false
+        }
+        for (mine, theirs) in zip(fieldSpans, other.fieldSpans) where mine.name != theirs.name || mine.value != theirs.value {
+            return false
+        }
+        return fieldBytes.withUnsafeBytes { mine in
+            other.fieldBytes.withUnsafeBytes { theirs in
+                mine.count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
+            }
+        }
     }
 
     /// Calls `body` with each header field as received (pseudo-headers first, RFC 9113 §8.3;

@@ -32,6 +32,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private let authenticatedStreams: UInt32
     private let world: SharedWorld?
     private let environment: APNsEnvironment
+    /// The last header block and what it said. HPACK makes a provider's blocks byte-identical push
+    /// after push (same token, topic and JWT): such a block is read once per connection.
+    private var lastHeaders: (fields: HTTP2Request, request: PushRequest)?
+    /// This connection's copy of the mock's observers (`MockAPNs.emit(_:through:)`).
+    private var observers: [any MockObserver] = []
 
     init(info: ConnectionInfo, mock: MockAPNs) {
         self.info = info
@@ -71,8 +76,16 @@ final class APNsConnection: HTTP2ConnectionHandler {
 
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
         let now = clock.now()
-        var request = PushRequest()
-        http.forEachField { request.add(name: $0, value: $1) }
+        var request: PushRequest
+        if let last = lastHeaders, last.fields.hasSameFields(as: http) {
+            request = last.request
+        } else {
+            request = PushRequest()
+            http.forEachField { request.add(name: $0, value: $1) }
+            var fields = http
+            fields.body = []
+            lastHeaders = (fields, request)
+        }
         request.body = http.body
         request.bodyLength = http.bodyLength
         let apnsId = request.apnsId.flatMap { UUIDSyntax.isCanonical($0) ? $0 : nil } ?? ids.next()
@@ -285,7 +298,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
             .push(
                 PushRecord(
                     connection: info.id, streamId: http.streamId, at: now, request: request, apnsId: apnsId,
-                    status: status, rejection: rejection, accepted: accepted, fault: fault)))
+                    status: status, rejection: rejection, accepted: accepted, fault: fault)),
+            through: &observers)
     }
 
     func idleGoAwayDebugData() -> [UInt8] {

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// A plan is explicit: nothing in the rules knows about it (STYLE.md, "observers watch, they never decide").
 /// Unchecked Sendable: `faults`, `acceptedSinceArmed`, `staleAfterIdleValue` and `lowerStreamsValue` are behind
-/// `lock`; `armed` is an `Atomic`, only a hint read before taking `lock`.
+/// `lock`; `armed` and `hasConnectionRules` are `Atomic`s, only hints read before taking `lock`.
 public final class FaultPlan: @unchecked Sendable {
     /// Which requests a fault applies to; every field left nil matches all.
     public typealias Match = FaultSpec.Match
@@ -50,16 +50,25 @@ public final class FaultPlan: @unchecked Sendable {
     /// A connection idle longer than this (world time) answers 500 InternalServerError to every
     /// request until the provider opens a new one.
     public var staleAfterIdle: Double? {
-        get { locked { staleAfterIdleValue } }
+        get { hasConnectionRules.load(ordering: .acquiring) ? locked { staleAfterIdleValue } : nil }
         set { locked { staleAfterIdleValue = newValue } }
     }
-    private var staleAfterIdleValue: Double?
+    private var staleAfterIdleValue: Double? {
+        didSet { noteConnectionRules() }
+    }
     /// After a rejected push, MAX_CONCURRENT_STREAMS drops to 1 until the next accepted one (O, rdar 27870881).
     public var lowerStreamsAfterRejection: Bool {
-        get { locked { lowerStreamsValue } }
+        get { hasConnectionRules.load(ordering: .acquiring) ? locked { lowerStreamsValue } : false }
         set { locked { lowerStreamsValue = newValue } }
     }
-    private var lowerStreamsValue = false
+    private var lowerStreamsValue = false {
+        didSet { noteConnectionRules() }
+    }
+    /// Whether either connection rule is set, readable without the lock: every request asks.
+    private let hasConnectionRules = Atomic<Bool>(false)
+    private func noteConnectionRules() {
+        hasConnectionRules.store(staleAfterIdleValue != nil || lowerStreamsValue, ordering: .releasing)
+    }
 
     public init() {}
 

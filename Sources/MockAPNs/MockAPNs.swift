@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HTTP2Server
+import Synchronization
 import World
 
 /// How clients prove who they are ([SEND]: token-based or certificate-based connections).
@@ -49,7 +50,8 @@ public struct MockConfiguration: Sendable {
 /// The fake APNs service: HTTP/2 requests → validation → authentication → directory → responses.
 ///
 /// It plugs into `HTTP2Server` as its service; each connection gets an `APNsConnection`.
-/// Unchecked Sendable: `observers` and `certificateSwitch` are behind `observersLock`; the rest are `let`s.
+/// Unchecked Sendable: `observers` and `certificateSwitch` are behind `observersLock`; the rest are `let`s
+/// (`observerCount` an `Atomic`).
 public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     public let configuration: MockConfiguration
     let validator: Validator
@@ -106,21 +108,35 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     public func addObserver(_ observer: any MockObserver) {
         observersLock.lock()
         observers.append(observer)
+        observerCount.store(observers.count, ordering: .releasing)
         observersLock.unlock()
     }
 
+    /// How many observers there are, readable without the lock (every request asks).
+    private let observerCount = Atomic<Int>(0)
+
     /// Whether anyone watches: building a record for nobody is wasted work on the hot path.
-    var isObserved: Bool {
-        observersLock.lock()
-        defer { observersLock.unlock() }
-        return !observers.isEmpty
-    }
+    var isObserved: Bool { observerCount.load(ordering: .acquiring) > 0 }
 
     func emit(_ event: MockEvent) {
+        guard isObserved else { return }
         observersLock.lock()
         let current = observers
         observersLock.unlock()
         for observer in current { observer.observe(event) }
+    }
+
+    /// The observers, through a connection's copy: refreshed under the lock only when one was added
+    /// since (observers are never removed), so that a push takes no lock the other workers contend for.
+    func emit(_ event: MockEvent, through copy: inout [any MockObserver]) {
+        let count = observerCount.load(ordering: .acquiring)
+        if count == 0 { return }
+        if copy.count != count {
+            observersLock.lock()
+            copy = observers
+            observersLock.unlock()
+        }
+        for observer in copy { observer.observe(event) }
     }
 
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler {

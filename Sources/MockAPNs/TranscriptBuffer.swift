@@ -20,18 +20,23 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
 
     public func observe(_ event: MockEvent) {
         var event = event
-        if case .push(var record) = event {
+        if case .push(let record) = event, record.request.exceeds(Self.keptBytes) {
+            var record = record
             record.request.compact(keeping: Self.keptBytes)
             event = .push(record)
         }
+        // The event it replaces is freed after the lock: the other workers need not wait for that.
+        var replaced: MockEvent?
         lock.lock()
         if events.count < capacity {
             events.append(event)
         } else {
-            events[oldest] = event
+            replaced = event
+            swap(&events[oldest], &replaced!)
             oldest = (oldest + 1) % capacity
         }
         lock.unlock()
+        _ = replaced
     }
 
     /// The kept events, oldest first.
