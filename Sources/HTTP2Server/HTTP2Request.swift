@@ -36,7 +36,8 @@ public struct HTTP2Request: Sendable {
         guard fieldBytes.count == other.fieldBytes.count, fieldSpans.count == other.fieldSpans.count else {
             return false
         }
-        for (mine, theirs) in zip(fieldSpans, other.fieldSpans) where mine.name != theirs.name || mine.value != theirs.value {
+        for (mine, theirs) in zip(fieldSpans, other.fieldSpans)
+        where mine.name != theirs.name || mine.value != theirs.value {
             return false
         }
         return fieldBytes.withUnsafeBytes { mine in
