@@ -32,6 +32,24 @@ import Testing
         #expect(output["streams_history"] as? [Int] == [1, 1000])
     }
 
+    @Test("A header block the connection read before is reused only when it is the same, byte for byte")
+    func repeatedHeaderBlocks() throws {
+        let server = try MockServer()
+        let jwt = Paths.jwt()
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca,
+            "requests": [
+                Probe.voip(jwt: jwt), Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]),
+                Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]),
+                Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]), Probe.voip(jwt: jwt),
+            ],
+        ])
+        #expect(
+            Probe.reasons(output) == [
+                "200", "200", "BadPriority", "200", "DuplicateHeaders", "DuplicateHeaders", "200",
+            ])
+    }
+
     @Test("A connection whose first push is refused then serves 100 concurrent streams, none refused")
     func hundredStreamsAfterRefusedPush() throws {
         let server = try MockServer()
