@@ -1,10 +1,6 @@
 #ifndef RINGSIDE_CLINUX_SHIM_H
 #define RINGSIDE_CLINUX_SHIM_H
 // Linux event-loop calls that Swift's Glibc module does not export.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -14,6 +10,9 @@
 // so that `ringside run` can stop them when it ends.
 static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
-// pthread_setname_np is a GNU extension the Glibc module leaves out; names show in gdb and top.
-static inline int ringside_name_this_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+// Names the calling thread (shown by gdb and top). Not pthread_setname_np: that needs _GNU_SOURCE,
+// which changes glibc's structs under the other modules that include them.
+static inline int ringside_name_this_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
 #endif
