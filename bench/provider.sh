@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# 100,000 VoIP pushes from the reference provider (libcurl, HTTP/2, up to 100 streams in flight per
-# connection) against `ringside serve`, next to h2load against the same mock in the same run with as
-# many connections (-c N -m 100, the same requests): over one connection, then over two (a thread
-# each). Target: at least half of h2load's rate. Last, the same pushes against a mock with nghttp2's
+# 100,000 VoIP pushes from the reference provider's two clients against `ringside serve` — the
+# built-in provider's nghttp2 session (`BulkSender`: a batch submitted at once, as many streams as
+# APNs's SETTINGS allow) and libcurl (`APNsClient`, up to 100 streams in flight) — next to h2load
+# against the same mock in the same run with as many connections (-c N -m 100, the same requests):
+# over one connection, then over two (a thread each). Target: at least half of h2load's rate.
+# Last, libcurl's pushes against a mock with nghttp2's
 # rapid-reset limit (--reset-limit 1000/33), which libcurl 7.88's resets of finished streams trip
 # about every 1,000 pushes: the fresh-connection retry must still deliver every push.
 #
@@ -29,9 +31,12 @@ for round in $(seq "$rounds"); do
     h2=$(h2load -n "$pushes" -c "$connections" -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
       -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
       -H "apns-expiration: 0" "$url/3/device/$token" 2>&1 | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')
-    provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 10000 "$connections")
-    rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
-    echo "round $round, $connections connection(s): h2load ${h2%.*} req/s; $provider; ratio $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
+    echo "round $round, $connections connection(s): h2load ${h2%.*} req/s"
+    for client in nghttp2 curl; do
+      provider=$(.build/release/ProviderBench "$url" certs-test/ca.pem "$pushes" certs-test 10000 "$connections" "$client")
+      rate=$(sed -n 's/.*s, \([0-9]*\) pushes\/s.*/\1/p' <<<"$provider")
+      echo "  $provider; ratio to h2load $(awk -v a="$rate" -v b="$h2" 'BEGIN { printf "%.2f", a / b }')"
+    done
   done
 done
 .build/release/ringside serve --port 0 --quiet --reset-limit 1000/33 >"$work/strict" 2>/dev/null &
@@ -42,7 +47,17 @@ for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/strict" && break; sle
 few=$((pushes < 20000 ? pushes : 20000))
 echo "with --reset-limit 1000/33: $(.build/release/ProviderBench "$(sed -n 's/^APNS_URL=//p' "$work/strict")" \
   certs-test/ca.pem "$few" certs-test 10000 1)"
-curl -s "$(sed -n 's/^RINGSIDE_CONTROL_URL=//p' "$work/strict")/transcript" | python3 -c '
-import json, sys
-ids = [e["apnsId"] for e in json.load(sys.stdin) if e.get("event") == "push" and e.get("status") == 200]
-print(f"  the mock accepted {len(ids)} pushes, {len(set(ids))} distinct: {len(ids) - len(set(ids))} accepted twice")'
+# Every page of the transcript (a page is at most 1,000 events; GOAWAYs and connections are events too).
+python3 - "$(sed -n 's/^RINGSIDE_CONTROL_URL=//p' "$work/strict")" <<'PY'
+import json, sys, urllib.request
+base, ids, offset = sys.argv[1], [], 0
+while True:
+    with urllib.request.urlopen(f"{base}/transcript?offset={offset}&limit=1000") as response:
+        total = int(response.headers["x-total-count"])
+        page = json.load(response)
+    ids += [e["apnsId"] for e in page if e.get("event") == "push" and e.get("status") == 200]
+    offset += len(page)
+    if not page or offset >= total:
+        break
+print(f"  the mock accepted {len(ids)} pushes, {len(set(ids))} distinct: {len(ids) - len(set(ids))} accepted twice")
+PY

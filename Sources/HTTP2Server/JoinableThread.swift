@@ -41,6 +41,13 @@ public final class JoinableThread: @unchecked Sendable {
     /// Whether the caller is this thread (a deinit that runs on it must not join it).
     public var isCurrent: Bool { pthread_equal(pthread_self(), handle) != 0 }
 
+    /// Lets the thread end on its own (its owner is going away on it): nothing is left to join.
+    public func detach() {
+        guard !joined else { return }
+        joined = true
+        pthread_detach(handle)
+    }
+
     private final class Body {
         let run: () -> Void
         let name: String

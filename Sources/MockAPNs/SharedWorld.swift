@@ -96,7 +96,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
 
     /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.
     public func startTicking(clock: any WorldClock, interval: Double = 0.02) throws(ServerError) {
-        ticker = try JoinableThread(name: "ringside-world") { [weak self] in
+        // The default stack of a thread (8 MB): the ticker also runs the observers of outcomes.
+        ticker = try JoinableThread(name: "ringside-world", stackSize: 8 << 20) { [weak self] in
             while let self, !self.isStopping(waiting: interval) {
                 self.withWorld { $0.run(until: clock.now().world) }
             }
@@ -109,7 +110,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         stopping = true
         stopFlag.broadcast()
         stopFlag.unlock()
-        if let ticker, !ticker.isCurrent { ticker.join() }
+        guard let ticker else { return }
+        if ticker.isCurrent { ticker.detach() } else { ticker.join() }
     }
 
     private func isStopping(waiting seconds: Double) -> Bool {

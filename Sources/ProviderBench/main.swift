@@ -2,22 +2,55 @@ import APNs
 import Foundation
 import Provider
 
-/// bench/provider.sh: N VoIP pushes from the reference provider's libcurl client over one connection
-/// or more (streams multiplexed on each), printing pushes per second, failures and CPU per push.
+/// bench/provider.sh: N VoIP pushes from the reference provider's clients — libcurl's (`curl`, one
+/// connection or more, streams multiplexed on each) or the nghttp2 session of the built-in provider
+/// (`nghttp2`, one connection) — printing pushes per second, failures and CPU per push.
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[3]) else {
-    print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS]")
+    print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS] [curl|nghttp2]")
     exit(64)
 }
 // Pushes handed to the client per call; the client keeps 100 streams in flight within a call.
 let batch = arguments.count > 5 ? Int(arguments[5]) ?? 10000 : 10000
 let certs = arguments[4]
 let connections = arguments.count > 6 ? Int(arguments[6]) ?? 1 : 1
-let client = try APNsClient(
-    configuration: ClientConfiguration(
-        url: arguments[1], caFile: arguments[2],
-        authentication: .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
-        connections: connections))
+let clientName = arguments.count > 7 ? arguments[7] : "curl"
+let configuration = ClientConfiguration(
+    url: arguments[1], caFile: arguments[2],
+    authentication: .token(keyFile: certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
+    connections: connections)
+let send: ([OutgoingPush]) throws -> [PushAnswer]
+let opened: () -> Int
+let signed: () -> Int
+let resendNote: String
+switch clientName {
+case "curl":
+    let client = try APNsClient(configuration: configuration)
+    send = { try client.send($0) }
+    opened = { client.connectionsOpened }
+    signed = { client.signedTokens }
+    resendNote = "sent again on a fresh connection (libcurl 7.88)"
+case "nghttp2":
+    // One sender (one connection) per lane, a thread each, as APNsClient's lanes.
+    let lanes = try (0..<max(1, connections)).map { _ in Lane(try BulkSender(configuration: configuration)) }
+    send = { pushes in
+        let size = (pushes.count + lanes.count - 1) / lanes.count
+        let slices = stride(from: 0, to: pushes.count, by: size).map {
+            Array(pushes[$0..<min($0 + size, pushes.count)])
+        }
+        let results = Results(count: slices.count)
+        DispatchQueue.concurrentPerform(iterations: slices.count) { index in
+            results.set(index, Result { try lanes[index].sender.send(slices[index]) })
+        }
+        return try results.all.flatMap { try $0!.get() }
+    }
+    opened = { lanes.reduce(0) { $0 + $1.sender.connectionsOpened } }
+    signed = { lanes.reduce(0) { $0 + $1.sender.signedTokens } }
+    resendNote = "sent again on a new connection"
+default:
+    print("the client is curl or nghttp2, not <\(clientName)>")
+    exit(64)
+}
 let token = String(repeating: "ab", count: 32)
 var ids = MessageIdGenerator()
 var sent = 0
@@ -31,7 +64,7 @@ while sent < count {
             token: token, bundleId: "com.ringside.testapp", callUUID: "call-\(sent + index)", caller: "alice",
             apnsId: ids.next())
     }
-    let answers = try client.send(pushes)
+    let answers = try send(pushes)
     failed += answers.filter { $0.status != 200 }.count
     resent += answers.filter { $0.attempts > 1 }.count
     sent += size
@@ -46,6 +79,29 @@ let cpu =
 print(
     String(
         format:
-            "provider: %d pushes in %.2f s, %.0f pushes/s, %d failed, %d sent again on a fresh connection (libcurl 7.88), %d connection(s), %d JWT signed, client CPU %.1f µs/push",
-        count, seconds, Double(count) / seconds, failed, resent, client.connectionsOpened, client.signedTokens,
+            "provider (%@): %d pushes in %.2f s, %.0f pushes/s, %d failed, %d %@, %d connection(s), %d JWT signed, client CPU %.1f µs/push",
+        clientName, count, seconds, Double(count) / seconds, failed, resent, resendNote, opened(), signed(),
         cpu / Double(count) * 1_000_000))
+
+/// A sender used by one thread at a time (its lane's).
+final class Lane: @unchecked Sendable {
+    let sender: BulkSender
+    init(_ sender: BulkSender) { self.sender = sender }
+}
+
+/// The lanes' answers, each slot written by one thread.
+final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<[PushAnswer], any Error>?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: Result<[PushAnswer], any Error>) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+    var all: [Result<[PushAnswer], any Error>?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots
+    }
+}

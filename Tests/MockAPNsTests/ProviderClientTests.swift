@@ -51,6 +51,45 @@ import Testing
         #expect(server.events.pushes.count == 1500)
     }
 
+    @Test(
+        "The nghttp2 bulk sender: 300 pushes in one batch, a GOAWAY after 120; the lost ones are sent again on a new connection, one try is not enough"
+    )
+    func bulkSenderAfterGoAway() throws {
+        for attempts in [3, 1] {
+            let world = try WorldServer(acceptsUnknownTokens: true)
+            try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 120, "reason": "Shutdown"])
+            let sender = try BulkSender(
+                configuration: ClientConfiguration(
+                    url: world.server.url, caFile: Paths.ca,
+                    authentication: .token(
+                        keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")),
+                attempts: attempts)
+            var ids = MessageIdGenerator(seed: 3)
+            let pushes = (0..<300).map { index in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)",
+                    caller: "alice",
+                    apnsId: ids.next())
+            }
+            let answers = try sender.send(pushes)
+            #expect(answers.count == 300)
+            // In the order of the pushes: each answer carries its own push's apns-id.
+            for (answer, push) in zip(answers, pushes) where answer.status != 0 {
+                #expect(answer.apnsId == push.headers.first { $0.name == "apns-id" }?.value)
+            }
+            if attempts == 3 {
+                #expect(
+                    answers.allSatisfy { $0.status == 200 },
+                    "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
+                #expect(answers.contains { $0.attempts == 2 })
+                #expect(sender.connectionsOpened == 2)
+            } else {
+                #expect(answers.filter { $0.status == 200 }.count == 120)
+                #expect(answers.filter { $0.status == 0 }.count == 180)
+            }
+        }
+    }
+
     @Test("Told to use 3 connections: 900 pushes over exactly 3, a thread each, answers in the order of the pushes")
     func severalConnections() throws {
         let server = try MockServer()
