@@ -19,12 +19,15 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     public static let keptBytes = 1024
 
     public func observe(_ event: MockEvent) {
-        var event = event
-        if case .push(let record) = event, record.request.exceeds(Self.keptBytes) {
-            var record = record
+        if case .push(var record) = event, record.request.exceeds(Self.keptBytes) {
             record.request.compact(keeping: Self.keptBytes)
-            event = .push(record)
+            keep(.push(record))
+        } else {
+            keep(event)  // one copy, not two: most events are kept as they are
         }
+    }
+
+    private func keep(_ event: MockEvent) {
         // The event it replaces is freed after the lock: the other workers need not wait for that.
         var replaced: MockEvent?
         lock.lock()
