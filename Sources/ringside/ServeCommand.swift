@@ -162,6 +162,14 @@ enum ServeCommand {
     }
 
     static func serve(_ options: Options) -> Int32 {
+        // Block SIGINT and SIGTERM first, before any thread starts and before the slow set-up (keys,
+        // certificates): only `sigwait` below sees them, and a SIGTERM that comes during set-up stops
+        // the server as soon as it is up instead of killing the process (exit 143).
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
         guard let certs = TestCredentials.directory(options.certs) else {
             Output.error("error: cannot find certs-test/ (with keys.json); pass --certs DIR")
             return ExitCode.cannotProceed
@@ -216,13 +224,6 @@ enum ServeCommand {
                 return ExitCode.cannotProceed
             }
         }
-
-        // Block SIGINT and SIGTERM before any thread starts, so that only `sigwait` below sees them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         do {
             try assembly.start()
