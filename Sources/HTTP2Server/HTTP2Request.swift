@@ -30,6 +30,42 @@ public struct HTTP2Request: Sendable {
         fieldSpans.append((nameStart..<valueStart, valueStart..<fieldBytes.count))
     }
 
+    var fieldCount: Int { fieldSpans.count }
+
+    /// The request's header fields alone (what the next request's block is compared with).
+    var withoutBody: HTTP2Request {
+        var fields = HTTP2Request(streamId: streamId)
+        fields.fieldBytes = fieldBytes
+        fields.fieldSpans = fieldSpans
+        return fields
+    }
+
+    /// Whether field `index` exists and is `name: value`, byte for byte.
+    func field(_ index: Int, is name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard index < fieldSpans.count else { return false }
+        let span = fieldSpans[index]
+        guard span.name.count == name.count, span.value.count == value.count else { return false }
+        return fieldBytes.withUnsafeBufferPointer { bytes in
+            (name.isEmpty || memcmp(bytes.baseAddress! + span.name.lowerBound, name.baseAddress!, name.count) == 0)
+                && (value.isEmpty
+                    || memcmp(bytes.baseAddress! + span.value.lowerBound, value.baseAddress!, value.count) == 0)
+        }
+    }
+
+    /// The first `count` fields of `other`, as this request's first fields (copied).
+    mutating func copyFields(of other: HTTP2Request, count: Int) {
+        guard count > 0 else { return }
+        let end = other.fieldSpans[count - 1].value.upperBound
+        fieldBytes.append(contentsOf: other.fieldBytes[..<end])
+        fieldSpans.append(contentsOf: other.fieldSpans[..<count])
+    }
+
+    /// Every field of `other`, sharing its storage (a repeated block costs no copy).
+    mutating func shareFields(of other: HTTP2Request) {
+        fieldBytes = other.fieldBytes
+        fieldSpans = other.fieldSpans
+    }
+
     /// Whether `other` has the same header fields, byte for byte (names, values and their order).
     /// HPACK lets a client send the same block push after push; a connection parses it once.
     public func hasSameFields(as other: HTTP2Request) -> Bool {
@@ -42,7 +78,8 @@ public struct HTTP2Request: Sendable {
         }
         return fieldBytes.withUnsafeBytes { mine in
             other.fieldBytes.withUnsafeBytes { theirs in
-                mine.count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
+                mine.count == 0 || mine.baseAddress == theirs.baseAddress
+                    || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
             }
         }
     }

@@ -29,6 +29,11 @@ public final class HTTP2Session {
     /// are contiguous (RFC 9113 §6.10), so header callbacks need no dictionary.
     @exclusivity(unchecked) private var receiving: HTTP2Request?
     @exclusivity(unchecked) private var receivingHeaderBytes = 0
+    /// The previous request's header fields, and how many of them the block being received has
+    /// repeated so far (nil once it differs). HPACK lets a client repeat a block push after push; a
+    /// repeated block shares the previous one's storage instead of being copied field by field.
+    @exclusivity(unchecked) private var previousFields: HTTP2Request?
+    @exclusivity(unchecked) private var repeatedFields: Int?
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
     private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Bytes of `outgoingBodies` not yet taken: a client that keeps its flow-control window shut
@@ -239,9 +244,8 @@ public final class HTTP2Session {
 
     fileprivate func beginHeaders(streamId: Int32) {
         receiving = HTTP2Request(streamId: streamId)
-        receiving!.fieldBytes.reserveCapacity(512)
-        receiving!.fieldSpans.reserveCapacity(16)
         receivingHeaderBytes = 0
+        repeatedFields = previousFields == nil ? nil : 0
     }
 
     fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -249,16 +253,41 @@ public final class HTTP2Session {
         // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
         receivingHeaderBytes += name.count + value.count + 32
         if receivingHeaderBytes > Int(limits.maxHeaderListSize) {
+            stopRepeating()
             receiving!.headerListTooLarge = true
             return
+        }
+        if let count = repeatedFields {
+            if previousFields!.field(count, is: name, value) {
+                repeatedFields = count + 1
+                return
+            }
+            stopRepeating()
         }
         receiving!.appendField(name: name, value: value)
     }
 
     /// The header block is complete: the request is done (END_STREAM) or waits for its DATA.
+    /// The block differs from the previous one: its fields so far become its own.
+    private func stopRepeating() {
+        guard let count = repeatedFields else { return }
+        repeatedFields = nil
+        receiving!.fieldBytes.reserveCapacity(512)
+        receiving!.fieldSpans.reserveCapacity(16)
+        receiving!.copyFields(of: previousFields!, count: count)
+    }
+
     fileprivate func endOfHeaders(streamId: Int32, endStream: Bool) {
-        guard let request = receiving, request.streamId == streamId else { return }
+        guard receiving?.streamId == streamId else { return }
+        if let count = repeatedFields, count == previousFields!.fieldCount {
+            repeatedFields = nil
+            receiving!.shareFields(of: previousFields!)
+        } else {
+            stopRepeating()
+        }
+        let request = receiving!
         receiving = nil
+        previousFields = request.withoutBody
         if endStream {
             delegate?.session(self, didReceive: request)
         } else if hold(request.fieldBytes.count, streamId: streamId) {
@@ -296,7 +325,10 @@ public final class HTTP2Session {
     }
 
     fileprivate func streamClosed(streamId: Int32) {
-        if receiving?.streamId == streamId { receiving = nil }
+        if receiving?.streamId == streamId {
+            receiving = nil
+            repeatedFields = nil
+        }
         release(streamId)
         dropBody(streamId)
     }

@@ -42,11 +42,14 @@ import Testing
                 Probe.voip(jwt: jwt), Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]),
                 Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]),
                 Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]), Probe.voip(jwt: jwt),
+                Probe.voip(jwt: jwt, token: "zz"), Probe.voip(jwt: jwt),
             ],
         ])
+        // A field more at the end, a field fewer, a field changed in the middle (the path).
         #expect(
             Probe.reasons(output) == [
-                "200", "200", "BadPriority", "200", "DuplicateHeaders", "DuplicateHeaders", "200",
+                "200", "200", "BadPriority", "200", "DuplicateHeaders", "DuplicateHeaders", "200", "BadDeviceToken",
+                "200",
             ])
     }
 
