@@ -245,7 +245,12 @@ public final class HTTP2Session {
     fileprivate func beginHeaders(streamId: Int32) {
         receiving = HTTP2Request(streamId: streamId)
         receivingHeaderBytes = 0
-        repeatedFields = previousFields == nil ? nil : 0
+        if previousFields == nil {
+            receiving!.fieldBytes.reserveCapacity(512)
+            receiving!.fieldSpans.reserveCapacity(16)
+        } else {
+            repeatedFields = 0
+        }
     }
 
     fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -267,7 +272,6 @@ public final class HTTP2Session {
         receiving!.appendField(name: name, value: value)
     }
 
-    /// The header block is complete: the request is done (END_STREAM) or waits for its DATA.
     /// The block differs from the previous one: its fields so far become its own.
     private func stopRepeating() {
         guard let count = repeatedFields else { return }
@@ -277,6 +281,7 @@ public final class HTTP2Session {
         receiving!.copyFields(of: previousFields!, count: count)
     }
 
+    /// The header block is complete: the request is done (END_STREAM) or waits for its DATA.
     fileprivate func endOfHeaders(streamId: Int32, endStream: Bool) {
         guard receiving?.streamId == streamId else { return }
         if let count = repeatedFields, count == previousFields!.fieldCount {
