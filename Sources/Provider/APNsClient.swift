@@ -138,34 +138,54 @@ public final class APNsClient {
     /// lets the app see the second as the same call.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
         let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
-        let work = pushes.map { ($0, authorization) }
-        let lanes = Array(self.lanes.prefix(max(1, min(self.lanes.count, pushes.count))))
-        if lanes.count == 1 { return lanes[0].send(work, retryOnFreshConnection: retryOnFreshConnection) }
-        let size = (work.count + lanes.count - 1) / lanes.count
-        let slices = stride(from: 0, to: work.count, by: size).map { Array(work[$0..<min($0 + size, work.count)]) }
-        let results = LaneResults(count: slices.count)
-        DispatchQueue.concurrentPerform(iterations: slices.count) { index in
-            results.set(index, lanes[index].send(slices[index], retryOnFreshConnection: retryOnFreshConnection))
+        return try sendInLanes(lanes, pushes.map { ($0, authorization) }) { lane, slice in
+            lane.send(slice, retryOnFreshConnection: retryOnFreshConnection)
         }
-        return results.joined
     }
+}
+
+/// Sends `work` over `lanes` (one connection each): consecutive slices at once, a thread per lane
+/// (`DispatchQueue.concurrentPerform`), the calling thread alone when one lane is enough; answers come
+/// back in the order of `work`. A lane is driven by one thread at a time. The first error is thrown.
+func sendInLanes<Lane, Work: Sendable>(
+    _ lanes: [Lane], _ work: [Work], _ send: (Lane, [Work]) throws -> [PushAnswer]
+) throws -> [PushAnswer] {
+    let lanes = Array(lanes.prefix(max(1, min(lanes.count, work.count))))
+    if lanes.count == 1 { return try send(lanes[0], work) }
+    let size = (work.count + lanes.count - 1) / lanes.count
+    let slices = stride(from: 0, to: work.count, by: size).map { Array(work[$0..<min($0 + size, work.count)]) }
+    let results = LaneResults(count: slices.count)
+    withoutActuallyEscaping(send) { send in
+        let lanes = UncheckedLanes(lanes: lanes, send: send)
+        DispatchQueue.concurrentPerform(iterations: slices.count) { index in
+            results.set(index, Result { try lanes.send(lanes.lanes[index], slices[index]) })
+        }
+    }
+    return try results.joined()
+}
+
+/// The lanes and what sends on them, handed to `concurrentPerform`'s threads.
+/// Unchecked Sendable: each thread uses its own lane, and `send` only for it.
+private struct UncheckedLanes<Lane, Work>: @unchecked Sendable {
+    let lanes: [Lane]
+    let send: (Lane, [Work]) throws -> [PushAnswer]
 }
 
 /// Each lane's answers, written by its own thread.
 /// Unchecked Sendable: `slots` is written under `lock`; `joined` reads it only after `concurrentPerform` returns.
 private final class LaneResults: @unchecked Sendable {
-    private var slots: [[PushAnswer]]
+    private var slots: [Result<[PushAnswer], any Error>]
     private let lock = NSLock()
 
-    init(count: Int) { slots = Array(repeating: [], count: count) }
+    init(count: Int) { slots = Array(repeating: .success([]), count: count) }
 
-    func set(_ index: Int, _ answers: [PushAnswer]) {
+    func set(_ index: Int, _ answers: Result<[PushAnswer], any Error>) {
         lock.lock()
         slots[index] = answers
         lock.unlock()
     }
 
-    var joined: [PushAnswer] { slots.flatMap { $0 } }
+    func joined() throws -> [PushAnswer] { try slots.flatMap { try $0.get() } }
 }
 
 /// One libcurl multi handle and its connection, the easy handles it reuses and its sockets. Driven

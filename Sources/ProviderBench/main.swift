@@ -4,7 +4,7 @@ import Provider
 
 /// bench/provider.sh: N VoIP pushes from the reference provider's clients — libcurl's (`curl`, one
 /// connection or more, streams multiplexed on each) or the nghttp2 session of the built-in provider
-/// (`nghttp2`, one connection) — printing pushes per second, failures and CPU per push.
+/// (`nghttp2`, `BulkSender`, as many connections) — printing pushes per second, failures and CPU per push.
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[3]) else {
     print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS] [curl|nghttp2]")
@@ -31,21 +31,10 @@ case "curl":
     signed = { client.signedTokens }
     resendNote = "sent again on a fresh connection (libcurl 7.88)"
 case "nghttp2":
-    // One sender (one connection) per lane, a thread each, as APNsClient's lanes.
-    let lanes = try (0..<max(1, connections)).map { _ in Lane(try BulkSender(configuration: configuration)) }
-    send = { pushes in
-        let size = (pushes.count + lanes.count - 1) / lanes.count
-        let slices = stride(from: 0, to: pushes.count, by: size).map {
-            Array(pushes[$0..<min($0 + size, pushes.count)])
-        }
-        let results = Results(count: slices.count)
-        DispatchQueue.concurrentPerform(iterations: slices.count) { index in
-            results.set(index, Result { try lanes[index].sender.send(slices[index]) })
-        }
-        return try results.all.flatMap { try $0!.get() }
-    }
-    opened = { lanes.reduce(0) { $0 + $1.sender.connectionsOpened } }
-    signed = { lanes.reduce(0) { $0 + $1.sender.signedTokens } }
+    let client = try BulkSender(configuration: configuration)
+    send = { try client.send($0) }
+    opened = { client.connectionsOpened }
+    signed = { client.signedTokens }
     resendNote = "sent again on a new connection"
 default:
     print("the client is curl or nghttp2, not <\(clientName)>")
@@ -82,26 +71,3 @@ print(
             "provider (%@): %d pushes in %.2f s, %.0f pushes/s, %d failed, %d %@, %d connection(s), %d JWT signed, client CPU %.1f µs/push",
         clientName, count, seconds, Double(count) / seconds, failed, resent, resendNote, opened(), signed(),
         cpu / Double(count) * 1_000_000))
-
-/// A sender used by one thread at a time (its lane's).
-final class Lane: @unchecked Sendable {
-    let sender: BulkSender
-    init(_ sender: BulkSender) { self.sender = sender }
-}
-
-/// The lanes' answers, each slot written by one thread.
-final class Results: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Result<[PushAnswer], any Error>?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Result<[PushAnswer], any Error>) {
-        lock.lock()
-        slots[index] = value
-        lock.unlock()
-    }
-    var all: [Result<[PushAnswer], any Error>?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots
-    }
-}
