@@ -51,27 +51,21 @@ public struct PushRequest: Sendable {
 
     public init() {}
 
-    /// Whether `compact(keeping: bytes)` would cut anything (most requests are small: no copy).
-    public func exceeds(_ bytes: Int) -> Bool {
-        if body.count > bytes || duplicatedHeaders.count > 8 { return true }
-        func long(_ text: String?) -> Bool { (text?.utf8.count ?? 0) > bytes }
-        if long(method) || long(path) || long(authorization) || long(apnsId) || long(expiration) { return true }
-        if long(priority) || long(topic) || long(pushType) || long(collapseId) { return true }
-        var budget = bytes
-        for header in otherHeaders {
-            budget -= header.name.utf8.count + header.value.utf8.count
-            if budget < 0 { return true }
-        }
-        return false
-    }
-
     /// Keeps at most `bytes` of the body (`bodyLength` still says how long it was), of each text
-    /// field, and of the other headers together: a request as a long-lived record keeps it.
-    public mutating func compact(keeping bytes: Int) {
-        if body.count > bytes { body = Array(body.prefix(bytes)) }
+    /// field, and of the other headers together: a request as a long-lived record keeps it. Writes
+    /// only what it cuts, and says whether it cut anything: most requests are small, and a record
+    /// left as it was need not be copied.
+    @discardableResult
+    public mutating func compact(keeping bytes: Int) -> Bool {
+        var cutAny = false
+        if body.count > bytes {
+            body = Array(body.prefix(bytes))
+            cutAny = true
+        }
         func cut(_ text: inout String?) {
             if let value = text, value.utf8.count > bytes {
                 text = String(decoding: value.utf8.prefix(bytes), as: UTF8.self)
+                cutAny = true
             }
         }
         cut(&method)
@@ -84,11 +78,19 @@ public struct PushRequest: Sendable {
         cut(&pushType)
         cut(&collapseId)
         var budget = bytes
-        otherHeaders = otherHeaders.prefix { header in
+        let kept = otherHeaders.prefix { header in
             budget -= header.name.utf8.count + header.value.utf8.count
             return budget >= 0
+        }.count
+        if kept < otherHeaders.count {
+            otherHeaders.removeLast(otherHeaders.count - kept)
+            cutAny = true
         }
-        duplicatedHeaders = Array(duplicatedHeaders.prefix(8))
+        if duplicatedHeaders.count > 8 {
+            duplicatedHeaders.removeLast(duplicatedHeaders.count - 8)
+            cutAny = true
+        }
+        return cutAny
     }
 
     /// Records one header field; names are lower case in HTTP/2 (RFC 9113 §8.2.1).

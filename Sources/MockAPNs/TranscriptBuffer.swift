@@ -19,8 +19,7 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     public static let keptBytes = 1024
 
     public func observe(_ event: MockEvent) {
-        if case .push(var record) = event, record.request.exceeds(Self.keptBytes) {
-            record.request.compact(keeping: Self.keptBytes)
+        if case .push(var record) = event, record.request.compact(keeping: Self.keptBytes) {
             keep(.push(record))
         } else {
             keep(event)  // one copy, not two: most events are kept as they are
