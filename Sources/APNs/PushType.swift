@@ -38,10 +38,21 @@ public enum PushType: String, CaseIterable, Sendable {
 
     /// The bundle id a topic belongs to: the topic less its push-type suffix.
     public static func bundleId(ofTopic topic: String) -> String {
-        for suffix in knownSuffixes where topic.hasByteSuffix(suffix) {
-            return String(topic.dropLast(suffix.count))
-        }
-        return topic
+        let length = bundleIdLength(ofTopic: topic)
+        return length == topic.utf8.count ? topic : String(decoding: topic.utf8.prefix(length), as: UTF8.self)
+    }
+
+    /// Whether `topic` is `bundleId` or `bundleId` with a push-type suffix: `bundleId(ofTopic:)`
+    /// without a new string (the world asks for every push).
+    public static func isTopic(_ topic: String, of bundleId: String) -> Bool {
+        bundleIdLength(ofTopic: topic) == bundleId.utf8.count && topic.utf8.starts(with: bundleId.utf8)
+    }
+
+    /// The topic's length in bytes less its suffix (suffixes are ASCII and begin with a dot, so the
+    /// rest stays whole UTF-8).
+    private static func bundleIdLength(ofTopic topic: String) -> Int {
+        let suffix = knownSuffixes.first { topic.hasByteSuffix($0) }
+        return topic.utf8.count - (suffix?.utf8.count ?? 0)
     }
 
     /// The payload limit in bytes: 5120 for VoIP, 4096 for everything else ([SEND], [PAYLOAD]).

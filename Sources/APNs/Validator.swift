@@ -115,11 +115,16 @@ public final class Validator: Sendable {
 
     private let checks: [Check]
 
+    /// Whether the device check is the last (the default order): then every other check passing and
+    /// an active token mean the push is accepted.
+    public var checksDeviceLast: Bool { checks.last == .device }
+
+    /// Without `checkingDevice`, the device check is left to the caller (`deviceRejection(_:token:topic:)`).
     public func validate(
-        _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment
+        _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment, checkingDevice: Bool = true
     ) -> Result<AcceptedPush, Rejection> {
         var state = State(request: request)
-        for check in checks {
+        for check in checks where checkingDevice || check != .device {
             if var rejection = run(check, request, &state, credentials: &credentials, now: now) {
                 if settings.profile == .voipLint { rejection.notes = state.notes }
                 return .failure(rejection)
@@ -153,6 +158,55 @@ public final class Validator: Sendable {
 
         /// A VoIP push for the lint rules: push type voip, or a `.voip` topic.
         var isVoIP: Bool { pushType == .voip || (topic?.hasByteSuffix(".voip") ?? false) }
+    }
+
+    /// The device check's answer for what the directory said of a token on a topic (nil: active).
+    /// The mock asks the world itself when the device check comes last (`checksDeviceLast`), so that
+    /// looking the token up and taking the push are one visit.
+    public func deviceRejection(_ lookup: DeviceLookup, token: String, topic: String) -> Rejection? {
+        switch lookup {
+        case .active: return nil
+        case .notForTopic:
+            return Rejection(
+                .deviceTokenNotForTopic, check: .device,
+                detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not registered for topic <\(topic)>")
+        case .unknown:
+            return Rejection(
+                .badDeviceToken, check: .device,
+                detail:
+                    "token <\(DeviceTokenSyntax.abbreviated(token))> is not a \(settings.environment.rawValue) token"
+            )
+        case .unregistered(let since):
+            return Rejection(
+                .unregistered, check: .device,
+                detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>",
+                timestamp: since)
+        case .topicDisallowed:
+            return Rejection(
+                .topicDisallowed, check: .device,
+                detail:
+                    "token <\(DeviceTokenSyntax.abbreviated(token))> is a PushKit VoIP token; its topic is <\(PushType.bundleId(ofTopic: topic)).voip>, not <\(topic)>"
+            )
+        case .penalized:
+            return Rejection(
+                .tooManyRequests, check: .device,
+                detail:
+                    "folklore rule dead-token-penalty (not documented by Apple): this app's team pushed too many dead tokens and is throttled"
+            )
+        case .throttled:
+            return Rejection(
+                .tooManyRequests, check: .device,
+                detail: "too many requests to token <\(DeviceTokenSyntax.abbreviated(token))> in a short time")
+        case .expired:
+            return Rejection(
+                .expiredToken, check: .device, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
+        case .full:
+            return Rejection(
+                .serviceUnavailable, check: .device,
+                detail:
+                    "Ringside's world follows too many pushes whose outcome is not final yet (a limit of the simulation, not Apple's); send again later"
+            )
+        }
     }
 
     private func run(
@@ -241,49 +295,9 @@ public final class Validator: Sendable {
         case .device:
             // The deviceToken check runs before this one in both orders: the syntax is settled.
             guard let token = state.token, let topic = state.topic, !token.isEmpty else { return nil }
-            switch directory.lookup(token: token, topic: topic, environment: settings.environment, now: now.world) {
-            case .active: return nil
-            case .notForTopic:
-                return Rejection(
-                    .deviceTokenNotForTopic, check: check,
-                    detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is not registered for topic <\(topic)>")
-            case .unknown:
-                return Rejection(
-                    .badDeviceToken, check: check,
-                    detail:
-                        "token <\(DeviceTokenSyntax.abbreviated(token))> is not a \(settings.environment.rawValue) token"
-                )
-            case .unregistered(let since):
-                return Rejection(
-                    .unregistered, check: check,
-                    detail: "token <\(DeviceTokenSyntax.abbreviated(token))> is no longer active for <\(topic)>",
-                    timestamp: since)
-            case .topicDisallowed:
-                return Rejection(
-                    .topicDisallowed, check: check,
-                    detail:
-                        "token <\(DeviceTokenSyntax.abbreviated(token))> is a PushKit VoIP token; its topic is <\(PushType.bundleId(ofTopic: topic)).voip>, not <\(topic)>"
-                )
-            case .penalized:
-                return Rejection(
-                    .tooManyRequests, check: check,
-                    detail:
-                        "folklore rule dead-token-penalty (not documented by Apple): this app's team pushed too many dead tokens and is throttled"
-                )
-            case .throttled:
-                return Rejection(
-                    .tooManyRequests, check: check,
-                    detail: "too many requests to token <\(DeviceTokenSyntax.abbreviated(token))> in a short time")
-            case .expired:
-                return Rejection(
-                    .expiredToken, check: check, detail: "token <\(DeviceTokenSyntax.abbreviated(token))> has expired")
-            case .full:
-                return Rejection(
-                    .serviceUnavailable, check: check,
-                    detail:
-                        "Ringside's world follows too many pushes whose outcome is not final yet (a limit of the simulation, not Apple's); send again later"
-                )
-            }
+            return deviceRejection(
+                directory.lookup(token: token, topic: topic, environment: settings.environment, now: now.world),
+                token: token, topic: topic)
         }
         return nil
     }

@@ -31,6 +31,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private let isSandbox: Bool
     private let authenticatedStreams: UInt32
     private let world: SharedWorld?
+    /// Whether the world is asked once per push (`SharedWorld.admit`): the device check is the last.
+    private let admitsInOneVisit: Bool
     private let environment: APNsEnvironment
     /// The last header block and what it said. HPACK makes a provider's blocks byte-identical push
     /// after push (same token, topic and JWT): such a block is read once per connection.
@@ -47,6 +49,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         isSandbox = mock.configuration.validation.environment == .sandbox
         authenticatedStreams = mock.configuration.authenticatedMaxConcurrentStreams
         world = mock.configuration.world
+        admitsInOneVisit = world != nil && mock.validator.checksDeviceLast
         environment = mock.configuration.validation.environment
         if let der = info.clientCertificateDER, mock.configuration.authentication != .token {
             do {
@@ -162,7 +165,29 @@ final class APNsConnection: HTTP2ConnectionHandler {
         case .delay(let seconds): delay = seconds
         case .goAwayAfterAccepted, nil: break
         }
-        var result = mock.validator.validate(request, credentials: &credentials, at: now)
+        var result: Result<AcceptedPush, Rejection>
+        /// The push's number in the world once `admit` took it in; its outcome waits for `told`.
+        var admitted: Int?
+        var entered = false
+        if admitsInOneVisit, let world {
+            result = mock.validator.validate(request, credentials: &credentials, at: now, checkingDevice: false)
+            if case .success(let accepted) = result {
+                let (lookup, number) = world.admit(
+                    Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
+                    at: now.world)
+                if var rejection = mock.validator.deviceRejection(
+                    lookup, token: accepted.deviceToken, topic: accepted.topic)
+                {
+                    rejection.notes = accepted.notes
+                    result = .failure(rejection)
+                } else {
+                    admitted = number
+                    entered = true
+                }
+            }
+        } else {
+            result = mock.validator.validate(request, credentials: &credentials, at: now)
+        }
         // [SEND]: one stream "until you post a request with a valid authentication token" — the
         // token, not the push: a refused push with a valid JWT raises the limit too.
         if !streamsRaised, credentials.tokenState?.hasValidToken == true {
@@ -200,10 +225,15 @@ final class APNsConnection: HTTP2ConnectionHandler {
             record(
                 http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
                 fault: delay.map { "answered after \($0) s (fault plan)" }, at: now)
-            // The world learns of the push after the transcript line of its request.
-            world?.accept(
-                Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
-                at: now.world)
+            // The world learns of the push after the transcript line of its request (or, taken in by
+            // `admit`, tells its outcome only after it).
+            if let admitted {
+                world?.told(admitted)
+            } else if !entered {
+                world?.accept(
+                    Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
+                    at: now.world)
+            }
             if let reason = faults.noteAccepted(token: request.deviceToken, connection: info.id, at: now.world) {
                 // GOAWAY with the last accepted stream; later streams are ignored, then the connection
                 // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).

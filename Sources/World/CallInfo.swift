@@ -16,8 +16,10 @@ struct CallInfo {
             guard scanner.skipSpaces(), scanner.take(UInt8(ascii: ":")), scanner.skipSpaces() else { return }
             if scanner.peek == UInt8(ascii: "\"") {
                 guard let value = scanner.string() else { return }
-                if uuid == nil, Self.uuidKeys.contains(key) { uuid = value }
-                if caller == nil, Self.callerKeys.contains(key), !value.isEmpty { caller = value }  // "" names no one
+                if uuid == nil, scanner.isOne(of: Self.uuidKeys, key) { uuid = scanner.text(value) }
+                if caller == nil, scanner.isOne(of: Self.callerKeys, key), !value.range.isEmpty {
+                    caller = scanner.text(value)  // "" names no one
+                }
             } else if !scanner.skipValue() {
                 return
             }
@@ -43,25 +45,51 @@ struct CallInfo {
             return true
         }
 
-        /// A JSON string; escapes are kept simple (\" \\ \/ \n \t, \uXXXX as is).
-        mutating func string() -> String? {
+        /// Where a JSON string's bytes are, between its quotes: read as text only when wanted (keys
+        /// are compared as bytes; a push's payload has a few, and a `String` each showed in profiles).
+        struct Quoted {
+            var range: Range<Int>
+            var hasEscapes: Bool
+        }
+
+        mutating func string() -> Quoted? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var out: [UInt8] = []
+            let start = index
+            var hasEscapes = false
             while let byte = peek {
                 index += 1
-                if byte == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-                if byte == UInt8(ascii: "\\"), let escaped = peek {
+                if byte == UInt8(ascii: "\"") { return Quoted(range: start..<(index - 1), hasEscapes: hasEscapes) }
+                if byte == UInt8(ascii: "\\") {
+                    hasEscapes = true
+                    guard peek != nil else { return nil }
                     index += 1
-                    switch escaped {
-                    case UInt8(ascii: "n"): out.append(10)
-                    case UInt8(ascii: "t"): out.append(9)
-                    default: out.append(escaped)
-                    }
-                } else {
-                    out.append(byte)
                 }
             }
             return nil
+        }
+
+        /// The string's text; escapes are kept simple (\" \\ \/ \n \t, \uXXXX as is).
+        func text(_ quoted: Quoted) -> String {
+            guard quoted.hasEscapes else { return String(decoding: bytes[quoted.range], as: UTF8.self) }
+            var out: [UInt8] = []
+            var position = quoted.range.lowerBound
+            while position < quoted.range.upperBound {
+                var byte = bytes[position]
+                position += 1
+                if byte == UInt8(ascii: "\\"), position < quoted.range.upperBound {
+                    byte = bytes[position]
+                    position += 1
+                    if byte == UInt8(ascii: "n") { byte = 10 } else if byte == UInt8(ascii: "t") { byte = 9 }
+                }
+                out.append(byte)
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+
+        func isOne(of keys: Set<String>, _ quoted: Quoted) -> Bool {
+            if quoted.hasEscapes { return keys.contains(text(quoted)) }
+            let key = bytes[quoted.range]
+            return keys.contains { $0.utf8.elementsEqual(key) }
         }
 
         /// Skips a number, literal, object or array (strings inside are honoured).

@@ -112,9 +112,9 @@ public struct VirtualPhone: Sendable {
     public var blockedCallers: Set<String> = []
     /// The call the user is on, if any.
     public var activeCall: String?
-    public var apps: [VirtualApp]
-    /// Call ids already reported to CallKit on this phone.
-    var reportedCalls: Set<String> = []
+    public var apps: AppList
+    /// The latest call ids reported to CallKit on this phone, for `callUUIDAlreadyExists`.
+    var reportedCalls = RecentCalls()
     /// One stored push per app while offline ([SEND], [METRICS]), by bundle id → push number.
     var stored: [String: Int] = [:]
 
@@ -124,6 +124,68 @@ public struct VirtualPhone: Sendable {
 
     public func app(_ bundleId: String) -> VirtualApp? { apps.first { $0.bundleId == bundleId } }
     func appIndex(_ bundleId: String) -> Int? { apps.firstIndex { $0.bundleId == bundleId } }
+}
+
+/// A phone's apps, the first kept inline: most phones hold one VoIP app, and an array per phone
+/// cost a heap block each (a million phones, about 50 MB and a pointer chase per push).
+public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral, Sendable {
+    private var first: VirtualApp?
+    private var rest: [VirtualApp] = []
+
+    public init(_ apps: [VirtualApp] = []) {
+        first = apps.first
+        rest = Array(apps.dropFirst())
+    }
+
+    public init(arrayLiteral apps: VirtualApp...) { self.init(apps) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { first == nil ? 0 : 1 + rest.count }
+
+    public subscript(index: Int) -> VirtualApp {
+        get { index == 0 ? first! : rest[index - 1] }
+        _modify {
+            if index == 0 {
+                yield &first!
+            } else {
+                yield &rest[index - 1]
+            }
+        }
+    }
+
+    mutating func append(_ app: VirtualApp) {
+        if first == nil { first = app } else { rest.append(app) }
+    }
+
+    mutating func remove(at index: Int) {
+        if index == 0 {
+            first = rest.isEmpty ? nil : rest.removeFirst()
+        } else {
+            rest.remove(at: index - 1)
+        }
+    }
+}
+
+/// The latest call ids a phone reported, as hashes in a small ring: CallKit refuses a call id it
+/// already knows ([CX-ERR] callUUIDAlreadyExists), and a phone that rings every day for years must
+/// not keep every id (memory bounded per phone). Hashes are per process (Swift's seeded `Hasher`),
+/// so a provider cannot choose colliding ids.
+struct RecentCalls: Sendable {
+    /// How many call ids a phone remembers.
+    static let capacity = 32
+    private var hashes: [Int] = []
+    private var next = 0
+
+    func contains(_ callUUID: String) -> Bool { hashes.contains(callUUID.hashValue) }
+
+    mutating func insert(_ callUUID: String) {
+        if hashes.count < Self.capacity {
+            hashes.append(callUUID.hashValue)
+        } else {
+            hashes[next] = callUUID.hashValue
+            next = (next + 1) % Self.capacity
+        }
+    }
 }
 
 /// What a new app on a phone is made of (control API, scenario files).

@@ -2,10 +2,11 @@ import APNs
 
 /// Which phone holds a token, per environment ([RESP]: sandbox and production are distinct spaces).
 ///
-/// Live tokens are keyed by a 64-bit fingerprint (their first eight bytes, which APNs tokens fill at
-/// random) and checked against the phone's app, so a million phones cost 16 bytes a slot instead of a
-/// whole token and record. Fingerprint collisions go to a small exact table; retired tokens (reinstalled,
-/// rotated, deleted apps) keep an exact record for their 410.
+/// Live tokens sit in one open-addressing table of 8-byte slots: 32 bits of the token's fingerprint
+/// and the entry (phone, kind, environment) packed in 32 more. A slot is only a candidate: `holds`
+/// checks it against the phone's app, which keeps the whole token. A million phones (two tokens
+/// each) cost 32 MB of slots, where a `Dictionary` of fingerprints cost 67 MB and a SipHash per push.
+/// Retired tokens (reinstalled, rotated, deleted apps) keep an exact record for their 410.
 struct TokenRegistry {
     struct Entry {
         var phone: Int32
@@ -20,24 +21,102 @@ struct TokenRegistry {
         var retiredAt: Double
     }
 
-    private var live: [UInt64: Entry] = [:]
-    private var collisions: [RegistryKey: Entry] = [:]
+    /// `check` (the fingerprint's top 32 bits) and the packed entry; `packed == empty` is a free
+    /// slot, `packed == removed` a tombstone that probes pass over.
+    private struct Slot {
+        var check: UInt32
+        var packed: UInt32
+    }
+
+    private static let empty = UInt32.max
+    private static let removed = UInt32.max - 1
+    /// Phones a slot can name: the packed entry keeps two bits for kind and environment.
+    static let packablePhones = Int32((UInt32.max - 2) >> 2)
+
+    private var slots = [Slot](repeating: Slot(check: 0, packed: TokenRegistry.empty), count: 16)
+    /// Live slots, and live plus tombstones (which also lengthen probes).
+    private var liveCount = 0
+    private var usedCount = 0
+    /// Entries whose phone does not fit a slot (over a billion phones: only in theory).
+    private var unpackable: [RegistryKey: Entry] = [:]
     private var retired: [RegistryKey: Retired] = [:]
 
-    mutating func reserve(_ count: Int) { live.reserveCapacity(count) }
+    /// Prepares for `count` live tokens without growing on the way.
+    mutating func reserve(_ count: Int) {
+        var capacity = slots.count
+        while capacity / 2 < count { capacity *= 2 }
+        if capacity > slots.count { rebuild(capacity: capacity) }
+    }
 
+    /// A token's 64-bit fingerprint: its first eight bytes (random in APNs tokens), mixed, so that
+    /// made-up tokens that share a prefix still spread over the table.
     private static func fingerprint(_ token: TokenValue, _ environment: APNsEnvironment) -> UInt64 {
-        token.words.0 ^ (environment == .production ? 0x9E37_79B9_7F4A_7C15 : 0)
+        var value = token.words.0 ^ token.words.1 &* 0xBF58_476D_1CE4_E5B9
+        value ^= environment == .production ? 0x9E37_79B9_7F4A_7C15 : 0
+        value = (value ^ (value >> 31)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 29)
+    }
+
+    /// The first slot of a check's probe sequence (from the check alone, so a rebuild needs no token).
+    @inline(__always) private func home(_ check: UInt32) -> Int {
+        Int(truncatingIfNeeded: (UInt64(check) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (slots.count - 1)
+    }
+
+    private static func pack(_ entry: Entry) -> UInt32 {
+        UInt32(entry.phone) << 2 | (entry.kind == .voip ? 0 : 1) | (entry.environment == .production ? 2 : 0)
+    }
+
+    private static func unpack(_ packed: UInt32) -> Entry {
+        Entry(
+            phone: Int32(packed >> 2), kind: packed & 1 == 0 ? .voip : .alert,
+            environment: packed & 2 == 0 ? .sandbox : .production)
     }
 
     mutating func register(_ token: TokenValue, environment: APNsEnvironment, phone: Int, kind: TokenKind) {
-        let entry = Entry(phone: Int32(phone), kind: kind, environment: environment)
-        let key = Self.fingerprint(token, environment)
-        if live[key] == nil {
-            live[key] = entry
-        } else {
-            collisions[RegistryKey(environment: environment, token: token)] = entry
+        let entry = Entry(phone: Int32(clamping: phone), kind: kind, environment: environment)
+        guard phone < Self.packablePhones else {
+            unpackable[RegistryKey(environment: environment, token: token)] = entry
+            return
         }
+        if (usedCount + 1) * 2 > slots.count {
+            rebuild(capacity: liveCount * 4 >= slots.count ? slots.count * 2 : slots.count)
+        }
+        let check = UInt32(truncatingIfNeeded: Self.fingerprint(token, environment) >> 32)
+        var index = home(check)
+        while slots[index].packed != Self.empty, slots[index].packed != Self.removed {
+            index = (index + 1) & (slots.count - 1)
+        }
+        if slots[index].packed == Self.empty { usedCount += 1 }
+        slots[index] = Slot(check: check, packed: Self.pack(entry))
+        liveCount += 1
+    }
+
+    /// Places every live slot again in a table of `capacity` slots, dropping the tombstones.
+    private mutating func rebuild(capacity: Int) {
+        let old = slots
+        slots = [Slot](repeating: Slot(check: 0, packed: Self.empty), count: capacity)
+        usedCount = 0
+        for slot in old where slot.packed != Self.empty && slot.packed != Self.removed {
+            var index = home(slot.check)
+            while slots[index].packed != Self.empty { index = (index + 1) & (capacity - 1) }
+            slots[index] = slot
+            usedCount += 1
+        }
+    }
+
+    /// The index of the live slot for a token that `holds` confirms, if any.
+    private func find(_ token: TokenValue, environment: APNsEnvironment, holds: (Entry) -> Bool) -> Int? {
+        let check = UInt32(truncatingIfNeeded: Self.fingerprint(token, environment) >> 32)
+        var index = home(check)
+        while slots[index].packed != Self.empty {
+            let slot = slots[index]
+            if slot.packed != Self.removed, slot.check == check {
+                let entry = Self.unpack(slot.packed)
+                if entry.environment == environment, holds(entry) { return index }
+            }
+            index = (index + 1) & (slots.count - 1)
+        }
+        return nil
     }
 
     mutating func retire(
@@ -46,19 +125,18 @@ struct TokenRegistry {
         holds: (Entry) -> Bool
     ) {
         let exact = RegistryKey(environment: environment, token: token)
-        if collisions.removeValue(forKey: exact) == nil {
-            let key = Self.fingerprint(token, environment)
-            if let entry = live[key], holds(entry) { live[key] = nil }
+        if unpackable.removeValue(forKey: exact) == nil, let index = find(token, environment: environment, holds: holds)
+        {
+            slots[index].packed = Self.removed
+            liveCount -= 1
         }
         retired[exact] = Retired(phone: phone, bundleId: bundleId, kind: kind, retiredAt: now)
     }
 
     /// The live entry for a token; `holds` checks that the entry's phone really has this token.
     func live(_ token: TokenValue, environment: APNsEnvironment, holds: (Entry) -> Bool) -> Entry? {
-        if let entry = live[Self.fingerprint(token, environment)], entry.environment == environment, holds(entry) {
-            return entry
-        }
-        return collisions.isEmpty ? nil : collisions[RegistryKey(environment: environment, token: token)]
+        if let index = find(token, environment: environment, holds: holds) { return Self.unpack(slots[index].packed) }
+        return unpackable.isEmpty ? nil : unpackable[RegistryKey(environment: environment, token: token)]
     }
 
     func retired(_ token: TokenValue, environment: APNsEnvironment) -> Retired? {

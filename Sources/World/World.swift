@@ -17,10 +17,10 @@ public final class World {
     /// The latest pushes: push number `n ≥ forgotten` is `recent[n - forgotten]`. Once more than
     /// `keptPushes` are kept, the oldest are forgotten (memory bounded under a soak), except those
     /// still pending, which move to `pendingAside` until they finish.
-    private var recent: [PushFate] = []
+    private var recent: [PushEntry] = []
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
-    private var pendingAside: [Int: PushFate] = [:]
+    private var pendingAside = AsidePushes()
     /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
     /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
     private var asideOrder: [Int] = []
@@ -46,28 +46,42 @@ public final class World {
     /// Not a pure read: finished pushes are dropped from the order first.
     public func remembered(_ range: Range<Int>) -> [PushFate] {
         let range = range.clamped(to: 0..<rememberedCount)
-        if asideOrder.count > pendingAside.count { asideOrder.removeAll { pendingAside[$0] == nil } }
-        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { pendingAside[$0]! }
+        if asideOrder.count > pendingAside.count { asideOrder.removeAll { !pendingAside.contains($0) } }
+        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { story($0, pendingAside[$0]) }
         let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
         return fromAside
-            + recent[(fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)]
+            + ((fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)).map {
+                story(forgotten + $0, recent[$0])
+            }
+    }
+
+    /// A kept entry as the public story, with its phone's name.
+    private func story(_ number: Int, _ entry: PushEntry) -> PushFate {
+        entry.fate(number: number, phoneName: entry.phone >= 0 ? phones[Int(entry.phone)].name : nil)
     }
 
     /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
-    private subscript(push number: Int) -> PushFate {
+    private subscript(push number: Int) -> PushEntry {
         // Inlined, so that reading one field reads that field, not a copy of the whole fate (the
         // retains showed in profiles: a third of a push's cost through the world).
+        // Reads go through `peek`: a getter or `_read` here copied the whole entry (six retains and
+        // releases) for one field, since its two branches yield from different stores.
         @inline(__always) get {
-            number >= forgotten ? recent[number - forgotten] : pendingAside[number]!
+            number >= forgotten ? recent[number - forgotten] : pendingAside[number]
         }
         @inline(__always) _modify {
             if number >= forgotten {
                 yield &recent[number - forgotten]
             } else {
-                yield &pendingAside[number]!
+                yield &pendingAside[number]
             }
         }
     }
+    /// Reads of a remembered push, borrowed (see `subscript(push:)`).
+    @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
+        number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number])
+    }
+
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
     private var recentRequests: [RegistryKey: RequestTimes] = [:]
@@ -131,31 +145,35 @@ public final class World {
 
     /// Who holds a token: live (with the app) or retired (with when).
     private func record(_ token: TokenValue, environment: APNsEnvironment) -> TokenRecord? {
-        var found: (app: VirtualApp, phone: Int)?
+        var app = -1
         let entry = registry.live(token, environment: environment) { entry in
+            app = appIndex(holding: token, kind: entry.kind, phone: Int(entry.phone), environment: environment) ?? -1
+            return app >= 0
+        }
+        if let entry {
             let phone = Int(entry.phone)
-            guard phones.indices.contains(phone),
-                let app = phones[phone].apps.first(where: {
-                    $0.environment == environment && (entry.kind == .voip ? $0.voipToken : $0.alertToken) == token
-                })
-            else { return false }
-            found = (app, phone)
-            return true
-        }
-        if let entry, let found {
-            return TokenRecord(phone: found.phone, bundleId: found.app.bundleId, kind: entry.kind, retiredAt: nil)
-        }
-        if let entry,
-            let app = phones[Int(entry.phone)].apps.first(where: {
-                (entry.kind == .voip ? $0.voipToken : $0.alertToken) == token
-            })
-        {
-            return TokenRecord(phone: Int(entry.phone), bundleId: app.bundleId, kind: entry.kind, retiredAt: nil)
+            // An entry the table could not pack was not checked against the app: any environment.
+            if app < 0 { app = appIndex(holding: token, kind: entry.kind, phone: phone, environment: nil) ?? -1 }
+            if app >= 0 {
+                return TokenRecord(
+                    phone: phone, bundleId: phones[phone].apps[app].bundleId, kind: entry.kind, retiredAt: nil)
+            }
         }
         if let old = registry.retired(token, environment: environment) {
             return TokenRecord(phone: old.phone, bundleId: old.bundleId, kind: old.kind, retiredAt: old.retiredAt)
         }
         return nil
+    }
+
+    /// The app of phone `phone` whose token of `kind` is `token` (in `environment`, when given).
+    private func appIndex(holding token: TokenValue, kind: TokenKind, phone: Int, environment: APNsEnvironment?)
+        -> Int?
+    {
+        guard phones.indices.contains(phone) else { return nil }
+        return phones[phone].apps.firstIndex {
+            (environment == nil || $0.environment == environment)
+                && (kind == .voip ? $0.voipToken : $0.alertToken) == token
+        }
     }
 
     /// Retires an app's tokens: they answer 200 for `unregisterDelay`, delivering nothing, then 410
@@ -165,7 +183,10 @@ public final class World {
         for (token, kind) in [(app.voipToken, TokenKind.voip), (app.alertToken, .alert)] {
             registry.retire(
                 token, environment: app.environment, phone: phone, bundleId: app.bundleId, kind: kind, at: now
-            ) { entry in Int(entry.phone) == phone && entry.kind == kind }
+            ) { entry in
+                Int(entry.phone) == phone && entry.kind == kind
+                    && appIndex(holding: token, kind: kind, phone: phone, environment: app.environment) != nil
+            }
         }
     }
 
@@ -241,14 +262,14 @@ public final class World {
     /// request for the per-token throttle.
     public func lookup(token hex: String, topic: String, environment: APNsEnvironment, at now: Double) -> DeviceLookup {
         guard let (token, record) = resolve(hex, environment: environment) else { return .unknown }
-        let key = RegistryKey(environment: environment, token: token)
-        let bundle = PushType.bundleId(ofTopic: topic)
-        if !penaltyUntil.isEmpty, let until = penaltyUntil[bundle], now < until { return .penalized }
+        if !penaltyUntil.isEmpty, let until = penaltyUntil[PushType.bundleId(ofTopic: topic)], now < until {
+            return .penalized
+        }
         if let retired = record.retiredAt, now >= retired + settings.unregisterDelay {
-            noteDeadTokenPush(bundle: bundle, at: now)
+            noteDeadTokenPush(bundle: PushType.bundleId(ofTopic: topic), at: now)
             return .unregistered(sinceMilliseconds: Int64((retired * 1000).rounded(.down)))
         }
-        if bundle != record.bundleId { return .notForTopic }
+        if !PushType.isTopic(topic, of: record.bundleId) { return .notForTopic }
         let voipTopic = topic.hasByteSuffix(".voip")
         // The regular token with the .voip topic: DeviceTokenNotForTopic (O: PyAPNs2 #134).
         if record.kind == .alert, voipTopic { return .notForTopic }
@@ -257,6 +278,7 @@ public final class World {
         if let throttle = settings.throttle {
             // Only the latest count + 1 times matter: more than `count` in the window means the oldest
             // of them is in it. Bounded memory and time per token, however fast a provider pushes.
+            let key = RegistryKey(environment: environment, token: token)
             let oldest = recentRequests[key, default: RequestTimes()].record(now, keeping: throttle.count + 1)
             if let oldest, oldest > now - throttle.window { return .throttled }
         }
@@ -314,27 +336,27 @@ public final class World {
     ) -> Int {
         let number = forgotten + recent.count
         let call = CallInfo(body: body)
-        var fate = PushFate(
-            number: number, apnsId: apnsId, token: push.deviceToken, topic: push.topic, sentAt: now,
-            priority: push.priority, expiration: push.expiration, callUUID: call.uuid, caller: call.caller)
-        fate.chain.reserveCapacity(6)
-        fate.note(now, .accepted)
-        recent.append(fate)
+        var entry = PushEntry(
+            apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
+            sentAt: now, expiration: push.expiration, priority: push.priority)
+        entry.note(now, .accepted)
+        let found = resolve(push.deviceToken, environment: environment)
+        if let (_, record) = found {
+            entry.phone = Int32(record.phone)
+            entry.bundleId = record.bundleId
+            entry.kind = record.kind
+        }
+        recent.append(entry)
         pendingCount += 1
-        guard let (_, record) = resolve(push.deviceToken, environment: environment) else {
+        guard let (_, record) = found else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
-        self[push: number].phone = record.phone
-        self[push: number].phoneName = phones[record.phone].name
-        self[push: number].bundleId = record.bundleId
-        self[push: number].kind = record.kind
         if record.retiredAt != nil {
             finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
             return number
         }
-        let phone = phones[record.phone]
-        if phone.isOnline {
+        if phones[record.phone].isOnline {
             scheduleArrival(number, at: now + latency(for: push.priority))
         } else {
             store(number, phone: record.phone, at: now)
@@ -370,14 +392,14 @@ public final class World {
     // MARK: Store and forward ([SEND], [METRICS], APNS-REFERENCE §7)
 
     private func store(_ number: Int, phone id: Int, at now: Double) {
-        let push = self[push: number]
+        let expiration = peek(number, { $0.expiration })
         // 0, or a time already past (aioapns's time_to_live=0): one attempt, not stored ([SEND]).
-        if let expiration = push.expiration, expiration == 0 || Double(expiration) <= now {
+        if let expiration, expiration == 0 || Double(expiration) <= now {
             finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
             return
         }
-        let expiresAt = push.expiration.map(Double.init) ?? (now + settings.defaultStorage)
-        let bundle = push.bundleId ?? ""
+        let expiresAt = expiration.map(Double.init) ?? (now + settings.defaultStorage)
+        let bundle = peek(number, { $0.bundleId }) ?? ""
         if let previous = phones[id].stored[bundle] {
             if settings.keepStored == .oldest {
                 finish(number, .notDelivered(.replacedWhileStored), now, .keptOldest)
@@ -391,10 +413,11 @@ public final class World {
     }
 
     private func expire(_ number: Int, at now: Double) {
-        guard self[push: number].outcome == .pending, let phone = self[push: number].phone,
-            phones[phone].stored[self[push: number].bundleId ?? ""] == number
+        let phone = Int(peek(number, { $0.phone }))
+        guard peek(number, { $0.isPending }), phone >= 0,
+            phones[phone].stored[peek(number, { $0.bundleId }) ?? ""] == number
         else { return }
-        phones[phone].stored[self[push: number].bundleId ?? ""] = nil
+        phones[phone].stored[peek(number, { $0.bundleId }) ?? ""] = nil
         finish(number, .notDelivered(.expired), now, .storedExpired)
     }
 
@@ -409,17 +432,18 @@ public final class World {
     // MARK: The phone ([PK-VOIP], [PK-264], APNS-REFERENCE §8.3)
 
     private func arrive(_ number: Int, at now: Double) {
-        guard self[push: number].outcome == .pending, let id = self[push: number].phone else { return }
+        let id = Int(peek(number, { $0.phone }))
+        guard peek(number, { $0.isPending }), id >= 0 else { return }
         if !phones[id].isOnline {
             store(number, phone: id, at: now)
             return
         }
-        guard let index = phones[id].appIndex(self[push: number].bundleId ?? "") else {
+        guard let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else {
             finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
         let app = phones[id].apps[index]
-        guard self[push: number].kind == .voip else {
+        guard peek(number, { $0.kind }) == .voip else {
             finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
         }
@@ -443,11 +467,12 @@ public final class World {
             }
         }
         self[push: number].deliveredAt = now
-        let delay = now - self[push: number].sentAt
+        let delay = now - peek(number, { $0.sentAt })
         self[push: number].note(
             now, .handedToApp(ios: app.ios, delay: delay))
-        let mustReport = self.mustReport(app: app, phone: phones[id], delay: delay, number: number, at: now)
-        let call = (uuid: self[push: number].callUUID, caller: self[push: number].caller)
+        let mustReport = self.mustReport(
+            app: app, onCall: phones[id].activeCall != nil, delay: delay, number: number, at: now)
+        let call = (uuid: peek(number, { $0.callUUID }), caller: peek(number, { $0.caller }))
         switch app.behaviour {
         case .reportsAtOnce:
             report(number, at: now)
@@ -481,7 +506,7 @@ public final class World {
 
     /// [PK-264], [PK-META]: on iOS 26.4 `mustReport` is false in the foreground, during a call, or after
     /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
-    private func mustReport(app: VirtualApp, phone: VirtualPhone, delay: Double, number: Int, at now: Double) -> Bool {
+    private func mustReport(app: VirtualApp, onCall: Bool, delay: Double, number: Int, at now: Double) -> Bool {
         guard app.ios >= OSVersion.reportingRule else {
             self[push: number].note(now, .beforeReportingRule(app.ios))
             return false
@@ -490,7 +515,7 @@ public final class World {
         var why: ChainStep.NoReportReason?
         if app.isForeground {
             why = .foreground
-        } else if phone.activeCall != nil {
+        } else if onCall {
             why = .onCall
         } else if newDelegate, delay > settings.longNetworkDelay {
             why = .networkDelay(delay)
@@ -512,16 +537,13 @@ public final class World {
     }
 
     private func systemCheck(_ number: Int, at now: Double) {
-        guard self[push: number].outcome == .pending else { return }
+        guard peek(number, { $0.isPending }) else { return }
         kill(number, .callServicesCheck, at: now)
     }
 
     private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
-        guard let id = self[push: number].phone,
-            let index = phones[id].appIndex(self[push: number].bundleId ?? "")
-        else {
-            return
-        }
+        let id = Int(peek(number, { $0.phone }))
+        guard id >= 0, let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else { return }
         phones[id].apps[index].unreportedKills += 1
         let kills = phones[id].apps[index].unreportedKills
         let step: ChainStep
@@ -541,13 +563,15 @@ public final class World {
 
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
     private func report(_ number: Int, at now: Double) {
-        guard self[push: number].outcome == .pending, let id = self[push: number].phone,
-            let app = phones[id].app(self[push: number].bundleId ?? "")
+        let id = Int(peek(number, { $0.phone }))
+        guard peek(number, { $0.isPending }), id >= 0,
+            let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
         else { return }
-        let uuid = self[push: number].callUUID
-        let caller = self[push: number].caller
+        let isEntitled = phones[id].apps[index].isEntitled
+        let uuid = peek(number, { $0.callUUID })
+        let caller = peek(number, { $0.caller })
         self[push: number].note(now, .reported)
-        if !app.isEntitled {
+        if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let uuid, phones[id].reportedCalls.contains(uuid) {
             finish(number, .duplicate(callUUID: uuid), now, .duplicate)
@@ -557,7 +581,7 @@ public final class World {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
             if let uuid { phones[id].reportedCalls.insert(uuid) }
-            let late = now - self[push: number].sentAt
+            let late = now - peek(number, { $0.sentAt })
             if late > settings.ringTimeout {
                 finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))
             } else {
@@ -567,8 +591,8 @@ public final class World {
     }
 
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
-        guard self[push: number].outcome == .pending else { return }
-        self[push: number].outcome = outcome
+        guard peek(number, { $0.isPending }) else { return }
+        self[push: number].ending = PushEntry.Ending(outcome)
         pendingCount -= 1
         self[push: number].finishedAt = now
         self[push: number].chain.append(ChainEvent(at: now, step: step))
@@ -577,24 +601,33 @@ public final class World {
 
     /// The pushes whose outcome became final since the last call, for observers (transcript, log).
     /// Then the oldest finished pushes beyond `keptPushes` are forgotten.
-    public func takeFinished() -> [PushFate] {
+    public func takeFinished() -> [PushFate] { takeFinishedPushes().map(\.fate) }
+
+    /// `takeFinished()` with the stories still to be told: the mock tells them after the world's
+    /// lock is released (building a `PushFate` is most of the cost of handing one out).
+    public func takeFinishedPushes() -> [FinishedPush] {
         defer {
-            for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
+            for number in finishedSinceLastTake where number < forgotten { pendingAside.remove(number) }
             finishedSinceLastTake.removeAll()
             forgetOldPushes()
         }
-        return finishedSinceLastTake.compactMap(fate)
+        return finishedSinceLastTake.compactMap { number in
+            guard isRemembered(number) else { return nil }
+            let entry = self[push: number]
+            return FinishedPush(
+                number: number, entry: entry, phoneName: entry.phone >= 0 ? phones[Int(entry.phone)].name : nil)
+        }
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
     private func isRemembered(_ number: Int) -> Bool {
-        number >= forgotten ? number - forgotten < recent.count : pendingAside[number] != nil
+        number >= forgotten ? number - forgotten < recent.count : pendingAside.contains(number)
     }
 
     /// Push `number`, while it is remembered.
     public func fate(_ number: Int) -> PushFate? {
-        if number >= forgotten { return number - forgotten < recent.count ? recent[number - forgotten] : nil }
-        return pendingAside[number]
+        guard isRemembered(number) else { return nil }
+        return story(number, self[push: number])
     }
 
     /// Down to half of `keptPushes` at once (removal is linear, so it is rare); the pending ones
@@ -602,9 +635,9 @@ public final class World {
     private func forgetOldPushes() {
         guard recent.count > keptPushes else { return }
         let count = recent.count - keptPushes / 2
-        for push in recent.prefix(count) where !push.outcome.isFinal {
-            pendingAside[push.number] = push
-            asideOrder.append(push.number)
+        for (offset, push) in recent.prefix(count).enumerated() where push.isPending {
+            pendingAside.insert(push, number: forgotten + offset)
+            asideOrder.append(forgotten + offset)
         }
         recent.removeFirst(count)
         forgotten += count
@@ -615,6 +648,51 @@ public final class World {
         guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
         return (kind == .voip ? app.voipToken : app.alertToken).description
     }
+}
+
+/// Pushes older than the history that are still pending, in an array (a dictionary of entries made
+/// every read of one field a copy of the whole entry) with their places by number.
+struct AsidePushes {
+    private var entries: [PushEntry] = []
+    private var numbers: [Int] = []
+    private var places: [Int: Int] = [:]
+
+    var count: Int { entries.count }
+
+    func contains(_ number: Int) -> Bool { places[number] != nil }
+
+    /// Push `number`, which the caller knows is here.
+    subscript(number: Int) -> PushEntry {
+        _read { yield entries[places[number]!] }
+        _modify { yield &entries[places[number]!] }
+    }
+
+    mutating func insert(_ entry: PushEntry, number: Int) {
+        places[number] = entries.count
+        entries.append(entry)
+        numbers.append(number)
+    }
+
+    mutating func remove(_ number: Int) {
+        guard let place = places.removeValue(forKey: number) else { return }
+        let last = entries.count - 1
+        if place != last {
+            entries.swapAt(place, last)
+            numbers.swapAt(place, last)
+            places[numbers[place]] = place
+        }
+        entries.removeLast()
+        numbers.removeLast()
+    }
+}
+
+/// A push whose outcome became final, as the world hands it out: `fate` tells its story.
+public struct FinishedPush: Sendable {
+    public let number: Int
+    let entry: PushEntry
+    let phoneName: String?
+
+    public var fate: PushFate { entry.fate(number: number, phoneName: phoneName) }
 }
 
 /// The latest request times of one token, in a ring changed in place: only the latest count + 1

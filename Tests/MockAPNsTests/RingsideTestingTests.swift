@@ -39,6 +39,38 @@ import Testing
         await mock.stop()
     }
 
+    /// The mock asks the world once per push (`SharedWorld.admit`), before the push's transcript line
+    /// is written; an outcome final at once (a retired token still answering 200), or at once after
+    /// a delivery latency of 0, must still come after that line. Telling outcomes as they finish, not
+    /// after `told`, puts some before their push.
+    @Test("An outcome is written after its push's line, even when the world ends it at once")
+    func outcomeAfterItsPush() async throws {
+        var options = RingsideMock.Options()
+        options.world.deliveryLatency = 0
+        options.world.unregisterDelay = 3600
+        options.world.throttle = nil
+        let mock = try await RingsideMock.start(options)
+        let alice = try await mock.addPhone("alice")
+        let bob = try await mock.addPhone("bob")
+        try await mock.apply(.uninstall, to: bob)
+        for index in 0..<20 {
+            #expect(try Self.push(mock, token: alice.voipToken, call: "live-\(index)") == 200)
+            #expect(try Self.push(mock, token: bob.voipToken, call: "dead-\(index)") == 200)
+        }
+        _ = try await mock.outcome(of: alice, callUUID: "live-19")
+        let lines = await mock.transcript
+        // Each outcome names its push by apns-id; the push's line carries the same id.
+        let outcomes = lines.enumerated().filter { $0.element.contains(#""event":"outcome""#) }
+        #expect(outcomes.count == 40, "\(outcomes.count) outcomes")
+        for (at, line) in outcomes {
+            guard let range = line.range(of: #""apnsId":""#) else { continue }
+            let id = String(line[range.upperBound...].prefix(36))
+            let push = lines.firstIndex { $0.contains(#""event":"push""#) && $0.contains(id) }
+            #expect(push != nil && push! < at, "apns-id \(id): push line \(push ?? -1), outcome line \(at)")
+        }
+        await mock.stop()
+    }
+
     @Test("Faults answer as armed; the world clock expires a stored push; a wait for no push throws what APNs said")
     func faultsClockAndWaits() async throws {
         let mock = try await RingsideMock.start()

@@ -1,0 +1,157 @@
+import APNs
+import Testing
+
+@testable import World
+
+/// The world's compact storage (issue 12): the token table, a phone's inline apps, the bounded call
+/// ids, the topic check without a new string. Each test names the broken variant it catches.
+@Suite struct WorldScaleTests {
+    static let bundle = "com.ringside.testapp"
+    let t0 = 1_800_000_000.0
+
+    func push(_ world: World, token: String, at time: Double, call: String) -> Int {
+        let accepted = AcceptedPush(
+            deviceToken: token, topic: "\(Self.bundle).voip", pushType: .voip, priority: .immediate, expiration: 0,
+            collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
+        let body = #"{"aps":{},"callUUID":"\#(call)","handle":"alice"}"#
+        return world.accept(accepted, environment: .sandbox, body: Array(body.utf8), apnsId: "id", at: time)
+    }
+
+    /// A table that lost entries when it grew or dropped tombstones, or that a retired token's slot
+    /// kept answering, fails here: every live token of 3,000 phones is found after growing from 16
+    /// slots and after rotations that leave tombstones, every retired one answers 410, a made-up one
+    /// is unknown.
+    @Test("The token table finds every live token through growth and tombstones, and no retired one")
+    func tokenTable() {
+        var settings = WorldSettings()
+        settings.throttle = nil
+        settings.unregisterDelay = 0
+        let world = World(settings: settings, seed: 3)
+        let topic = "\(Self.bundle).voip"
+        for index in 0..<3000 {
+            world.addPhone(
+                name: "phone \(index)",
+                apps: [
+                    AppSpec(bundleId: Self.bundle),
+                    AppSpec(bundleId: "com.other.app", environment: index % 2 == 0 ? .sandbox : .production),
+                ], at: t0)
+        }
+        var retired: [String] = []
+        for round in 0..<3 {
+            for phone in stride(from: round, to: 3000, by: 3) {
+                retired.append(world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!)
+                world.apply(.rotateToken, phone: phone, bundleId: Self.bundle, at: t0 + 1)
+            }
+        }
+        var missing = 0
+        for phone in 0..<3000 {
+            let token = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+            if world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + 2) != .active { missing += 1 }
+            let other = world.token(phone: phone, bundleId: "com.other.app", kind: .voip)!
+            let environment: APNsEnvironment = phone % 2 == 0 ? .sandbox : .production
+            if world.lookup(token: other, topic: "com.other.app.voip", environment: environment, at: t0 + 2) != .active
+            {
+                missing += 1
+            }
+            // The other environment is another space of tokens ([RESP]).
+            let wrong: APNsEnvironment = environment == .sandbox ? .production : .sandbox
+            #expect(world.lookup(token: other, topic: "com.other.app.voip", environment: wrong, at: t0 + 2) == .unknown)
+        }
+        #expect(missing == 0, "\(missing) live tokens not found")
+        let stillLive = retired.filter {
+            if case .unregistered = world.lookup(token: $0, topic: topic, environment: .sandbox, at: t0 + 2) {
+                return false
+            }
+            return true
+        }
+        #expect(stillLive.isEmpty, "\(stillLive.count) retired tokens do not answer 410")
+        let madeUp = String(repeating: "ab", count: 32)
+        #expect(world.lookup(token: madeUp, topic: topic, environment: .sandbox, at: t0 + 2) == .unknown)
+    }
+
+    /// The same table, raw: a rebuild at the same size (many tombstones, few live) keeps the live ones.
+    @Test("Registering and retiring the same slots many times keeps the live tokens findable")
+    func tombstonesRebuilt() {
+        var registry = TokenRegistry()
+        var live: [TokenValue] = []
+        for round in 0..<50 {
+            for index in 0..<20 {
+                let token = TokenValue(
+                    bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round &* 31 &+ index) })
+                registry.register(token, environment: .sandbox, phone: index, kind: .voip)
+                if round < 49 {
+                    registry.retire(token, environment: .sandbox, phone: index, bundleId: "b", kind: .voip, at: 0) {
+                        Int($0.phone) == index
+                    }
+                } else {
+                    live.append(token)
+                }
+            }
+        }
+        for (index, token) in live.enumerated() {
+            let entry = registry.live(token, environment: .sandbox) { Int($0.phone) == index }
+            #expect(entry?.phone == Int32(index))
+        }
+    }
+
+    /// A phone's apps inline: install, replace and remove keep order and content (an `AppList` whose
+    /// `remove(at: 0)` dropped the rest, or whose subscript wrote to the wrong app, fails).
+    @Test("A phone's apps: the first inline, the rest after it, in order through installs and removals")
+    func appList() {
+        let world = World(settings: WorldSettings(), seed: 1)
+        let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
+        world.install(AppSpec(bundleId: "c"), phone: phone, at: t0)
+        #expect(world.phones[phone].apps.map(\.bundleId) == ["a", "b", "c"])
+        world.apply(.uninstall, phone: phone, bundleId: "a", at: t0)
+        #expect(world.phones[phone].apps.map(\.bundleId) == ["b", "c"])
+        world.apply(.forceQuit, phone: phone, bundleId: "c", at: t0)
+        #expect(world.phones[phone].apps.map(\.isForceQuit) == [false, true])
+        world.apply(.uninstall, phone: phone, bundleId: "b", at: t0)
+        world.apply(.uninstall, phone: phone, bundleId: "c", at: t0)
+        #expect(world.phones[phone].apps.isEmpty)
+        world.install(AppSpec(bundleId: "d"), phone: phone, at: t0)
+        #expect(world.phones[phone].apps.map(\.bundleId) == ["d"])
+    }
+
+    /// CallKit refuses a call id it knows; a phone remembers the latest `RecentCalls.capacity` of them,
+    /// not every id of its life. A repeat soon after is a duplicate; one after more calls than that
+    /// rings again (a set without bound, or a ring that forgets too soon, fails).
+    @Test("A repeated call id is a duplicate while the phone remembers it; the memory is bounded")
+    func recentCalls() {
+        var settings = WorldSettings()
+        settings.throttle = nil
+        let world = World(settings: settings, seed: 5)
+        let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: Self.bundle)], at: t0)
+        let token = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+        func call(_ index: Int) -> String { "5f6c5d5e-0000-4000-8000-\(String(format: "%012d", index))" }
+        var time = t0
+        func ring(_ id: String) -> String {
+            time += 1
+            let number = push(world, token: token, at: time, call: id)
+            world.run(until: time + 0.5)
+            return world.fate(number)!.outcome.kind
+        }
+        #expect(ring(call(0)) == "rang")
+        #expect(ring(call(0)) == "duplicate")
+        for index in 1...(RecentCalls.capacity - 1) { #expect(ring(call(index)) == "rang") }
+        #expect(ring(call(0)) == "duplicate", "still among the latest \(RecentCalls.capacity)")
+        #expect(ring(call(1000)) == "rang")
+        #expect(ring(call(0)) == "rang", "forgotten after \(RecentCalls.capacity) newer calls")
+    }
+
+    /// The topic check the world makes per push, without a new string, says what `bundleId(ofTopic:)`
+    /// says, for every suffix, a bundle that itself ends like a suffix, prefixes and non-ASCII.
+    @Test("PushType.isTopic agrees with bundleId(ofTopic:)")
+    func topicCheck() {
+        let bundles = ["com.a", "com.a.voip", "com.é", "", "com"]
+        var topics = ["com.a", "com.ab", "com.a.", "com.é.voip", "com.a.voip.voip", "", ".voip", "com.a.voipx"]
+        for suffix in PushType.knownSuffixes { topics += ["com.a" + suffix, "com" + suffix, "com.é" + suffix] }
+        for topic in topics {
+            for bundle in bundles {
+                #expect(
+                    PushType.isTopic(topic, of: bundle) == (PushType.bundleId(ofTopic: topic) == bundle),
+                    "topic <\(topic)> bundle <\(bundle)>")
+            }
+        }
+    }
+}
