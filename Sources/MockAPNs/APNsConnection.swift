@@ -166,9 +166,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
         case .goAwayAfterAccepted, nil: break
         }
         var result: Result<AcceptedPush, Rejection>
-        /// The push's number in the world once `admit` took it in; its outcome waits for `told`.
+        // The push's number in the world once `admit` took it in; its outcome waits for `told`.
         var admitted: Int?
-        var entered = false
         if admitsInOneVisit, let world {
             result = mock.validator.validate(request, credentials: &credentials, at: now, checkingDevice: false)
             if case .success(let accepted) = result {
@@ -182,7 +181,6 @@ final class APNsConnection: HTTP2ConnectionHandler {
                     result = .failure(rejection)
                 } else {
                     admitted = number
-                    entered = true
                 }
             }
         } else {
@@ -227,9 +225,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 fault: delay.map { "answered after \($0) s (fault plan)" }, at: now)
             // The world learns of the push after the transcript line of its request (or, taken in by
             // `admit`, tells its outcome only after it).
-            if let admitted {
-                world?.told(admitted)
-            } else if !entered {
+            if admitsInOneVisit {
+                if let admitted { world?.told(admitted) }
+            } else {
                 world?.accept(
                     Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
                     at: now.world)

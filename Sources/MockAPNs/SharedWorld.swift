@@ -111,8 +111,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
 
     public func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return .active }
-        let answer = withWorld { $0.lookup(token: token, topic: topic, environment: environment, at: now) }
-        return answer == .unknown && acceptsUnknownTokens ? .active : answer
+        return withWorld { answer($0, token: token, topic: topic, environment: environment, at: now) }
     }
 
     /// The device check and, when the token is active, the push's entry into the world, in one visit
@@ -123,13 +122,13 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     ) -> (DeviceLookup, number: Int?) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return (.active, nil) }
         let ((answer, number), finished) = visit { world -> (DeviceLookup, Int?) in
-            let answer = world.lookup(token: push.deviceToken, topic: push.topic, environment: environment, at: now)
-            // Without `--world`, an unknown token is accepted and goes nowhere (as in `accept`).
-            if answer == .unknown, acceptsUnknownTokens { return (.active, nil) }
-            guard answer == .active else { return (answer, nil) }
-            let number = world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)
+            let answer = self.answer(
+                world, token: push.deviceToken, topic: push.topic, environment: environment, at: now)
+            guard answer == .active,
+                let number = enter(world, push, environment: environment, body: body, apnsId: apnsId, at: now)
+            else { return (answer, nil) }
             untold.withLock { _ = $0.numbers.insert(number) }
-            return (.active, number)
+            return (answer, number)
         }
         if !finished.isEmpty { tell(finished) }
         return (answer, number)
@@ -147,14 +146,29 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         if !held.isEmpty, let onFinished { onFinished(held.map(\.fate)) }
     }
 
-    /// An accepted push enters the world. Without `--world`, pushes to tokens no phone holds are not
-    /// recorded: they reach nothing, and a load test must not grow the world's history.
+    /// An accepted push enters the world.
     func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return }
-        withWorld { world in
-            if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return }
-            world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)
-        }
+        withWorld { enter($0, push, environment: environment, body: body, apnsId: apnsId, at: now) }
+    }
+
+    /// What the world says of a token (the world locked): without `--world`, an unknown one is active.
+    private func answer(
+        _ world: World, token: String, topic: String, environment: APNsEnvironment, at now: Double
+    ) -> DeviceLookup {
+        let answer = world.lookup(token: token, topic: topic, environment: environment, at: now)
+        return answer == .unknown && acceptsUnknownTokens ? .active : answer
+    }
+
+    /// The push enters the world (locked); returns its number. Without `--world`, a push to a token
+    /// no phone holds is not recorded: it reaches nothing, and a load test must not grow the history.
+    @discardableResult
+    private func enter(
+        _ world: World, _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String,
+        at now: Double
+    ) -> Int? {
+        if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return nil }
+        return world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)
     }
 
     /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.

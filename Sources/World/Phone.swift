@@ -173,19 +173,11 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
 struct RecentCalls: Sendable {
     /// How many call ids a phone remembers.
     static let capacity = 32
-    private var hashes: [Int] = []
-    private var next = 0
+    private var hashes = LatestValues<Int>()
 
     func contains(_ callUUID: String) -> Bool { hashes.contains(callUUID.hashValue) }
 
-    mutating func insert(_ callUUID: String) {
-        if hashes.count < Self.capacity {
-            hashes.append(callUUID.hashValue)
-        } else {
-            hashes[next] = callUUID.hashValue
-            next = (next + 1) % Self.capacity
-        }
-    }
+    mutating func insert(_ callUUID: String) { hashes.record(callUUID.hashValue, keeping: Self.capacity) }
 }
 
 /// What a new app on a phone is made of (control API, scenario files).

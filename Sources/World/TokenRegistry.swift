@@ -2,7 +2,7 @@ import APNs
 
 /// Which phone holds a token, per environment ([RESP]: sandbox and production are distinct spaces).
 ///
-/// Live tokens sit in one open-addressing table of 8-byte slots: 32 bits of the token's fingerprint
+/// Live tokens sit in one open-addressing table of 8-byte slots: the token's 32-bit check (`check`)
 /// and the entry (phone, kind, environment) packed in 32 more. A slot is only a candidate: `holds`
 /// checks it against the phone's app, which keeps the whole token. A million phones (two tokens
 /// each) cost 32 MB of slots, where a `Dictionary` of fingerprints cost 67 MB and a SipHash per push.
@@ -48,18 +48,27 @@ struct TokenRegistry {
         if capacity > slots.count { rebuild(capacity: capacity) }
     }
 
-    /// A token's 64-bit fingerprint: its first eight bytes (random in APNs tokens), mixed, so that
-    /// made-up tokens that share a prefix still spread over the table.
-    private static func fingerprint(_ token: TokenValue, _ environment: APNsEnvironment) -> UInt64 {
+    /// A token's check: 32 bits of its first sixteen bytes and environment, mixed, so that made-up
+    /// tokens that share a prefix still spread over the table (APNs tokens are random anyway).
+    private static func check(_ token: TokenValue, _ environment: APNsEnvironment) -> UInt32 {
         var value = token.words.0 ^ token.words.1 &* 0xBF58_476D_1CE4_E5B9
         value ^= environment == .production ? 0x9E37_79B9_7F4A_7C15 : 0
         value = (value ^ (value >> 31)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 29)
+        return UInt32(truncatingIfNeeded: (value ^ (value >> 29)) >> 32)
     }
 
     /// The first slot of a check's probe sequence (from the check alone, so a rebuild needs no token).
     @inline(__always) private func home(_ check: UInt32) -> Int {
         Int(truncatingIfNeeded: (UInt64(check) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (slots.count - 1)
+    }
+
+    /// The first empty slot or tombstone on a check's probe sequence (the table is never full).
+    private func freeSlot(_ check: UInt32) -> Int {
+        var index = home(check)
+        while slots[index].packed != Self.empty, slots[index].packed != Self.removed {
+            index = (index + 1) & (slots.count - 1)
+        }
+        return index
     }
 
     private static func pack(_ entry: Entry) -> UInt32 {
@@ -81,11 +90,8 @@ struct TokenRegistry {
         if (usedCount + 1) * 2 > slots.count {
             rebuild(capacity: liveCount * 4 >= slots.count ? slots.count * 2 : slots.count)
         }
-        let check = UInt32(truncatingIfNeeded: Self.fingerprint(token, environment) >> 32)
-        var index = home(check)
-        while slots[index].packed != Self.empty, slots[index].packed != Self.removed {
-            index = (index + 1) & (slots.count - 1)
-        }
+        let check = Self.check(token, environment)
+        let index = freeSlot(check)
         if slots[index].packed == Self.empty { usedCount += 1 }
         slots[index] = Slot(check: check, packed: Self.pack(entry))
         liveCount += 1
@@ -97,16 +103,14 @@ struct TokenRegistry {
         slots = [Slot](repeating: Slot(check: 0, packed: Self.empty), count: capacity)
         usedCount = 0
         for slot in old where slot.packed != Self.empty && slot.packed != Self.removed {
-            var index = home(slot.check)
-            while slots[index].packed != Self.empty { index = (index + 1) & (capacity - 1) }
-            slots[index] = slot
+            slots[freeSlot(slot.check)] = slot
             usedCount += 1
         }
     }
 
     /// The index of the live slot for a token that `holds` confirms, if any.
     private func find(_ token: TokenValue, environment: APNsEnvironment, holds: (Entry) -> Bool) -> Int? {
-        let check = UInt32(truncatingIfNeeded: Self.fingerprint(token, environment) >> 32)
+        let check = Self.check(token, environment)
         var index = home(check)
         while slots[index].packed != Self.empty {
             let slot = slots[index]

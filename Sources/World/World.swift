@@ -20,7 +20,7 @@ public final class World {
     private var recent: [PushEntry] = []
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
-    private var pendingAside = AsidePushes()
+    private var pendingAside: [Int: PushEntry] = [:]
     /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
     /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
     private var asideOrder: [Int] = []
@@ -46,8 +46,8 @@ public final class World {
     /// Not a pure read: finished pushes are dropped from the order first.
     public func remembered(_ range: Range<Int>) -> [PushFate] {
         let range = range.clamped(to: 0..<rememberedCount)
-        if asideOrder.count > pendingAside.count { asideOrder.removeAll { !pendingAside.contains($0) } }
-        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { story($0, pendingAside[$0]) }
+        if asideOrder.count > pendingAside.count { asideOrder.removeAll { pendingAside[$0] == nil } }
+        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { story($0, pendingAside[$0]!) }
         let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
         return fromAside
             + ((fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)).map {
@@ -57,34 +57,38 @@ public final class World {
 
     /// A kept entry as the public story, with its phone's name.
     private func story(_ number: Int, _ entry: PushEntry) -> PushFate {
-        entry.fate(number: number, phoneName: entry.phone >= 0 ? phones[Int(entry.phone)].name : nil)
+        entry.fate(number: number, phoneName: phoneName(of: entry))
+    }
+
+    /// The name of the phone an entry reached (phones are never removed, and keep their names).
+    private func phoneName(of entry: PushEntry) -> String? {
+        entry.phone >= 0 ? phones[Int(entry.phone)].name : nil
     }
 
     /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
+    /// Reading one field goes through `peek`: a getter or `_read` here copied the whole entry (six
+    /// retains and releases, a third of a push's cost in profiles), its two branches yielding from
+    /// different stores. The getter is for taking a whole copy.
     private subscript(push number: Int) -> PushEntry {
-        // Inlined, so that reading one field reads that field, not a copy of the whole fate (the
-        // retains showed in profiles: a third of a push's cost through the world).
-        // Reads go through `peek`: a getter or `_read` here copied the whole entry (six retains and
-        // releases) for one field, since its two branches yield from different stores.
         @inline(__always) get {
-            number >= forgotten ? recent[number - forgotten] : pendingAside[number]
+            number >= forgotten ? recent[number - forgotten] : pendingAside[number]!
         }
         @inline(__always) _modify {
             if number >= forgotten {
                 yield &recent[number - forgotten]
             } else {
-                yield &pendingAside[number]
+                yield &pendingAside[number]!
             }
         }
     }
     /// Reads of a remembered push, borrowed (see `subscript(push:)`).
     @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
-        number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number])
+        number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number]!)
     }
 
     private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
-    private var recentRequests: [RegistryKey: RequestTimes] = [:]
+    private var recentRequests: [RegistryKey: LatestValues<Double>] = [:]
     /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
     private var deadTokenPushes: [String: Int] = [:]
     private var penaltyUntil: [String: Double] = [:]
@@ -279,7 +283,7 @@ public final class World {
             // Only the latest count + 1 times matter: more than `count` in the window means the oldest
             // of them is in it. Bounded memory and time per token, however fast a provider pushes.
             let key = RegistryKey(environment: environment, token: token)
-            let oldest = recentRequests[key, default: RequestTimes()].record(now, keeping: throttle.count + 1)
+            let oldest = recentRequests[key, default: LatestValues()].record(now, keeping: throttle.count + 1)
             if let oldest, oldest > now - throttle.window { return .throttled }
         }
         return isFull ? .full : .active
@@ -340,15 +344,15 @@ public final class World {
             apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
             sentAt: now, expiration: push.expiration, priority: push.priority)
         entry.note(now, .accepted)
-        let found = resolve(push.deviceToken, environment: environment)
-        if let (_, record) = found {
+        let record = resolve(push.deviceToken, environment: environment)?.1
+        if let record {
             entry.phone = Int32(record.phone)
             entry.bundleId = record.bundleId
             entry.kind = record.kind
         }
         recent.append(entry)
         pendingCount += 1
-        guard let (_, record) = found else {
+        guard let record else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
         }
@@ -607,21 +611,20 @@ public final class World {
     /// lock is released (building a `PushFate` is most of the cost of handing one out).
     public func takeFinishedPushes() -> [FinishedPush] {
         defer {
-            for number in finishedSinceLastTake where number < forgotten { pendingAside.remove(number) }
+            for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
             finishedSinceLastTake.removeAll()
             forgetOldPushes()
         }
         return finishedSinceLastTake.compactMap { number in
             guard isRemembered(number) else { return nil }
             let entry = self[push: number]
-            return FinishedPush(
-                number: number, entry: entry, phoneName: entry.phone >= 0 ? phones[Int(entry.phone)].name : nil)
+            return FinishedPush(number: number, entry: entry, phoneName: phoneName(of: entry))
         }
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
     private func isRemembered(_ number: Int) -> Bool {
-        number >= forgotten ? number - forgotten < recent.count : pendingAside.contains(number)
+        number >= forgotten ? number - forgotten < recent.count : pendingAside[number] != nil
     }
 
     /// Push `number`, while it is remembered.
@@ -636,7 +639,7 @@ public final class World {
         guard recent.count > keptPushes else { return }
         let count = recent.count - keptPushes / 2
         for (offset, push) in recent.prefix(count).enumerated() where push.isPending {
-            pendingAside.insert(push, number: forgotten + offset)
+            pendingAside[forgotten + offset] = push
             asideOrder.append(forgotten + offset)
         }
         recent.removeFirst(count)
@@ -650,42 +653,6 @@ public final class World {
     }
 }
 
-/// Pushes older than the history that are still pending, in an array (a dictionary of entries made
-/// every read of one field a copy of the whole entry) with their places by number.
-struct AsidePushes {
-    private var entries: [PushEntry] = []
-    private var numbers: [Int] = []
-    private var places: [Int: Int] = [:]
-
-    var count: Int { entries.count }
-
-    func contains(_ number: Int) -> Bool { places[number] != nil }
-
-    /// Push `number`, which the caller knows is here.
-    subscript(number: Int) -> PushEntry {
-        _read { yield entries[places[number]!] }
-        _modify { yield &entries[places[number]!] }
-    }
-
-    mutating func insert(_ entry: PushEntry, number: Int) {
-        places[number] = entries.count
-        entries.append(entry)
-        numbers.append(number)
-    }
-
-    mutating func remove(_ number: Int) {
-        guard let place = places.removeValue(forKey: number) else { return }
-        let last = entries.count - 1
-        if place != last {
-            entries.swapAt(place, last)
-            numbers.swapAt(place, last)
-            places[numbers[place]] = place
-        }
-        entries.removeLast()
-        numbers.removeLast()
-    }
-}
-
 /// A push whose outcome became final, as the world hands it out: `fate` tells its story.
 public struct FinishedPush: Sendable {
     public let number: Int
@@ -695,27 +662,34 @@ public struct FinishedPush: Sendable {
     public var fate: PushFate { entry.fate(number: number, phoneName: phoneName) }
 }
 
-/// The latest request times of one token, in a ring changed in place: only the latest count + 1
-/// matter to the throttle (more than `count` in the window means the oldest of them is in it), so
-/// memory and time per request stay bounded however fast a provider pushes.
-struct RequestTimes {
-    private var times: [Double] = []
+/// The latest values of a series, in a ring changed in place: memory and time per value stay bounded
+/// however long the series. A token's request times for the throttle (only the latest count + 1
+/// matter: more than `count` in the window means the oldest of them is in it), a phone's call ids.
+struct LatestValues<Value> {
+    private var values: [Value] = []
     private var next = 0
 
-    /// Records `now`; returns the oldest of the latest `keeping` times once that many were seen.
-    mutating func record(_ now: Double, keeping size: Int) -> Double? {
-        if times.count > size {
-            times = Array((times[next...] + times[..<next]).suffix(size))  // the throttle's count went down
+    /// Records `value`; returns the oldest of the latest `keeping` values once that many were seen.
+    @discardableResult
+    mutating func record(_ value: Value, keeping size: Int) -> Value? {
+        if values.count > size {
+            values = Array((values[next...] + values[..<next]).suffix(size))  // the throttle's count went down
             next = 0
         }
-        if times.count < size {
-            times.append(now)
-            return times.count == size ? times[0] : nil
+        if values.count < size {
+            values.append(value)
+            return values.count == size ? values[0] : nil
         }
-        times[next] = now
+        values[next] = value
         next = (next + 1) % size
-        return times[next]
+        return values[next]
     }
+}
+
+extension LatestValues: Sendable where Value: Sendable {}
+
+extension LatestValues where Value: Equatable {
+    func contains(_ value: Value) -> Bool { values.contains(value) }
 }
 
 /// A registry key: tokens live in per-environment spaces ([RESP], BadDeviceToken).
