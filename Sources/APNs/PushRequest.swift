@@ -5,24 +5,77 @@ import Glibc
 /// Built from HTTP/2 header fields; nothing is validated here (that is `Validator`'s job), so that a
 /// malformed request can still be described, logged and answered with the right reason.
 public struct PushRequest: Sendable {
-    public var method: String?
-    public var path: String?
-    public var authorization: String?
-    public var apnsId: String?
-    public var expiration: String?
-    public var priority: String?
-    public var topic: String?
-    public var pushType: String?
-    public var collapseId: String?
+    /// The header fields, in one shared box (`CopyOnWrite`): a connection keeps the request of its
+    /// last header block and starts the next request from it (HPACK repeats blocks), and a request
+    /// is copied into the transcript's record. The body, new with every request, is kept beside it.
+    private struct Fields {
+        var method: String?
+        var path: String?
+        var authorization: String?
+        var apnsId: String?
+        var expiration: String?
+        var priority: String?
+        var topic: String?
+        var pushType: String?
+        var collapseId: String?
+        var duplicatedHeaders: [String] = []
+        var otherHeaders: [(name: String, value: String)] = []
+        var deviceToken: String?
+    }
+
+    private var fields = CopyOnWrite(Fields())
+
+    public var method: String? {
+        get { fields.value.method }
+        set { fields.value.method = newValue }
+    }
+    public var path: String? {
+        get { fields.value.path }
+        set { fields.value.path = newValue }
+    }
+    public var authorization: String? {
+        get { fields.value.authorization }
+        set { fields.value.authorization = newValue }
+    }
+    public var apnsId: String? {
+        get { fields.value.apnsId }
+        set { fields.value.apnsId = newValue }
+    }
+    public var expiration: String? {
+        get { fields.value.expiration }
+        set { fields.value.expiration = newValue }
+    }
+    public var priority: String? {
+        get { fields.value.priority }
+        set { fields.value.priority = newValue }
+    }
+    public var topic: String? {
+        get { fields.value.topic }
+        set { fields.value.topic = newValue }
+    }
+    public var pushType: String? {
+        get { fields.value.pushType }
+        set { fields.value.pushType = newValue }
+    }
+    public var collapseId: String? {
+        get { fields.value.collapseId }
+        set { fields.value.collapseId = newValue }
+    }
     /// Names of headers that appeared more than once ([RESP]: `DuplicateHeaders`).
-    public var duplicatedHeaders: [String] = []
+    public var duplicatedHeaders: [String] {
+        get { fields.value.duplicatedHeaders }
+        set { fields.value.duplicatedHeaders = newValue }
+    }
     /// The body, possibly cut short (see `bodyLength`).
     public var body: [UInt8] = []
     /// How many body bytes arrived; larger than `body.count` when the server stopped keeping them.
     public var bodyLength: Int = 0
     /// The headers APNs does not read (content-type, user-agent …), kept for expectations and
     /// transcripts; at most `maximumOtherHeaders`, each cut to `maximumHeaderValue` bytes.
-    public var otherHeaders: [(name: String, value: String)] = []
+    public var otherHeaders: [(name: String, value: String)] {
+        get { fields.value.otherHeaders }
+        set { fields.value.otherHeaders = newValue }
+    }
     static let maximumOtherHeaders = 32
     static let maximumHeaderValue = 1024
 
@@ -57,6 +110,7 @@ public struct PushRequest: Sendable {
     /// left as it was need not be copied.
     @discardableResult
     public mutating func compact(keeping bytes: Int) -> Bool {
+        if largestPart <= bytes { return false }  // most requests: nothing read twice, nothing written
         var cutAny = false
         if body.count > bytes {
             body = Array(body.prefix(bytes))
@@ -93,12 +147,26 @@ public struct PushRequest: Sendable {
         return cutAny
     }
 
+    /// The most bytes `compact(keeping:)` finds in one part (the body, a text field, the other
+    /// headers together), or `Int.max` past 8 repeated names: the request fits any larger budget.
+    private var largestPart: Int {
+        if duplicatedHeaders.count > 8 { return .max }
+        var others = 0
+        for header in otherHeaders { others += header.name.utf8.count + header.value.utf8.count }
+        func size(_ text: String?) -> Int { text?.utf8.count ?? 0 }
+        return max(
+            body.count, others, size(method), size(path), size(authorization), size(apnsId), size(expiration),
+            size(priority), size(topic), size(pushType), size(collapseId))
+    }
+
     /// Records one header field; names are lower case in HTTP/2 (RFC 9113 §8.2.1).
     public mutating func add(name: String, value: String) {
+        var repeated = false
         func set(_ slot: inout String?) {
-            if slot != nil { duplicatedHeaders.append(name) }
+            if slot != nil { repeated = true }
             slot = value
         }
+        defer { if repeated { duplicatedHeaders.append(name) } }
         switch name {
         case ":method": set(&method)
         case ":path":
@@ -133,10 +201,12 @@ public struct PushRequest: Sendable {
             return
         }
         let text = String(decoding: value, as: UTF8.self)
+        var repeated = false
         func set(_ slot: inout String?) {
-            if slot != nil { duplicatedHeaders.append(PushRequest.knownNames[index].description) }
+            if slot != nil { repeated = true }
             slot = text
         }
+        defer { if repeated { duplicatedHeaders.append(PushRequest.knownNames[index].description) } }
         switch index {
         case 0: set(&method)
         case 1:
@@ -180,7 +250,10 @@ public struct PushRequest: Sendable {
     }
 
     /// The device token named by the path, if the path has the `/3/device/` shape.
-    public private(set) var deviceToken: String?
+    public private(set) var deviceToken: String? {
+        get { fields.value.deviceToken }
+        set { fields.value.deviceToken = newValue }
+    }
 
     static let devicePrefix = "/3/device/"
 

@@ -100,4 +100,19 @@ public enum LintNote: String, CaseIterable, Sendable {
 public enum Check: String, CaseIterable, Sendable, Codable {
     case method, path, duplicateHeaders, authentication, messageId, topic, pushType, priority, expiration,
         collapseId, topicAuthorization, deviceToken, payload, voipLint, device
+
+    /// Whether the check's answer follows from the header block alone (and the connection's
+    /// certificate, fixed by its handshake): the same block gets the same answer, so a connection
+    /// runs it once per block (`Validator.CheckedHeaders`). The others read the clock (a JWT ages,
+    /// `voip-lint` compares the expiration with now), the body, the connection's token state (the
+    /// team a JWT pinned) or the world.
+    public var readsOnlyHeaders: Bool {
+        switch self {
+        case .method, .path, .duplicateHeaders, .messageId, .topic, .pushType, .priority, .expiration, .collapseId,
+            .deviceToken:
+            return true
+        case .authentication, .topicAuthorization, .payload, .voipLint, .device:
+            return false
+        }
+    }
 }

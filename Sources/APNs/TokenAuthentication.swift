@@ -42,9 +42,10 @@ public struct TokenAuthentication: Sendable {
         environmentKeyReason: Reason, at now: Moment
     ) -> Result<Accepted, Rejection> {
         // The common case first: the JWT this connection already proved (one memcmp, no parsing).
-        if let current, authorization == current.authorization, blockedUntil == nil {
-            return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
-                Accepted(keyId: current.token.keyId, teamId: current.token.teamId, isFirstValidToken: false)
+        // Read in place: binding `current` would copy it, a retain for each of the token's strings.
+        if blockedUntil == nil, let authorization, current?.authorization == authorization {
+            return checkAge(issuedAt: current!.token.issuedAt, firstSeen: current!.firstSeen, now: now).map {
+                Accepted(keyId: current!.token.keyId, teamId: current!.token.teamId, isFirstValidToken: false)
             }
         }
         guard let authorization, authorization.utf8.count > 7,
@@ -70,7 +71,7 @@ public struct TokenAuthentication: Sendable {
         if let current, current.authorization.utf8.count > 7,
             current.authorization.dropFirst(7).drop(while: { $0 == " " }) == jwt
         {
-            return checkAge(current.token, firstSeen: current.firstSeen, now: now).map {
+            return checkAge(issuedAt: current.token.issuedAt, firstSeen: current.firstSeen, now: now).map {
                 Accepted(keyId: current.token.keyId, teamId: current.token.teamId, isFirstValidToken: false)
             }
         }
@@ -126,7 +127,9 @@ public struct TokenAuthentication: Sendable {
                         "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)")
             )
         }
-        if case .failure(let rejection) = checkAge(token, firstSeen: now, now: now) { return .failure(rejection) }
+        if case .failure(let rejection) = checkAge(issuedAt: token.issuedAt, firstSeen: now, now: now) {
+            return .failure(rejection)
+        }
         if let lastChange, now.world - lastChange.world < Self.minimumRefreshInterval {
             blockedUntil = lastChange.world + Self.minimumRefreshInterval
             return .failure(
@@ -146,21 +149,21 @@ public struct TokenAuthentication: Sendable {
     }
 
     /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since (DESIGN.md).
-    private func checkAge(_ token: ProviderToken, firstSeen: Moment, now: Moment) -> Result<Void, Rejection> {
-        let age = (firstSeen.wall - Double(token.issuedAt)) + (now.world - firstSeen.world)
+    private func checkAge(issuedAt: Int64, firstSeen: Moment, now: Moment) -> Result<Void, Rejection> {
+        let age = (firstSeen.wall - Double(issuedAt)) + (now.world - firstSeen.world)
         if age > Self.tokenLifetime {
             return .failure(
                 Rejection(
                     .expiredProviderToken, check: .authentication,
                     detail:
-                        "the JWT was issued \(Int(age)) s ago (iat \(token.issuedAt)); APNs accepts at most \(Int(Self.tokenLifetime)) s"
+                        "the JWT was issued \(Int(age)) s ago (iat \(issuedAt)); APNs accepts at most \(Int(Self.tokenLifetime)) s"
                 ))
         }
         if age < -Self.allowedFutureSkew {
             return .failure(
                 Rejection(
                     .invalidProviderToken, check: .authentication,
-                    detail: "the JWT's iat \(token.issuedAt) is \(Int(-age)) s in the future"))
+                    detail: "the JWT's iat \(issuedAt) is \(Int(-age)) s in the future"))
         }
         return .success(())
     }

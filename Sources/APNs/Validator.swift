@@ -65,35 +65,77 @@ public struct ConnectionCredentials: Sendable {
 
 /// A push APNs accepted, with what the checks established about it.
 public struct AcceptedPush: Sendable {
-    public var deviceToken: String
-    public var topic: String
-    public var pushType: PushType?
-    public var priority: Priority
+    /// The fields, in one shared box (`CopyOnWrite`): an accepted push is copied from the validator
+    /// to the world and into the push's record (callgrind counted four copies a push).
+    private struct Fields {
+        var deviceToken: String
+        var topic: String
+        var pushType: PushType?
+        var priority: Priority
+        var expiration: Int64?
+        var collapseId: String?
+        var keyId: String?
+        var teamId: String?
+        var isFirstValidToken: Bool
+        var notes: [LintNote]
+    }
+
+    private var fields: CopyOnWrite<Fields>
+
+    public var deviceToken: String {
+        get { fields.value.deviceToken }
+        set { fields.value.deviceToken = newValue }
+    }
+    public var topic: String {
+        get { fields.value.topic }
+        set { fields.value.topic = newValue }
+    }
+    public var pushType: PushType? {
+        get { fields.value.pushType }
+        set { fields.value.pushType = newValue }
+    }
+    public var priority: Priority {
+        get { fields.value.priority }
+        set { fields.value.priority = newValue }
+    }
     /// Seconds since 1970; 0 means "deliver once, do not store"; nil means the default storage (30 days).
-    public var expiration: Int64?
-    public var collapseId: String?
+    public var expiration: Int64? {
+        get { fields.value.expiration }
+        set { fields.value.expiration = newValue }
+    }
+    public var collapseId: String? {
+        get { fields.value.collapseId }
+        set { fields.value.collapseId = newValue }
+    }
     /// The JWT's key and team, under token authentication.
-    public var keyId: String?
-    public var teamId: String?
+    public var keyId: String? {
+        get { fields.value.keyId }
+        set { fields.value.keyId = newValue }
+    }
+    public var teamId: String? {
+        get { fields.value.teamId }
+        set { fields.value.teamId = newValue }
+    }
     /// True when this was the connection's first valid JWT: APNs then raises MAX_CONCURRENT_STREAMS.
-    public var isFirstValidToken: Bool
+    public var isFirstValidToken: Bool {
+        get { fields.value.isFirstValidToken }
+        set { fields.value.isFirstValidToken = newValue }
+    }
     /// Under `voip-lint`: the undocumented encodings of a JWT this request verified.
-    public var notes: [LintNote] = []
+    public var notes: [LintNote] {
+        get { fields.value.notes }
+        set { fields.value.notes = newValue }
+    }
 
     public init(
         deviceToken: String, topic: String, pushType: PushType?, priority: Priority, expiration: Int64?,
         collapseId: String?, keyId: String?, teamId: String?, isFirstValidToken: Bool, notes: [LintNote] = []
     ) {
-        self.notes = notes
-        self.deviceToken = deviceToken
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseId = collapseId
-        self.keyId = keyId
-        self.teamId = teamId
-        self.isFirstValidToken = isFirstValidToken
+        fields = CopyOnWrite(
+            Fields(
+                deviceToken: deviceToken, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+                collapseId: collapseId, keyId: keyId, teamId: teamId, isFirstValidToken: isFirstValidToken, notes: notes
+            ))
     }
 }
 
@@ -123,13 +165,34 @@ public final class Validator: Sendable {
     public func validate(
         _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment, checkingDevice: Bool = true
     ) -> Result<AcceptedPush, Rejection> {
-        var state = State(request: request)
-        for check in checks where checkingDevice || check != .device {
+        var checked: CheckedHeaders?
+        return validate(request, credentials: &credentials, at: now, checkingDevice: checkingDevice, checked: &checked)
+    }
+
+    /// What the checks that read only the header block (`Check.readsOnlyHeaders`) learnt from a
+    /// block that passed every check. A connection that receives the same block again (HPACK makes
+    /// that the common case) passes it back, and only the other checks run: those read the clock,
+    /// the body, the connection's token state or the world.
+    public struct CheckedHeaders: Sendable {
+        fileprivate var state: State
+    }
+
+    /// As `validate(_:credentials:at:checkingDevice:)`; `checked` is what an earlier call on this
+    /// connection learnt from the same header block, byte for byte (nil: not known yet). It is set
+    /// when every check passed, so that the next request with the block can pass it back.
+    public func validate(
+        _ request: PushRequest, credentials: inout ConnectionCredentials, at now: Moment, checkingDevice: Bool = true,
+        checked: inout CheckedHeaders?
+    ) -> Result<AcceptedPush, Rejection> {
+        let known = checked != nil
+        var state = checked?.state ?? State(request: request)
+        for check in checks where (checkingDevice || check != .device) && !(known && check.readsOnlyHeaders) {
             if var rejection = run(check, request, &state, credentials: &credentials, now: now) {
                 if settings.profile == .voipLint { rejection.notes = state.notes }
                 return .failure(rejection)
             }
         }
+        if !known { checked = CheckedHeaders(state: state.headersPart) }
         return .success(
             AcceptedPush(
                 deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
@@ -154,6 +217,16 @@ public final class Validator: Sendable {
             token = request.deviceToken
             topic = request.topic
             pushType = request.pushType.flatMap(PushType.init(rawValue:))
+        }
+
+        /// What the header checks set, without what the authentication check sets (it runs again).
+        var headersPart: State {
+            var part = self
+            part.keyId = nil
+            part.teamId = nil
+            part.isFirstValidToken = false
+            part.notes = []
+            return part
         }
 
         /// A VoIP push for the lint rules: push type voip, or a `.voip` topic.

@@ -21,8 +21,13 @@ public final class HTTP2Session {
     let limits: HTTP2Limits
     /// Requests whose headers are complete, waiting for DATA, by stream id.
     @exclusivity(unchecked) private var incoming: [Int32: HTTP2Request] = [:]
+    /// The latest requests to wait for DATA (at most `recentLimit`), searched in order before
+    /// `incoming`: a client sends a request's DATA soon after its HEADERS (nghttp2's client sends
+    /// the HEADERS of a burst first, then the DATA), so most DATA finds its stream without a hash.
+    @exclusivity(unchecked) private var recent: [HTTP2Request] = []
+    private static let recentLimit = 16
     /// Header and body bytes `incoming` holds (bounded by `limits.maximumHeldPerConnection`).
-    private var heldBytes = 0
+    @exclusivity(unchecked) private var heldBytes = 0
     /// Streams this session refused for holding too much, until their RST_STREAM is sent.
     private var refusedForHolding: Set<Int32> = []
     /// The request whose header block is arriving: HEADERS and CONTINUATION frames of one stream
@@ -35,10 +40,10 @@ public final class HTTP2Session {
     @exclusivity(unchecked) private var previousFields: HTTP2Request?
     @exclusivity(unchecked) private var repeatedFields: Int?
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
-    private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    @exclusivity(unchecked) private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Bytes of `outgoingBodies` not yet taken: a client that keeps its flow-control window shut
     /// holds them here, so the connection counts them as output waiting (back-pressure).
-    public private(set) var outgoingBodyBytes = 0
+    @exclusivity(unchecked) public private(set) var outgoingBodyBytes = 0
     /// Set when nghttp2 reported a fatal error; the transport then closes the connection.
     public private(set) var failure: String?
     /// RST_STREAM frames the client sent. libcurl 7.88 resets every stream it has finished
@@ -123,42 +128,60 @@ public final class HTTP2Session {
     /// Queues a response. An error status with a body becomes HEADERS then DATA with END_STREAM;
     /// a body-less response is one HEADERS frame with END_STREAM (APNS-REFERENCE §3.1).
     public func respond(streamId: Int32, _ response: HTTP2Response) {
-        // Names and values go into one buffer; nghttp2 copies them when the response is submitted.
-        // Local arrays: reusing buffers kept on the session measured slower (every append then goes
-        // through the class's exclusivity checks).
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        var spans: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
-        spans.reserveCapacity(response.headers.count + 1)
-        func add(_ name: String, _ value: String, unique: Bool) {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            let flags = unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
-            spans.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flags)))
-        }
-        add(":status", Self.statusText(response.status), unique: false)
-        for header in response.headers {
-            add(header.name, header.value, unique: response.uniqueValues.contains(header.name))
-        }
-        let result: Int32 = bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let fields = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                    namelen: span.name.count, valuelen: span.value.count, flags: span.flags)
+        // Names and values go into one buffer on the stack; nghttp2 copies them when the response
+        // is submitted, so nothing here outlives the call (no heap array per response).
+        let status = Self.statusText(response.status)
+        var size = 7 + status.utf8.count
+        for header in response.headers { size += header.name.utf8.count + header.value.utf8.count }
+        let count = response.headers.count + 1
+        let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { fields in
+                var cursor = bytes.baseAddress!
+                func field(_ index: Int, _ name: String, _ value: String, unique: Bool) {
+                    let flags = unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
+                    let namePointer = Self.copy(name, to: &cursor)
+                    let valuePointer = Self.copy(value, to: &cursor)
+                    (fields.baseAddress! + index).initialize(
+                        to: nghttp2_nv(
+                            name: namePointer, value: valuePointer, namelen: name.utf8.count,
+                            valuelen: value.utf8.count, flags: UInt8(flags)))
+                }
+                field(0, ":status", status, unique: false)
+                for (index, header) in response.headers.enumerated() {
+                    field(index + 1, header.name, header.value, unique: response.uniqueValues.contains(header.name))
+                }
+                let base = UnsafePointer(fields.baseAddress!)
+                if let body = response.body, !body.isEmpty {
+                    outgoingBodies[streamId] = (body, 0)
+                    outgoingBodyBytes += body.count
+                    var provider = nghttp2_data_provider(
+                        source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
+                    return nghttp2_submit_response(session, streamId, base, count, &provider)
+                }
+                return nghttp2_submit_response(session, streamId, base, count, nil)
             }
-            if let body = response.body, !body.isEmpty {
-                outgoingBodies[streamId] = (body, 0)
-                outgoingBodyBytes += body.count
-                var provider = nghttp2_data_provider(
-                    source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
-                return nghttp2_submit_response(session, streamId, fields, fields.count, &provider)
-            }
-            return nghttp2_submit_response(session, streamId, fields, fields.count, nil)
         }
         if result != 0 { dropBody(streamId) }
+    }
+
+    /// Copies `text`'s bytes to `cursor` and moves it past them; returns where they start.
+    private static func copy(_ text: String, to cursor: inout UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<
+        UInt8
+    > {
+        let start = cursor
+        let count = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            if let source = utf8.baseAddress { start.update(from: source, count: utf8.count) }
+            return utf8.count
+        }
+        if let count {
+            cursor += count
+        } else {
+            for byte in text.utf8 {
+                cursor.pointee = byte
+                cursor += 1
+            }
+        }
+        return start
     }
 
     /// "200" and the statuses APNs answers with, without formatting a number per response.
@@ -296,14 +319,25 @@ public final class HTTP2Session {
         if endStream {
             delegate?.session(self, didReceive: request)
         } else if hold(request.fieldBytes.count, streamId: streamId) {
-            incoming[streamId] = request
+            if recent.count == Self.recentLimit {
+                let oldest = recent.removeFirst()
+                incoming[oldest.streamId] = oldest
+            }
+            recent.append(request)
         }
     }
 
     fileprivate func dataChunk(streamId: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let kept = incoming[streamId]?.body.count else { return }
-        incoming[streamId]!.receiveBody(bytes, keeping: limits.maximumKeptBody)
-        let added = incoming[streamId]!.body.count - kept
+        let added: Int
+        if let index = recentIndex(streamId) {
+            let kept = recent[index].body.count
+            recent[index].receiveBody(bytes, keeping: limits.maximumKeptBody)
+            added = recent[index].body.count - kept
+        } else {
+            guard !incoming.isEmpty, let kept = incoming[streamId]?.body.count else { return }
+            incoming[streamId]!.receiveBody(bytes, keeping: limits.maximumKeptBody)
+            added = incoming[streamId]!.body.count - kept
+        }
         if added > 0, !hold(added, streamId: streamId) { release(streamId) }
     }
 
@@ -317,14 +351,25 @@ public final class HTTP2Session {
         return false
     }
 
+    private func recentIndex(_ streamId: Int32) -> Int? {
+        recent.firstIndex { $0.streamId == streamId }
+    }
+
     /// Forgets a request still arriving, and what it held.
     private func release(_ streamId: Int32) {
-        guard let request = incoming.removeValue(forKey: streamId) else { return }
+        let request: HTTP2Request
+        if let index = recentIndex(streamId) {
+            request = recent.remove(at: index)
+        } else {
+            guard !incoming.isEmpty, let waiting = incoming.removeValue(forKey: streamId) else { return }
+            request = waiting
+        }
         heldBytes -= request.fieldBytes.count + request.body.count
     }
 
     fileprivate func endOfRequest(streamId: Int32) {
-        guard let request = incoming[streamId] else { return }
+        guard let request = recentIndex(streamId).map({ recent[$0] }) ?? (incoming.isEmpty ? nil : incoming[streamId])
+        else { return }
         release(streamId)
         delegate?.session(self, didReceive: request)
     }
@@ -339,7 +384,7 @@ public final class HTTP2Session {
     }
 
     private func dropBody(_ streamId: Int32) {
-        guard let pending = outgoingBodies.removeValue(forKey: streamId) else { return }
+        guard !outgoingBodies.isEmpty, let pending = outgoingBodies.removeValue(forKey: streamId) else { return }
         outgoingBodyBytes -= pending.bytes.count - pending.offset
     }
 

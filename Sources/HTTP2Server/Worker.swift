@@ -405,11 +405,17 @@ final class Worker: @unchecked Sendable {
         close(fd)
     }
 
+    /// Sets the events epoll reports for `fd`. A connection remembers what it is watched for, and a
+    /// change to what it already has is skipped: after every answer written the connection goes
+    /// back to reading, and strace counted one `epoll_ctl` per write for that (level-triggered: the
+    /// same events need no new call).
     private func watch(_ fd: Int32, events: UInt32, op: Int32) {
+        let connection = fd == listener || fd == wakeup ? nil : connections[fd]
+        if op == EPOLL_CTL_MOD, let connection, connection.watchedEvents == events { return }
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
-        _ = epoll_ctl(epoll, op, fd, &event)
+        if epoll_ctl(epoll, op, fd, &event) == 0 { connection?.watchedEvents = events }
     }
 
     private static func describe(_ storage: sockaddr_storage) -> String {

@@ -7,8 +7,9 @@ import Foundation
 public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     /// A ring: once full, the oldest event is overwritten (memory flat, not a sawtooth).
-    private var events: [MockEvent] = []
-    private var oldest = 0
+    /// Unchecked exclusivity: only touched with `lock` held, so accesses cannot overlap.
+    @exclusivity(unchecked) private var events: [MockEvent] = []
+    @exclusivity(unchecked) private var oldest = 0
     private let capacity: Int
 
     public init(capacity: Int = 100_000) { self.capacity = max(1, capacity) }

@@ -128,6 +128,25 @@ import Testing
         }
     }
 
+    @Test("Forty streams opened at once get their own bodies, sent in the opposite order")
+    func bodiesFindTheirStreams() throws {
+        // More streams wait for DATA than the session searches in order (16): the rest wait by id.
+        let server = try MockServer()
+        var requests: [[String: Any]] = []
+        for index in 0..<40 {
+            var request = Probe.voip(jwt: nil)
+            request["body"] = index % 2 == 0 ? "" : #"{"aps":{}}"#
+            requests.append(request)
+        }
+        let output = try Probe.run([
+            "port": Int(server.port), "ca": Paths.ca, "cert": Paths.certs + "/client-voip.pem",
+            "key": Paths.certs + "/client-voip.key", "headers_first": true, "reverse_data": true,
+            "requests": requests,
+        ])
+        let expected: [String?] = (0..<40).map { $0 % 2 == 0 ? "PayloadEmpty" : "200" }
+        #expect(Probe.reasons(output) == expected)
+    }
+
     @Test("A client-certificate connection starts with 1000 streams")
     func settingsForCertificateConnections() throws {
         let server = try MockServer()

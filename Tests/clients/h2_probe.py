@@ -7,7 +7,8 @@ usage: h2_probe.py JSON   where JSON is
   {"port": N, "ca": FILE, "cert": FILE?, "key": FILE?, "alpn": ["h2"] | [] (default none),
    "plaintext": false, "mode": "requests" | "vanish" | "garbage-after-tls" | "plain-bytes" | "silent",
    "requests": [{"headers": [[name, value], ...], "body": "..."}], "wait": seconds,
-   "split_preface": true (the connection preface in two writes, 0.2 s apart)}
+   "split_preface": true (the connection preface in two writes, 0.2 s apart),
+   "headers_first": true (every stream's HEADERS, then the bodies), "reverse_data": true (bodies last first)}
 Prints one JSON object: {"responses": [...], "goaway": {...} | null, "settings": {...}, "closed": bool}
 """
 import json
@@ -180,6 +181,9 @@ def main():
             conn.send_headers(stream_id, request["headers"], end_stream=False)
             pending[stream_id] = {"stream": stream_id, "headers": {}, "body": ""}
             ids.append((stream_id, request))
+        if cfg.get("reverse_data"):
+            # The bodies in the opposite order: the last stream opened gets its DATA first.
+            ids.reverse()
         for stream_id, request in ids:
             try:
                 conn.send_data(stream_id, request.get("body", "{}").encode(), end_stream=True)
