@@ -22,11 +22,8 @@ public struct ServerConfiguration: Sendable {
     /// The first worker only accepts and deals connections to the others (with two workers or more):
     /// a slow request never holds up accepting (the control API: one serving thread, one accepting).
     public var acceptorOnly = false
-    /// Event-loop threads; by default one per two cores, at least one. A mock shares its machine with
-    /// the provider under test and whatever loads it: on 2 cores with h2load beside it, one worker
-    /// served 157–160k requests/s at 6.2 µs of CPU each, two workers 126–150k at 6.4–7.7 µs
-    /// (the threads took turns on the core h2load left, and woke each other at the shared locks).
-    public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)) / 2)
+    /// Event-loop threads; one per core by default.
+    public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init() {}
 }

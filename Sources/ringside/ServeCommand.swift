@@ -50,7 +50,7 @@ enum ServeCommand {
                                  as Apple documents none.
           --certs DIR            Test credentials (default: ./certs-test or the checkout's).
           --seed N               Seed for generated apns-ids, so runs repeat.
-          --workers N            Event-loop threads (default: one per two cores, at least one).
+          --workers N            Event-loop threads (default: one per core).
           --quiet                No per-request lines on standard error.
           --help                 This text.
 
