@@ -131,7 +131,7 @@ public final class HTTP2Session {
         // Names and values go into one buffer on the stack; nghttp2 copies them when the response
         // is submitted, so nothing here outlives the call (no heap array per response).
         let status = Self.statusText(response.status)
-        var size = 7 + status.utf8.count
+        var size = ":status".utf8.count + status.utf8.count
         for header in response.headers { size += header.name.utf8.count + header.value.utf8.count }
         let count = response.headers.count + 1
         let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { bytes in
@@ -164,7 +164,9 @@ public final class HTTP2Session {
         if result != 0 { dropBody(streamId) }
     }
 
-    /// Copies `text`'s bytes to `cursor` and moves it past them; returns where they start.
+    /// Copies `text`'s bytes to `cursor` and moves it past them; returns where they start. Through
+    /// `withContiguousStorageIfAvailable` (native strings on Linux): `withUTF8` on a copy measured
+    /// about 380 instructions a response more (callgrind).
     private static func copy(_ text: String, to cursor: inout UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<
         UInt8
     > {
@@ -355,22 +357,22 @@ public final class HTTP2Session {
         recent.firstIndex { $0.streamId == streamId }
     }
 
-    /// Forgets a request still arriving, and what it held.
-    private func release(_ streamId: Int32) {
+    /// Forgets a request still arriving, and what it held; returns it.
+    @discardableResult
+    private func release(_ streamId: Int32) -> HTTP2Request? {
         let request: HTTP2Request
         if let index = recentIndex(streamId) {
             request = recent.remove(at: index)
         } else {
-            guard !incoming.isEmpty, let waiting = incoming.removeValue(forKey: streamId) else { return }
+            guard !incoming.isEmpty, let waiting = incoming.removeValue(forKey: streamId) else { return nil }
             request = waiting
         }
         heldBytes -= request.fieldBytes.count + request.body.count
+        return request
     }
 
     fileprivate func endOfRequest(streamId: Int32) {
-        guard let request = recentIndex(streamId).map({ recent[$0] }) ?? (incoming.isEmpty ? nil : incoming[streamId])
-        else { return }
-        release(streamId)
+        guard let request = release(streamId) else { return }
         delegate?.session(self, didReceive: request)
     }
 

@@ -38,11 +38,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
     /// Whether the world is asked once per push (`SharedWorld.admit`): the device check is the last.
     private let admitsInOneVisit: Bool
     private let environment: APNsEnvironment
-    /// The last header block and what it said. HPACK makes a provider's blocks byte-identical push
-    /// after push (same token, topic and JWT): such a block is read once per connection.
-    @exclusivity(unchecked) private var lastHeaders: (fields: HTTP2Request, request: PushRequest)?
-    /// What the validator learnt from the last header block once it passed every check.
-    @exclusivity(unchecked) private var lastChecked: Validator.CheckedHeaders?
+    /// The last header block, what it said, and what the validator learnt from it once it passed
+    /// every check. HPACK makes a provider's blocks byte-identical push after push (same token, topic
+    /// and JWT): such a block is read and judged once per connection.
+    @exclusivity(unchecked) private var lastHeaders:
+        (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
     /// This connection's copy of the mock's observers (`MockAPNs.emit(_:through:)`).
     @exclusivity(unchecked) private var observers: [any MockObserver] = []
 
@@ -93,8 +93,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
             http.forEachField { request.add(name: $0, value: $1) }
             var fields = http
             fields.body = []
-            lastHeaders = (fields, request)
-            lastChecked = nil
+            lastHeaders = (fields, request, nil)
         }
         request.body = http.body
         request.bodyLength = http.bodyLength
@@ -177,7 +176,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         var admitted: Int?
         if admitsInOneVisit, let world {
             result = mock.validator.validate(
-                request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastChecked)
+                request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
             if case .success(let accepted) = result {
                 let (lookup, number) = world.admit(
                     Self.inWorldTime(accepted, at: now), environment: environment, body: http.body, apnsId: apnsId,
@@ -192,7 +191,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 }
             }
         } else {
-            result = mock.validator.validate(request, credentials: &credentials, at: now, checked: &lastChecked)
+            result = mock.validator.validate(
+                request, credentials: &credentials, at: now, checked: &lastHeaders!.checked)
         }
         // [SEND]: one stream "until you post a request with a valid authentication token" — the
         // token, not the push: a refused push with a valid JWT raises the limit too.
