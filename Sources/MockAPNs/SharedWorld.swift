@@ -29,7 +29,14 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     }
     private let measuringBusyTime = Atomic<Bool>(false)
     private let busyNanoseconds = Atomic<UInt64>(0)
+    private let busyCPUNanoseconds = Atomic<UInt64>(0)
+    /// Wall time with the lock held (a holder preempted by another process counts its wait).
     public var busySeconds: Double { Double(busyNanoseconds.load(ordering: .relaxed)) / 1e9 }
+    /// The same, with the ticker's visits timed by its thread's CPU clock: a tick holds the lock for
+    /// a thousand pushes and more, long enough to be preempted, and the CPU clock is a system call
+    /// only the ticker can afford (once a tick, not once a push). The visits of a push are short
+    /// and timed by the wall clock, which can only count more.
+    public var busyCPUSeconds: Double { Double(busyCPUNanoseconds.load(ordering: .relaxed)) / 1e9 }
     /// Called with pushes whose outcome became final (outside the lock).
     var onFinished: (@Sendable ([PushFate]) -> Void)?
 
@@ -51,18 +58,26 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// Runs `body` with the world locked, then reports outcomes that became final.
     @discardableResult
     public func withWorld<T>(_ body: (World) throws -> T) rethrows -> T {
-        let (result, finished) = try visit(body)
+        try withWorld(timedByCPU: false, body)
+    }
+
+    private func withWorld<T>(timedByCPU: Bool, _ body: (World) throws -> T) rethrows -> T {
+        let (result, finished) = try visit(timedByCPU: timedByCPU, body)
         if !finished.isEmpty { tell(finished) }
         return result
     }
 
     /// Runs `body` with the world locked; returns what it returned and the pushes that finished.
-    private func visit<T>(_ body: (World) throws -> T) rethrows -> (T, [FinishedPush]) {
+    private func visit<T>(timedByCPU: Bool = false, _ body: (World) throws -> T) rethrows -> (T, [FinishedPush]) {
         lock.lock()
         var started = timespec()
+        var startedCPU = timespec()
         // The monotonic clock (vDSO): the thread CPU clock is a system call, which cost the bench
         // about 1 µs a push more than a preemption inside the lock does.
-        if measuresBusyTime { clock_gettime(CLOCK_MONOTONIC, &started) }
+        if measuresBusyTime {
+            clock_gettime(CLOCK_MONOTONIC, &started)
+            if timedByCPU { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &startedCPU) }
+        }
         let result: T
         do {
             result = try body(world)
@@ -73,10 +88,15 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         let finished = world.takeFinishedPushes()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         if measuresBusyTime {
-            var ended = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &ended)
-            let nanoseconds = (ended.tv_sec - started.tv_sec) * 1_000_000_000 + (ended.tv_nsec - started.tv_nsec)
-            busyNanoseconds.add(UInt64(max(0, nanoseconds)), ordering: .relaxed)
+            func since(_ start: timespec, _ clock: clockid_t) -> UInt64 {
+                var ended = timespec()
+                clock_gettime(clock, &ended)
+                let nanoseconds = (ended.tv_sec - start.tv_sec) * 1_000_000_000 + (ended.tv_nsec - start.tv_nsec)
+                return UInt64(max(0, nanoseconds))
+            }
+            let wall = since(started, CLOCK_MONOTONIC)
+            busyNanoseconds.add(wall, ordering: .relaxed)
+            busyCPUNanoseconds.add(timedByCPU ? since(startedCPU, CLOCK_THREAD_CPUTIME_ID) : wall, ordering: .relaxed)
         }
         lock.unlock()
         return (result, finished)
@@ -121,13 +141,14 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
     ) -> (DeviceLookup, number: Int?) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return (.active, nil) }
+        // The payload and the token are read before the lock: every other push waits while it is held.
+        let call = CallInfo(body: body)
+        let token = TokenValue(hex: push.deviceToken)
         let ((answer, number), finished) = visit { world -> (DeviceLookup, Int?) in
-            let answer = self.answer(
-                world, token: push.deviceToken, topic: push.topic, environment: environment, at: now)
-            guard answer == .active,
-                let number = enter(world, push, environment: environment, body: body, apnsId: apnsId, at: now)
-            else { return (answer, nil) }
-            untold.withLock { _ = $0.numbers.insert(number) }
+            let (answer, number) = world.admit(
+                push, token: token, environment: environment, call: call, apnsId: apnsId,
+                acceptsUnknown: acceptsUnknownTokens, at: now)
+            if let number { untold.withLock { _ = $0.numbers.insert(number) } }
             return (answer, number)
         }
         if !finished.isEmpty { tell(finished) }
@@ -149,7 +170,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// An accepted push enters the world.
     func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return }
-        withWorld { enter($0, push, environment: environment, body: body, apnsId: apnsId, at: now) }
+        let call = CallInfo(body: body)
+        withWorld { enter($0, push, environment: environment, call: call, apnsId: apnsId, at: now) }
     }
 
     /// What the world says of a token (the world locked): without `--world`, an unknown one is active.
@@ -164,11 +186,11 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// no phone holds is not recorded: it reaches nothing, and a load test must not grow the history.
     @discardableResult
     private func enter(
-        _ world: World, _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String,
+        _ world: World, _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String,
         at now: Double
     ) -> Int? {
         if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return nil }
-        return world.accept(push, environment: environment, body: body, apnsId: apnsId, at: now)
+        return world.accept(push, environment: environment, call: call, apnsId: apnsId, at: now)
     }
 
     /// Plays scheduled events every `interval` seconds of wall time, up to the clock's world time.
@@ -176,7 +198,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         // The default stack of a thread (8 MB): the ticker also runs the observers of outcomes.
         ticker = try JoinableThread(name: "ringside-world", stackSize: 8 << 20) { [weak self] in
             while let self, !self.isStopping(waiting: interval) {
-                self.withWorld { $0.run(until: clock.now().world) }
+                self.withWorld(timedByCPU: true) { $0.run(until: clock.now().world) }
             }
         }
     }

@@ -10,7 +10,10 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
     public init(bytes: [UInt8]) {
         func word(_ at: Int) -> UInt64 {
             var value: UInt64 = 0
-            for index in at..<min(at + 8, bytes.count) { value |= UInt64(bytes[index]) << UInt64((index - at) * 8) }
+            // A token shorter than `at` leaves the word empty (`tokenBytes` goes down to 1).
+            for index in at..<max(at, min(at + 8, bytes.count)) {
+                value |= UInt64(bytes[index]) << UInt64((index - at) * 8)
+            }
             return value
         }
         words = (word(0), word(8), word(16), word(24))

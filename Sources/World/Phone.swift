@@ -153,6 +153,26 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
         }
     }
 
+    /// The index of the first app `matches` accepts, each app borrowed where it lies: a search
+    /// through the subscript copies every app it passes (a retain per string and token).
+    func firstIndex(where matches: (borrowing VirtualApp) -> Bool) -> Int? {
+        switch first {
+        case .none: return nil
+        case .some(let app): if matches(app) { return 0 }
+        }
+        for index in rest.indices where matches(rest[index]) { return index + 1 }
+        return nil
+    }
+
+    /// Reads app `index` where it lies (see `firstIndex(where:)`).
+    func read<R>(_ index: Int, _ body: (borrowing VirtualApp) -> R) -> R {
+        guard index == 0 else { return body(rest[index - 1]) }
+        switch first {
+        case .some(let app): return body(app)
+        case .none: preconditionFailure("app index out of range")
+        }
+    }
+
     mutating func append(_ app: VirtualApp) {
         if first == nil { first = app } else { rest.append(app) }
     }
@@ -175,9 +195,22 @@ struct RecentCalls: Sendable {
     static let capacity = 32
     private var hashes = LatestValues<Int>()
 
-    func contains(_ callUUID: String) -> Bool { hashes.contains(callUUID.hashValue) }
+    /// Whether a call id whose `hash(_:)` is `hash` was reported lately.
+    func contains(_ hash: Int) -> Bool { hashes.contains(hash) }
 
-    mutating func insert(_ callUUID: String) { hashes.record(callUUID.hashValue, keeping: Self.capacity) }
+    /// Records a reported call id by its `hash(_:)`.
+    mutating func insert(_ hash: Int) { hashes.record(hash, keeping: Self.capacity) }
+
+    /// 64-bit FNV-1a of the id's bytes: the same in every run (`hashValue` is seeded per process),
+    /// and a quarter of SipHash's cost in profiles. Ids come from the provider under test, not an
+    /// adversary; two of a phone's latest 32 colliding is a chance of about 2⁻⁵⁵.
+    static func hash(_ callUUID: String) -> Int {
+        callUUID.withBytes { bytes in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return Int(truncatingIfNeeded: hash)
+        }
+    }
 }
 
 /// What a new app on a phone is made of (control API, scenario files).

@@ -3,15 +3,38 @@ import APNs
 /// One push as the world keeps it while it remembers it: strings shared with the request (a retain,
 /// no copy), the phone as its id, the outcome without repeating the call, the story inline. The
 /// public `PushFate` is built from it when asked (`fate`, `remembered`, `takeFinished`).
-/// 392 bytes and one heap block of its own (the call id); kept `PushFate`s cost about 1.4 KB each
+/// One heap block of its own besides the call id (`Identity`); kept `PushFate`s cost about 1.4 KB each
 /// in `bench/world.sh`'s resident memory, with their story's array and copied strings.
 struct PushEntry: Sendable {
-    var apnsId: String
-    var token: String
-    var topic: String
-    var callUUID: String?
-    var caller: String?
-    var bundleId: String?
+    /// What never changes once the push is accepted, in one shared block: the world copies an entry
+    /// to hand a finished push out under its lock, and one retain there was six (one per string),
+    /// each on a line another core wrote (the strings come from the event loops).
+    final class Identity: Sendable {
+        let apnsId: String
+        let token: String
+        let topic: String
+        let callUUID: String?
+        let caller: String?
+        let bundleId: String?
+
+        init(apnsId: String, token: String, topic: String, callUUID: String?, caller: String?, bundleId: String?) {
+            self.apnsId = apnsId
+            self.token = token
+            self.topic = topic
+            self.callUUID = callUUID
+            self.caller = caller
+            self.bundleId = bundleId
+        }
+    }
+
+    let identity: Identity
+    var apnsId: String { identity.apnsId }
+    var token: String { identity.token }
+    var topic: String { identity.topic }
+    var callUUID: String? { identity.callUUID }
+    var caller: String? { identity.caller }
+    /// The app the token belonged to when the push arrived (nil: no phone holds it).
+    var bundleId: String? { identity.bundleId }
     var sentAt: Double
     var expiration: Int64?
     var deliveredAt: Double?
@@ -22,6 +45,17 @@ struct PushEntry: Sendable {
     var kind: TokenKind?
     var ending: Ending = .pending
     var chain = ChainLog()
+
+    init(
+        identity: Identity, sentAt: Double, expiration: Int64?, priority: Priority, phone: Int32, kind: TokenKind?
+    ) {
+        self.identity = identity
+        self.sentAt = sentAt
+        self.expiration = expiration
+        self.priority = priority
+        self.phone = phone
+        self.kind = kind
+    }
 
     var isPending: Bool { if case .pending = ending { true } else { false } }
 

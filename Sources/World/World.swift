@@ -4,37 +4,41 @@ import APNs
 ///
 /// Pure: no I/O and no clock of its own; every call says what time it is (world time, seconds since
 /// 1970), and `run(until:)` plays scheduled events in order. Not thread-safe: the mock guards it.
+///
+/// Its stored properties skip the dynamic exclusivity check (`@exclusivity(unchecked)`): one thread
+/// at a time is inside (the mock's lock), no method hands out an access to its state that outlives
+/// the call, and the checks were about 4,000 instructions a push (65 accesses) in `bench/world.sh`.
 public final class World {
-    public private(set) var settings: WorldSettings
-    private var random: SeededGenerator
-    public private(set) var phones: [VirtualPhone] = []
-    private var registry = TokenRegistry()
+    @exclusivity(unchecked) public private(set) var settings: WorldSettings
+    @exclusivity(unchecked) private var random: SeededGenerator
+    @exclusivity(unchecked) public private(set) var phones: [VirtualPhone] = []
+    @exclusivity(unchecked) private var registry = TokenRegistry()
     /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
-    private var registryGeneration = 0
+    @exclusivity(unchecked) private var registryGeneration = 0
     /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
-    private var lastResolved:
+    @exclusivity(unchecked) private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
     /// The latest pushes: push number `n ≥ forgotten` is `recent[n - forgotten]`. Once more than
     /// `keptPushes` are kept, the oldest are forgotten (memory bounded under a soak), except those
     /// still pending, which move to `pendingAside` until they finish.
-    private var recent: [PushEntry] = []
+    @exclusivity(unchecked) private var recent: [PushEntry] = []
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
-    private var pendingAside: [Int: PushEntry] = [:]
+    @exclusivity(unchecked) private var pendingAside: [Int: PushEntry] = [:]
     /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
     /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
-    private var asideOrder: [Int] = []
+    @exclusivity(unchecked) private var asideOrder: [Int] = []
     /// Pushes accepted whose outcome is not final yet, wherever they are kept.
-    public private(set) var pendingCount = 0
+    @exclusivity(unchecked) public private(set) var pendingCount = 0
     /// Pushes the world follows at once: past it the mock answers 503 (a world with a delivery
     /// latency of years, say, would otherwise hold every push ever sent).
-    public var maximumPending = 200_000
+    @exclusivity(unchecked) public var maximumPending = 200_000
     /// Whether the world follows `maximumPending` pushes already.
     public var isFull: Bool { pendingCount >= maximumPending }
     /// How many of the oldest pushes left `recent`.
-    public private(set) var forgotten = 0
+    @exclusivity(unchecked) public private(set) var forgotten = 0
     /// How many pushes the world remembers at most, pending ones aside.
-    public var keptPushes = 100_000
+    @exclusivity(unchecked) public var keptPushes = 100_000
 
     /// The pushes the world remembers, oldest first.
     public var pushes: [PushFate] { remembered(0..<rememberedCount) }
@@ -86,14 +90,14 @@ public final class World {
         number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number]!)
     }
 
-    private var schedule = EventQueue()
+    @exclusivity(unchecked) private var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
-    private var recentRequests: [RegistryKey: LatestValues<Double>] = [:]
+    @exclusivity(unchecked) private var recentRequests: [RegistryKey: LatestValues<Double>] = [:]
     /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
-    private var deadTokenPushes: [String: Int] = [:]
-    private var penaltyUntil: [String: Double] = [:]
+    @exclusivity(unchecked) private var deadTokenPushes: [String: Int] = [:]
+    @exclusivity(unchecked) private var penaltyUntil: [String: Double] = [:]
     /// Pushes whose outcome became final since the last `takeFinished()`.
-    private var finishedSinceLastTake: [Int] = []
+    @exclusivity(unchecked) private var finishedSinceLastTake: [Int] = []
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
         self.settings = settings
@@ -160,7 +164,8 @@ public final class World {
             if app < 0 { app = appIndex(holding: token, kind: entry.kind, phone: phone, environment: nil) ?? -1 }
             if app >= 0 {
                 return TokenRecord(
-                    phone: phone, bundleId: phones[phone].apps[app].bundleId, kind: entry.kind, retiredAt: nil)
+                    phone: phone, bundleId: phones[phone].apps.read(app) { $0.bundleId }, kind: entry.kind,
+                    retiredAt: nil)
             }
         }
         if let old = registry.retired(token, environment: environment) {
@@ -265,7 +270,28 @@ public final class World {
     /// Whether a token is live for a topic in an environment, as APNs judges it at `now`. Counts the
     /// request for the per-token throttle.
     public func lookup(token hex: String, topic: String, environment: APNsEnvironment, at now: Double) -> DeviceLookup {
-        guard let (token, record) = resolve(hex, environment: environment) else { return .unknown }
+        lookup(resolve(hex, environment: environment), topic: topic, environment: environment, at: now)
+    }
+
+    /// The device check and, when the token is active, the push's entry into the world, with one
+    /// search for the token, already parsed (the mock parses it before it locks the world). With
+    /// `acceptsUnknown` (`serve` without `--world`), a token no phone holds is active and not recorded.
+    public func admit(
+        _ push: AcceptedPush, token: TokenValue?, environment: APNsEnvironment, call: CallInfo, apnsId: String,
+        acceptsUnknown: Bool, at now: Double
+    ) -> (DeviceLookup, number: Int?) {
+        let resolved = token.flatMap { token in record(token, environment: environment).map { (token, $0) } }
+        let answer = lookup(resolved, topic: push.topic, environment: environment, at: now)
+        if answer == .unknown, acceptsUnknown { return (.active, nil) }
+        guard answer == .active, let resolved else { return (answer, nil) }
+        return (answer, accept(push, environment: environment, call: call, apnsId: apnsId, record: resolved.1, at: now))
+    }
+
+    /// `lookup` once the token is found (nil: unknown, or not a token).
+    private func lookup(
+        _ resolved: (TokenValue, TokenRecord)?, topic: String, environment: APNsEnvironment, at now: Double
+    ) -> DeviceLookup {
+        guard let (token, record) = resolved else { return .unknown }
         if !penaltyUntil.isEmpty, let until = penaltyUntil[PushType.bundleId(ofTopic: topic)], now < until {
             return .penalized
         }
@@ -338,18 +364,32 @@ public final class World {
     public func accept(
         _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
     ) -> Int {
+        accept(push, environment: environment, call: CallInfo(body: body), apnsId: apnsId, at: now)
+    }
+
+    /// `accept` with the payload already read (the mock reads it before it locks the world).
+    @discardableResult
+    public func accept(
+        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String, at now: Double
+    ) -> Int {
+        accept(
+            push, environment: environment, call: call, apnsId: apnsId,
+            record: resolve(push.deviceToken, environment: environment)?.1, at: now)
+    }
+
+    /// `accept` once the token's holder is known (nil: no phone holds it).
+    private func accept(
+        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String, record: TokenRecord?,
+        at now: Double
+    ) -> Int {
         let number = forgotten + recent.count
-        let call = CallInfo(body: body)
-        var entry = PushEntry(
+        let identity = PushEntry.Identity(
             apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
-            sentAt: now, expiration: push.expiration, priority: push.priority)
+            bundleId: record?.bundleId)
+        var entry = PushEntry(
+            identity: identity, sentAt: now, expiration: push.expiration, priority: push.priority,
+            phone: record.map { Int32($0.phone) } ?? -1, kind: record?.kind)
         entry.note(now, .accepted)
-        let record = resolve(push.deviceToken, environment: environment)?.1
-        if let record {
-            entry.phone = Int32(record.phone)
-            entry.bundleId = record.bundleId
-            entry.kind = record.kind
-        }
         recent.append(entry)
         pendingCount += 1
         guard let record else {
@@ -446,7 +486,13 @@ public final class World {
             finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
-        let app = phones[id].apps[index]
+        // The fields the phone's rules read, not a copy of the whole app (a retain per string and token).
+        let app = phones[id].apps.read(index) { app in
+            (
+                isVoIPBlocked: app.isVoIPBlocked, unreportedKills: app.unreportedKills, isForceQuit: app.isForceQuit,
+                ios: app.ios, isForeground: app.isForeground, behaviour: app.behaviour
+            )
+        }
         guard peek(number, { $0.kind }) == .voip else {
             finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
@@ -475,7 +521,8 @@ public final class World {
         self[push: number].note(
             now, .handedToApp(ios: app.ios, delay: delay))
         let mustReport = self.mustReport(
-            app: app, onCall: phones[id].activeCall != nil, delay: delay, number: number, at: now)
+            ios: app.ios, isForeground: app.isForeground, onCall: phones[id].activeCall != nil, delay: delay,
+            number: number, at: now)
         let call = (uuid: peek(number, { $0.callUUID }), caller: peek(number, { $0.caller }))
         switch app.behaviour {
         case .reportsAtOnce:
@@ -510,14 +557,16 @@ public final class World {
 
     /// [PK-264], [PK-META]: on iOS 26.4 `mustReport` is false in the foreground, during a call, or after
     /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
-    private func mustReport(app: VirtualApp, onCall: Bool, delay: Double, number: Int, at now: Double) -> Bool {
-        guard app.ios >= OSVersion.reportingRule else {
-            self[push: number].note(now, .beforeReportingRule(app.ios))
+    private func mustReport(
+        ios: OSVersion, isForeground: Bool, onCall: Bool, delay: Double, number: Int, at now: Double
+    ) -> Bool {
+        guard ios >= OSVersion.reportingRule else {
+            self[push: number].note(now, .beforeReportingRule(ios))
             return false
         }
-        let newDelegate = app.ios >= OSVersion.mustReportDelegate
+        let newDelegate = ios >= OSVersion.mustReportDelegate
         var why: ChainStep.NoReportReason?
-        if app.isForeground {
+        if isForeground {
             why = .foreground
         } else if onCall {
             why = .onCall
@@ -571,20 +620,21 @@ public final class World {
         guard peek(number, { $0.isPending }), id >= 0,
             let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
         else { return }
-        let isEntitled = phones[id].apps[index].isEntitled
+        let isEntitled = phones[id].apps.read(index) { $0.isEntitled }
         let uuid = peek(number, { $0.callUUID })
         let caller = peek(number, { $0.caller })
+        let callHash = uuid.map(RecentCalls.hash) ?? 0
         self[push: number].note(now, .reported)
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
-        } else if let uuid, phones[id].reportedCalls.contains(uuid) {
+        } else if let uuid, phones[id].reportedCalls.contains(callHash) {
             finish(number, .duplicate(callUUID: uuid), now, .duplicate)
         } else if phones[id].doNotDisturb, !(caller.map { phones[id].vipCallers.contains($0) } ?? false) {
             finish(number, .callRefused(.filteredByDoNotDisturb), now, .doNotDisturb)
         } else if let caller, phones[id].blockedCallers.contains(caller) {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
-            if let uuid { phones[id].reportedCalls.insert(uuid) }
+            if uuid != nil { phones[id].reportedCalls.insert(callHash) }
             let late = now - peek(number, { $0.sentAt })
             if late > settings.ringTimeout {
                 finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))

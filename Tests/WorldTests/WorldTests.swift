@@ -367,4 +367,17 @@ import World
         #expect(token.count == 160)
         #expect(TokenValue(hex: token)?.description == token)
     }
+
+    /// `tokenBytes` goes down to 1 (`POST /settings`): a token shorter than a word's offset once
+    /// trapped in `TokenValue(bytes:)`, and with it `serve` on the next `POST /phones`.
+    @Test("Short tokens are issued and found", arguments: [1, 7, 8, 9, 16, 23, 24, 31, 32, 33])
+    func shortTokens(bytes: Int) {
+        var settings = WorldSettings()
+        settings.tokenBytes = bytes
+        let (world, _, token) = world(settings: settings)
+        #expect(token.count == 2 * bytes)
+        #expect(TokenValue(hex: token)?.description == token)
+        #expect(TokenValue(bytes: TokenValue(hex: token)!.bytes) == TokenValue(hex: token))
+        #expect(world.lookup(token: token, topic: "\(Self.bundle).voip", environment: .sandbox, at: 0) == .active)
+    }
 }
