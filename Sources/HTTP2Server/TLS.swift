@@ -1,4 +1,5 @@
 import COpenSSL
+import Glibc
 
 /// Whether and how the server asks for a client certificate.
 public enum ClientCertificateMode: String, Sendable {
@@ -74,12 +75,19 @@ private let selectALPN:
         return ringside_SSL_TLSEXT_ERR_ALERT_FATAL()
     }
 
-/// A TLS server session over two memory BIOs: ciphertext in and out, plaintext in and out.
-/// It never sees a socket, so a test can drive it in memory.
+/// The BIO method every session's ciphertext goes through (made once; OpenSSL keeps a pointer to it).
+/// Unsafe: written once, before any session exists, and only read after.
+nonisolated(unsafe) private let ciphertextMethod: OpaquePointer? = ringside_tls_bio_method_new()
+
+/// A TLS server session over one in-memory BIO of our own (`ringside_tls_buffers`): ciphertext in
+/// and out, plaintext in and out. It never sees a socket, so a test can drive it in memory.
 public final class TLSSession {
     private let ssl: OpaquePointer
-    private let networkIn: OpaquePointer
-    private let networkOut: OpaquePointer
+    /// What the BIO reads from and writes to; freed after the SSL (and its BIO) are.
+    private let buffers: UnsafeMutablePointer<ringside_tls_buffers>
+    /// Ciphertext OpenSSL left unread at the end of a receive, read first by the next (OpenSSL keeps
+    /// a partial record itself, so in practice this stays empty).
+    private var carried: [UInt8] = []
     public private(set) var isHandshakeComplete = false
     /// Plaintext read buffer, reused: one TLS record at most (16 KiB).
     private var readBuffer = [UInt8](repeating: 0, count: 16384)
@@ -88,24 +96,44 @@ public final class TLSSession {
 
     public init(context: TLSContext) {
         ssl = SSL_new(context.context)
-        networkIn = BIO_new(BIO_s_mem())
-        networkOut = BIO_new(BIO_s_mem())
-        _ = ringside_BIO_set_mem_eof_return(networkIn, -1)
-        SSL_set_bio(ssl, networkIn, networkOut)
+        buffers = .allocate(capacity: 1)
+        buffers.initialize(to: ringside_tls_buffers())
+        let bio = BIO_new(ciphertextMethod)
+        BIO_set_data(bio, buffers)
+        SSL_set_bio(ssl, bio, bio)  // one reference, owned by the SSL for both directions
         SSL_set_accept_state(ssl)
     }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        SSL_free(ssl)
+        free(buffers.pointee.out)
+        buffers.deallocate()
+    }
 
     /// Feeds ciphertext from the client and returns the plaintext it decrypts to (handshake first).
     /// On failure returns nil and sets `failure`.
     public func receive(_ ciphertext: UnsafeRawBufferPointer, plaintext: (UnsafeRawBufferPointer) -> Void) -> Bool {
-        var offset = 0
-        while offset < ciphertext.count {
-            let written = BIO_write(networkIn, ciphertext.baseAddress! + offset, Int32(ciphertext.count - offset))
-            if written <= 0 { break }
-            offset += Int(written)
+        if !carried.isEmpty {
+            let all = carried + Array(ciphertext)
+            carried = []
+            return all.withUnsafeBytes { receive($0, plaintext: plaintext) }
         }
+        // OpenSSL reads these bytes in place, during this call only.
+        buffers.pointee.in = ciphertext.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        buffers.pointee.in_length = ciphertext.count
+        buffers.pointee.in_offset = 0
+        defer {
+            let left = buffers.pointee.in_length - buffers.pointee.in_offset
+            if left > 0 { carried = Array(ciphertext[(ciphertext.count - left)...]) }
+            buffers.pointee.in = nil
+            buffers.pointee.in_length = 0
+            buffers.pointee.in_offset = 0
+        }
+        return decrypt(plaintext)
+    }
+
+    /// The handshake until it completes, then every record the bytes in `buffers` hold.
+    private func decrypt(_ plaintext: (UnsafeRawBufferPointer) -> Void) -> Bool {
         if !isHandshakeComplete {
             let result = SSL_do_handshake(ssl)
             if result != 1 {
@@ -148,13 +176,15 @@ public final class TLSSession {
 
     /// Moves the ciphertext waiting for the client (handshake records, encrypted data) into `sink`.
     public func drainCiphertext(into sink: inout [UInt8]) {
-        while ringside_BIO_pending(networkOut) > 0 {
-            let pending = Int(ringside_BIO_pending(networkOut))
-            let start = sink.count
-            sink.append(contentsOf: repeatElement(0, count: pending))
-            let read = sink.withUnsafeMutableBytes { BIO_read(networkOut, $0.baseAddress! + start, Int32(pending)) }
-            sink.removeLast(pending - Int(max(read, 0)))
-            if read <= 0 { break }
+        let waiting = buffers.pointee.out_length
+        guard waiting > 0, let out = buffers.pointee.out else { return }
+        sink.append(contentsOf: UnsafeBufferPointer(start: out, count: waiting))
+        buffers.pointee.out_length = 0
+        // A burst (a handshake's certificate chain, a large answer) does not keep its buffer.
+        if buffers.pointee.out_capacity > 1 << 16 {
+            free(out)
+            buffers.pointee.out = nil
+            buffers.pointee.out_capacity = 0
         }
     }
 
