@@ -58,9 +58,14 @@ public enum PushType: String, CaseIterable, Sendable {
     /// The topic's length in bytes less its suffix (suffixes are ASCII and begin with a dot, so the
     /// rest stays whole UTF-8).
     private static func bundleIdLength(ofTopic topic: UnsafeBufferPointer<UInt8>) -> Int {
+        // VoIP first, the common case: no other known suffix ends with `.voip`, so it is the longest
+        // that matches.
+        if topic.hasSuffix(voipSuffix) { return topic.count - voipSuffix.count }
         for suffix in knownSuffixBytes where topic.hasSuffix(suffix) { return topic.count - suffix.count }
         return topic.count
     }
+
+    private static let voipSuffix = Array(".voip".utf8)
 
     /// `knownSuffixes` as bytes, in the same order.
     private static let knownSuffixBytes: [[UInt8]] = knownSuffixes.map { Array($0.utf8) }

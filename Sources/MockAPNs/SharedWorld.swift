@@ -37,6 +37,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// only the ticker can afford (once a tick, not once a push). The visits of a push are short
     /// and timed by the wall clock, which can only count more.
     public var busyCPUSeconds: Double { Double(busyCPUNanoseconds.load(ordering: .relaxed)) / 1e9 }
+    /// The ticker's part of `busyCPUSeconds` (the rest is the pushes' own visits).
+    public var tickerCPUSeconds: Double { Double(tickerCPUNanoseconds.load(ordering: .relaxed)) / 1e9 }
+    private let tickerCPUNanoseconds = Atomic<UInt64>(0)
     /// Called with pushes whose outcome became final (outside the lock).
     var onFinished: (@Sendable ([PushFate]) -> Void)?
 
@@ -96,7 +99,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             }
             let wall = since(started, CLOCK_MONOTONIC)
             busyNanoseconds.add(wall, ordering: .relaxed)
-            busyCPUNanoseconds.add(timedByCPU ? since(startedCPU, CLOCK_THREAD_CPUTIME_ID) : wall, ordering: .relaxed)
+            let cpu = timedByCPU ? since(startedCPU, CLOCK_THREAD_CPUTIME_ID) : wall
+            busyCPUNanoseconds.add(cpu, ordering: .relaxed)
+            if timedByCPU { tickerCPUNanoseconds.add(cpu, ordering: .relaxed) }
         }
         lock.unlock()
         return (result, finished)

@@ -195,22 +195,11 @@ struct RecentCalls: Sendable {
     static let capacity = 32
     private var hashes = LatestValues<Int>()
 
-    /// Whether a call id whose `hash(_:)` is `hash` was reported lately.
+    /// Whether a call id whose `hashValue` is `hash` was reported lately.
     func contains(_ hash: Int) -> Bool { hashes.contains(hash) }
 
-    /// Records a reported call id by its `hash(_:)`.
+    /// Records a reported call id by its `hashValue`.
     mutating func insert(_ hash: Int) { hashes.record(hash, keeping: Self.capacity) }
-
-    /// 64-bit FNV-1a of the id's bytes: the same in every run (`hashValue` is seeded per process),
-    /// and a quarter of SipHash's cost in profiles. Ids come from the provider under test, not an
-    /// adversary; two of a phone's latest 32 colliding is a chance of about 2⁻⁵⁵.
-    static func hash(_ callUUID: String) -> Int {
-        callUUID.withBytes { bytes in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            return Int(truncatingIfNeeded: hash)
-        }
-    }
 }
 
 /// What a new app on a phone is made of (control API, scenario files).

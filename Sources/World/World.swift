@@ -85,6 +85,16 @@ public final class World {
             }
         }
     }
+    /// Several changes to a remembered push in one access. `body` changes the entry only: the world's
+    /// own arrays are not to be touched while it runs (`recent` is being changed in place).
+    @inline(__always) private func change(_ number: Int, _ body: (inout PushEntry) -> Void) {
+        if number >= forgotten {
+            body(&recent[number - forgotten])
+        } else {
+            body(&pendingAside[number]!)
+        }
+    }
+
     /// Reads of a remembered push, borrowed (see `subscript(push:)`).
     @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
         number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number]!)
@@ -526,13 +536,13 @@ public final class World {
         let call = (uuid: peek(number, { $0.callUUID }), caller: peek(number, { $0.caller }))
         switch app.behaviour {
         case .reportsAtOnce:
-            report(number, at: now)
+            report(number, at: now, app: index)
         case .completesBeforeReporting:
             self[push: number].note(now, .completionFirst)
-            report(number, at: now)
+            report(number, at: now, app: index)
         case .reportsOnlyWellFormed:
             if call.uuid != nil, call.caller != nil {
-                report(number, at: now)
+                report(number, at: now, app: index)
             } else {
                 self[push: number].note(now, .notWellFormed)
                 didNotReport(number, mustReport: mustReport, at: now)
@@ -615,15 +625,16 @@ public final class World {
     }
 
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
-    private func report(_ number: Int, at now: Double) {
+    /// `app`: the app's index when the caller has just found it (an arrival that reports at once).
+    private func report(_ number: Int, at now: Double, app: Int? = nil) {
         let id = Int(peek(number, { $0.phone }))
         guard peek(number, { $0.isPending }), id >= 0,
-            let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
+            let index = app ?? phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
         else { return }
         let isEntitled = phones[id].apps.read(index) { $0.isEntitled }
         let uuid = peek(number, { $0.callUUID })
         let caller = peek(number, { $0.caller })
-        let callHash = uuid.map(RecentCalls.hash) ?? 0
+        let callHash = uuid?.hashValue ?? 0  // once: SipHash over 36 bytes showed in profiles
         self[push: number].note(now, .reported)
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
@@ -646,10 +657,12 @@ public final class World {
 
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
         guard peek(number, { $0.isPending }) else { return }
-        self[push: number].ending = PushEntry.Ending(outcome)
+        change(number) { entry in
+            entry.ending = PushEntry.Ending(outcome)
+            entry.finishedAt = now
+            entry.chain.append(ChainEvent(at: now, step: step))
+        }
         pendingCount -= 1
-        self[push: number].finishedAt = now
-        self[push: number].chain.append(ChainEvent(at: now, step: step))
         finishedSinceLastTake.append(number)
     }
 

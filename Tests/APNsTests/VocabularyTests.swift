@@ -99,4 +99,21 @@ import Testing
         #expect(PushType.implied(byTopic: "a.b") == nil)
         #expect(PushType.bundleId(ofTopic: "a.b.pushkit.fileprovider") == "a.b")
     }
+
+    /// `bundleId(ofTopic:)` tries `.voip` before the others: right only while no other suffix ends
+    /// with `.voip`. Checked against the definition (the longest known suffix goes) on every pair.
+    @Test("A topic's bundle id is the topic less its longest known suffix, .voip tried first or not")
+    func bundleIdOfTopic() {
+        #expect(PushType.knownSuffixes.filter { $0.hasSuffix(".voip") } == [".voip"])
+        var topics = ["a.b", "", ".voip", "a.b.voipx", "a.b.voip."]
+        for first in PushType.knownSuffixes {
+            topics += ["a.b" + first, first]
+            for second in PushType.knownSuffixes { topics.append("a.b" + first + second) }
+        }
+        for topic in topics {
+            let longest = PushType.knownSuffixes.filter { topic.hasSuffix($0) }.max { $0.count < $1.count }
+            let expected = String(topic.dropLast(longest?.count ?? 0))
+            #expect(PushType.bundleId(ofTopic: topic) == expected, "topic <\(topic)>")
+        }
+    }
 }
