@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "WorldBench", dependencies: ["MockAPNs", "World", "APNs", "HTTP2Server"]),
         // scripts/fuzz.sh: libFuzzer targets for every surface that reads bytes from outside.
         .executableTarget(
-            name: "RingsideFuzz", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "ScenarioLanguage"]),
+            name: "RingsideFuzz", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "ScenarioLanguage", "World"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),

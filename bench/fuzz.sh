@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 bash scripts/fuzz.sh 1 http2 >/dev/null  # build once
-targets=(scenario jwt transcript request certificate control http2)
+targets=(scenario jwt transcript request certificate control http2 payload)
 printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} nice -n 19 bash scripts/fuzz.sh "$runs" {}

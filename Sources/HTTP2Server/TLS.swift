@@ -45,6 +45,11 @@ public final class TLSContext: @unchecked Sendable {
             if clientCertificates == .required { mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT }
             SSL_CTX_set_verify(context, mode, nil)
         }
+        // Resumed sessions (a provider that caches them reconnects after a GOAWAY or an idle
+        // timeout) need a session id context once the server asks for client certificates: without
+        // one OpenSSL refuses to resume ("session id context uninitialized") and fails the handshake.
+        let sessionContext = Array("ringside-apns".utf8)
+        _ = SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
         SSL_CTX_set_alpn_select_cb(context, selectALPN, nil)
     }
 

@@ -326,8 +326,9 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         }
         var specs: [AppSpec] = []
         for app in apps {
-            guard let bundle = app["bundleId"] as? String else {
-                return .failure(.error(400, "every app needs a bundleId"))
+            // A topic is the bundle id: an empty one names no app a push could reach.
+            guard let bundle = app["bundleId"] as? String, !bundle.isEmpty else {
+                return .failure(.error(400, "every app needs a bundleId, not empty"))
             }
             // Every key is read, or refused: a typo must not fall back to a default silently.
             let keys = ["bundleId", "ios", "behaviour", "roundTripSeconds", "blocking", "environment", "entitled"]

@@ -3,6 +3,7 @@ import Foundation
 import HTTP2Server
 import MockAPNs
 import ScenarioLanguage
+import World
 
 /// What the fuzzer feeds: one function per input surface that takes bytes from outside (issue 11).
 /// Each must return for every input — no trap, no hang, no unbounded memory — whatever it answers.
@@ -21,6 +22,8 @@ enum Target: String, CaseIterable {
     case control
     /// A transcript as `ringside replay` reads it.
     case transcript
+    /// A push's payload as the world reads it for the call it announces (`CallInfo`).
+    case payload
 
     func run(_ bytes: UnsafeRawBufferPointer) {
         switch self {
@@ -32,6 +35,7 @@ enum Target: String, CaseIterable {
             _ = Checker.plan(SourceFile(path: "fuzz.ring", text: String(decoding: bytes, as: UTF8.self)))
         case .control: Self.control(bytes)
         case .transcript: _ = ReplayPlan.parse(transcript: String(decoding: bytes, as: UTF8.self))
+        case .payload: _ = CallInfo(body: Array(bytes))
         }
     }
 

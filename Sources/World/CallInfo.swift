@@ -73,20 +73,69 @@ public struct CallInfo: Sendable {
             return nil
         }
 
-        /// The string's text; escapes are kept simple (\" \\ \/ \n \t, \uXXXX as is).
+        /// The string's text, its escapes decoded as JSON's (RFC 8259 §7): `\uXXXX` too, with
+        /// surrogate pairs (Python's `json.dumps` writes every non-ASCII character so by default, and a
+        /// caller named "Zoë" must match a block list that says so). A lone or broken escape keeps
+        /// its bytes, and a lone surrogate becomes U+FFFD.
         func text(_ quoted: Quoted) -> String {
             guard quoted.hasEscapes else { return String(decoding: bytes[quoted.range], as: UTF8.self) }
             var out: [UInt8] = []
             var position = quoted.range.lowerBound
-            while position < quoted.range.upperBound {
-                var byte = bytes[position]
-                position += 1
-                if byte == UInt8(ascii: "\\"), position < quoted.range.upperBound {
-                    byte = bytes[position]
-                    position += 1
-                    if byte == UInt8(ascii: "n") { byte = 10 } else if byte == UInt8(ascii: "t") { byte = 9 }
+            let end = quoted.range.upperBound
+            /// Four hex digits at `at`, if they are there.
+            func hex4(_ at: Int) -> UInt32? {
+                guard at + 4 <= end else { return nil }
+                var value: UInt32 = 0
+                for byte in bytes[at..<(at + 4)] {
+                    let digit: UInt8
+                    switch byte {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                    default: return nil
+                    }
+                    value = value << 4 | UInt32(digit)
                 }
-                out.append(byte)
+                return value
+            }
+            while position < end {
+                let byte = bytes[position]
+                position += 1
+                guard byte == UInt8(ascii: "\\"), position < end else {
+                    out.append(byte)
+                    continue
+                }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "n"): out.append(10)
+                case UInt8(ascii: "t"): out.append(9)
+                case UInt8(ascii: "r"): out.append(13)
+                case UInt8(ascii: "b"): out.append(8)
+                case UInt8(ascii: "f"): out.append(12)
+                case UInt8(ascii: "u"):
+                    guard var scalar = hex4(position) else {
+                        out.append(contentsOf: [UInt8(ascii: "\\"), escape])
+                        continue
+                    }
+                    position += 4
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        // A high surrogate: its low half follows as another escape.
+                        if position + 6 <= end, bytes[position] == UInt8(ascii: "\\"),
+                            bytes[position + 1] == UInt8(ascii: "u"), let low = hex4(position + 2),
+                            (0xDC00..<0xE000).contains(low)
+                        {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            position += 6
+                        } else {
+                            scalar = 0xFFFD
+                        }
+                    } else if (0xDC00..<0xE000).contains(scalar) {
+                        scalar = 0xFFFD
+                    }
+                    UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { out.append($0) }
+                default: out.append(escape)  // \" \\ \/ (and anything else, as it is)
+                }
             }
             return String(decoding: out, as: UTF8.self)
         }

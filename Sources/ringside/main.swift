@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTP2Server
 
@@ -27,6 +28,11 @@ let rootHelp = """
     """
 
 OpenSSLProcess.keepStateUntilExit()
+// `$RINGSIDE` names this binary for the providers a scenario starts (`"$RINGSIDE" token …`),
+// whatever the file is called: a copy renamed, or a wrapper's symlink target.
+if getenv("RINGSIDE") == nil, let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+    setenv("RINGSIDE", path, 0)
+}
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 switch arguments.first {

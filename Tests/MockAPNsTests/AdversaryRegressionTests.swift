@@ -404,4 +404,19 @@ import Testing
         #expect(result.passed, "\(result.expectations.map(\.happened))")
         #expect(result.expectations.first?.happened.contains("refused as a duplicate") == true)
     }
+
+    /// `$RINGSIDE` named the running binary only when its file was called `ringside`: a renamed copy
+    /// failed every scenario whose provider signs its own JWT (`"$RINGSIDE" token …`).
+    @Test("A renamed copy of the binary still gives scenarios $RINGSIDE")
+    func renamedBinary() throws {
+        let folder = NSTemporaryDirectory() + "ringside-renamed-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let copy = folder + "/rsbin"
+        try FileManager.default.copyItem(atPath: Paths.root + "/.build/debug/ringside", toPath: copy)
+        let result = try MockAPNsTests.run(
+            copy, ["run", "--certs", Paths.certs, Paths.scenario("auth/49-too-many-token-updates.ring")],
+            directory: Paths.root)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+    }
 }

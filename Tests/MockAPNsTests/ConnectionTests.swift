@@ -218,6 +218,27 @@ import Testing
         #expect(certificateIgnored.reason == "MissingProviderToken")
     }
 
+    /// A provider that caches TLS sessions resumes them on reconnecting (a GOAWAY, an idle
+    /// timeout). The server asks for client certificates, and OpenSSL refuses to resume a session
+    /// without a session id context ("session id context uninitialized"): every reconnect failed.
+    @Test(
+        "A TLS session is resumed, with a JWT or with the client certificate it was made with",
+        arguments: ["token", "certificate"], ["1.2", "1.3"])
+    func sessionResumption(credentials: String, version: String) throws {
+        let server = try MockServer(authentication: credentials == "token" ? .either : .certificate)
+        let proof: [String] =
+            credentials == "token"
+            ? [Paths.jwt()] : [Paths.certs + "/client-voip.pem", Paths.certs + "/client-voip.key"]
+        let arguments: [String] = ["python3", Paths.clients + "/tls_resume.py", "\(server.port)", Paths.ca]
+        let result = try run("/usr/bin/env", arguments + proof + [version])
+        let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        let output = object as? [String: Any]
+        let reused = output?["reused"] as? [Bool]
+        let statuses = output?["status"] as? [String]
+        #expect(reused == [false, true], "\(result.stdout) \(result.stderr) \(server.events.refusals)")
+        #expect(statuses == ["200", "200"], "\(result.stdout) \(result.stderr)")
+    }
+
     @Test("PING is answered")
     func ping() throws {
         let server = try MockServer(plaintext: true)

@@ -86,6 +86,7 @@ import World
             ("/phones", #"{"apps": "com.ringside.testapp"}"#),
             ("/phones", #"{"apps": [{"bundleId": "x", "ios": 26.4}]}"#),
             ("/phones", #"{"apps": [{"bundleId": "x", "behaviour": 5}]}"#), ("/settings", #"{"x": 1}"#),
+            ("/phones", #"{"apps": [{"bundleId": ""}]}"#),
             ("/phones/0/state", #"{"online": 1}"#), ("/phones/0/state", #"{"doNotDisturb": true, "vip": ["a"]}"#),
             ("/phones/0/state", #"{"blockedCallers": "bob"}"#), ("/phones/0/state", #"{"activeCall": 5}"#),
         ])

@@ -368,6 +368,33 @@ import World
         #expect(TokenValue(hex: token)?.description == token)
     }
 
+    /// JSON escapes in the payload decode as JSON's (RFC 8259 §7): Python's `json.dumps` writes
+    /// "Zoë" as `Zo\u00eb` by default, and the block list says "Zoë".
+    @Test(
+        "A payload's escapes are decoded: \\u with surrogate pairs, \\r \\b \\f \\/, keys too; broken ones kept",
+        arguments: [
+            (#"{"callUUID":"c1","handle":"Zo\u00eb"}"#, "c1", "Zoë"),
+            (#"{"call\u0055UID":"c2","caller":"\ud83d\udcde \u260E"}"#, "c2", "📞 ☎"),
+            (#"{"uuid":"a\/b","from":"x\r\b\f\ty"}"#, "a/b", "x\r\u{8}\u{C}\ty"),
+            (#"{"callId":"\ud800z","caller_id":"\udc00"}"#, "\u{FFFD}z", "\u{FFFD}"),
+            (#"{"call_id":"\u12","handle":"\u00"}"#, "\\u12", "\\u00"),
+            (#"{"callID":"\"q\" \\ e"}"#, "\"q\" \\ e", nil),
+        ])
+    func payloadEscapes(body: String, uuid: String, caller: String?) {
+        let call = CallInfo(body: Array(body.utf8))
+        #expect(call.uuid == uuid, "\(body)")
+        #expect(call.caller == caller, "\(body)")
+    }
+
+    @Test("A caller written with \\u escapes is the caller a block list names")
+    func escapedCallerIsBlocked() {
+        let (world, phone, token) = world()
+        world.change(phone: phone, .blockedCallers(["Zoë"]), at: t0)
+        let number = push(world, token: token, at: t0, call: "c9", caller: #"Zo\u00eb"#)
+        world.run(until: t0 + 10)
+        #expect(world.pushes[number].outcome == .callRefused(.filteredByBlockList), "\(world.pushes[number].outcome)")
+    }
+
     /// `tokenBytes` goes down to 1 (`POST /settings`): a token shorter than a word's offset once
     /// trapped in `TokenValue(bytes:)`, and with it `serve` on the next `POST /phones`.
     @Test("Short tokens are issued and found", arguments: [1, 7, 8, 9, 16, 23, 24, 31, 32, 33])
