@@ -15,7 +15,8 @@ public final class World {
     @exclusivity(unchecked) private var registry = TokenRegistry()
     /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
     @exclusivity(unchecked) private var registryGeneration = 0
-    /// The last token resolved, found or not (`record` nil): the mock asks twice per push.
+    /// The last token resolved, found or not (`record` nil): a mock whose device check is not the last
+    /// asks twice per push (`lookup`, then `accept`); `admit` searches once and skips it.
     @exclusivity(unchecked) private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
     /// The latest pushes: push number `n ≥ forgotten` is `recent[n - forgotten]`. Once more than

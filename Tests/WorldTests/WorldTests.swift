@@ -368,6 +368,58 @@ import World
         #expect(TokenValue(hex: token)?.description == token)
     }
 
+    /// The mock asks `admit` (one search for the token) where it asked `lookup`, then `accept`: the
+    /// two must agree on every kind of token, and take the push in the same way.
+    @Test(
+        "admit answers as lookup then accept, for live, retired, unknown, malformed and other-kind tokens",
+        arguments: [false, true])
+    func admitAgreesWithLookupThenAccept(acceptsUnknown: Bool) {
+        func world() -> (World, [String]) {
+            var settings = WorldSettings()
+            settings.unregisterDelay = 5
+            settings.throttle = nil
+            let world = World(settings: settings, seed: 3)
+            let phone = world.addPhone(name: "alice", apps: [AppSpec(bundleId: Self.bundle)], at: t0)
+            let voip = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+            let alert = world.token(phone: phone, bundleId: Self.bundle, kind: .alert)!
+            world.apply(.reinstall, phone: phone, bundleId: Self.bundle, at: t0)
+            let fresh = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+            let offline = world.addPhone(name: "bob", online: false, apps: [AppSpec(bundleId: Self.bundle)], at: t0)
+            let stored = world.token(phone: offline, bundleId: Self.bundle, kind: .voip)!
+            let tokens = [fresh, voip, alert, stored, String(repeating: "0f", count: 32), "zz", fresh.uppercased()]
+            return (world, tokens)
+        }
+        let (viaAdmit, tokens) = world()
+        let (viaTwo, _) = world()
+        for (index, token) in tokens.enumerated() {
+            for topic in ["\(Self.bundle).voip", Self.bundle, "com.other.voip"] {
+                for at in [t0 + 1, t0 + 10] {
+                    let push = AcceptedPush(
+                        deviceToken: token, topic: topic, pushType: .voip, priority: .immediate,
+                        expiration: 3_600, collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
+                    let call = CallInfo(body: Array(#"{"callUUID":"c\#(index)\#(topic)\#(at)"}"#.utf8))
+                    let (answer, number) = viaAdmit.admit(
+                        push, token: TokenValue(hex: token), environment: .sandbox, call: call, apnsId: "a",
+                        acceptsUnknown: acceptsUnknown, at: at)
+                    var expected = viaTwo.lookup(token: token, topic: topic, environment: .sandbox, at: at)
+                    if expected == .unknown, acceptsUnknown { expected = .active }
+                    var expectedNumber: Int?
+                    if expected == .active, !(acceptsUnknown && !viaTwo.knows(token: token, environment: .sandbox)) {
+                        expectedNumber = viaTwo.accept(push, environment: .sandbox, call: call, apnsId: "a", at: at)
+                    }
+                    #expect(answer == expected, "token \(index) topic \(topic) at \(at)")
+                    #expect(number == expectedNumber, "token \(index) topic \(topic) at \(at)")
+                }
+            }
+        }
+        viaAdmit.run(until: t0 + 100)
+        viaTwo.run(until: t0 + 100)
+        #expect(
+            viaAdmit.pushes.map { "\($0.number) \($0.outcome.kind) \($0.phone ?? -1)" }
+                == viaTwo.pushes.map { "\($0.number) \($0.outcome.kind) \($0.phone ?? -1)" })
+        #expect(!viaAdmit.pushes.isEmpty)
+    }
+
     /// JSON escapes in the payload decode as JSON's (RFC 8259 §7): Python's `json.dumps` writes
     /// "Zoë" as `Zo\u00eb` by default, and the block list says "Zoë".
     @Test(
