@@ -87,13 +87,7 @@ public struct CallInfo: Sendable {
                 guard at + 4 <= end else { return nil }
                 var value: UInt32 = 0
                 for byte in bytes[at..<(at + 4)] {
-                    let digit: UInt8
-                    switch byte {
-                    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                    default: return nil
-                    }
+                    guard let digit = TokenValue.nibble(byte) else { return nil }
                     value = value << 4 | UInt32(digit)
                 }
                 return value

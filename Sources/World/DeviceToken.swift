@@ -72,7 +72,8 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
         self.count = count
     }
 
-    @inline(__always) private static func nibble(_ digit: UInt8) -> UInt8? {
+    /// A hexadecimal digit's value (either case), or nil (also the payload's `\uXXXX`, `CallInfo`).
+    @inline(__always) static func nibble(_ digit: UInt8) -> UInt8? {
         switch digit {
         case 48...57: return digit - 48
         case 97...102: return digit - 87

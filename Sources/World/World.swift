@@ -86,8 +86,10 @@ public final class World {
             }
         }
     }
+
     /// Several changes to a remembered push in one access. `body` changes the entry only: the world's
-    /// own arrays are not to be touched while it runs (`recent` is being changed in place).
+    /// own arrays are not to be touched while it runs (`recent` is being changed in place). The branch
+    /// is `subscript(push:)`'s: going through its `_modify` measured 320 instructions a push more.
     @inline(__always) private func change(_ number: Int, _ body: (inout PushEntry) -> Void) {
         if number >= forgotten {
             body(&recent[number - forgotten])
