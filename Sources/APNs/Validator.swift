@@ -127,6 +127,16 @@ public struct AcceptedPush: Sendable {
         set { fields.value.notes = newValue }
     }
 
+    /// Whether this push is what the checks learnt, field for field, and carries no notes.
+    fileprivate func learnt(_ state: borrowing Validator.State, collapseId: String?) -> Bool {
+        // Field by field through the box: a copy of the fields would retain every string.
+        fields.value.notes.isEmpty && fields.value.deviceToken == (state.token ?? "")
+            && fields.value.topic == (state.topic ?? "") && fields.value.pushType == state.pushType
+            && fields.value.priority == state.priority && fields.value.expiration == state.expiration
+            && fields.value.collapseId == collapseId && fields.value.keyId == state.keyId
+            && fields.value.teamId == state.teamId && fields.value.isFirstValidToken == state.isFirstValidToken
+    }
+
     public init(
         deviceToken: String, topic: String, pushType: PushType?, priority: Priority, expiration: Int64?,
         collapseId: String?, keyId: String?, teamId: String?, isFirstValidToken: Bool, notes: [LintNote] = []
@@ -175,6 +185,9 @@ public final class Validator: Sendable {
     /// the body, the connection's token state or the world.
     public struct CheckedHeaders: Sendable {
         fileprivate var state: State
+        /// The push the last request with this block became: the next one that learns the same is
+        /// the same push, shared (no box of its own, nothing of its own for the transcript to free).
+        fileprivate var accepted: AcceptedPush?
     }
 
     /// As `validate(_:credentials:at:checkingDevice:)`; `checked` is what an earlier call on this
@@ -193,12 +206,16 @@ public final class Validator: Sendable {
             }
         }
         if !known { checked = CheckedHeaders(state: state.headersPart) }
-        return .success(
-            AcceptedPush(
-                deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
-                priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
-                keyId: state.keyId, teamId: state.teamId,
-                isFirstValidToken: state.isFirstValidToken, notes: settings.profile == .voipLint ? state.notes : []))
+        let notes = settings.profile == .voipLint ? state.notes : []
+        if let last = checked?.accepted, notes.isEmpty, last.learnt(state, collapseId: request.collapseId) {
+            return .success(last)
+        }
+        let accepted = AcceptedPush(
+            deviceToken: state.token ?? "", topic: state.topic ?? "", pushType: state.pushType,
+            priority: state.priority, expiration: state.expiration, collapseId: request.collapseId,
+            keyId: state.keyId, teamId: state.teamId, isFirstValidToken: state.isFirstValidToken, notes: notes)
+        checked?.accepted = accepted
+        return .success(accepted)
     }
 
     /// What the checks learn as they go.
@@ -546,9 +563,8 @@ public final class Validator: Sendable {
 /// The canonical UUID form, 8-4-4-4-12 hexadecimal digits, either case ([SEND]).
 public enum UUIDSyntax {
     public static func isCanonical(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return false }
-        for (index, byte) in utf8.enumerated() {
+        guard text.utf8.count == 36 else { return false }
+        for (index, byte) in text.utf8.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 if byte != UInt8(ascii: "-") { return false }
             } else if !((byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)) {

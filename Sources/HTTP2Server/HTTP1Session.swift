@@ -104,6 +104,9 @@ final class HTTP1Session {
         let body = response.body ?? []
         var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
+        for unique in [response.unique.first, response.unique.second].compactMap({ $0 }) {
+            head += "\(unique.name): \(unique.value)\r\n"
+        }
         head += "content-length: \(body.count)\r\n\r\n"
         return Array(head.utf8) + body
     }

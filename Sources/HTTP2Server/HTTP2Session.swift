@@ -133,22 +133,32 @@ public final class HTTP2Session {
         let status = Self.statusText(response.status)
         var size = ":status".utf8.count + status.utf8.count
         for header in response.headers { size += header.name.utf8.count + header.value.utf8.count }
-        let count = response.headers.count + 1
+        size += response.unique.byteCount
+        let count = response.headers.count + response.unique.count + 1
         let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { fields in
                 var cursor = bytes.baseAddress!
-                func field(_ index: Int, _ name: String, _ value: String, unique: Bool) {
-                    let flags = unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
-                    let namePointer = Self.copy(name, to: &cursor)
-                    let valuePointer = Self.copy(value, to: &cursor)
+                var index = 0
+                func field(_ name: UnsafeMutablePointer<UInt8>, _ nameCount: Int, _ valueCount: Int, flags: UInt32) {
                     (fields.baseAddress! + index).initialize(
                         to: nghttp2_nv(
-                            name: namePointer, value: valuePointer, namelen: name.utf8.count,
-                            valuelen: value.utf8.count, flags: UInt8(flags)))
+                            name: name, value: name + nameCount, namelen: nameCount, valuelen: valueCount,
+                            flags: UInt8(flags)))
+                    index += 1
                 }
-                field(0, ":status", status, unique: false)
-                for (index, header) in response.headers.enumerated() {
-                    field(index + 1, header.name, header.value, unique: response.uniqueValues.contains(header.name))
+                func field(_ name: String, _ value: String) {
+                    let start = Self.copy(name, to: &cursor)
+                    _ = Self.copy(value, to: &cursor)
+                    field(start, name.utf8.count, value.utf8.count, flags: NGHTTP2_NV_FLAG_NONE.rawValue)
+                }
+                field(":status", status)
+                for header in response.headers { field(header.name, header.value) }
+                for unique in [response.unique.first, response.unique.second] {
+                    guard let unique else { continue }
+                    let nameCount = unique.name.utf8CodeUnitCount
+                    unique.copy(to: cursor)
+                    field(cursor, nameCount, unique.count, flags: NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+                    cursor += nameCount + unique.count
                 }
                 let base = UnsafePointer(fields.baseAddress!)
                 if let body = response.body, !body.isEmpty {

@@ -97,7 +97,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         }
         request.body = http.body
         request.bodyLength = http.bodyLength
-        let apnsId = request.apnsId.flatMap { UUIDSyntax.isCanonical($0) ? $0 : nil } ?? ids.next()
+        let apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
 
         if closing {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
@@ -109,7 +109,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
         }
         if http.headerListTooLarge {
             // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
-            connection.respond(streamId: http.streamId, HTTP2Response(status: 431, headers: [("apns-id", apnsId)]))
+            connection.respond(
+                streamId: http.streamId, HTTP2Response(status: 431, unique: UniqueFields(Self.field("apns-id", apnsId)))
+            )
             record(
                 http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
                 fault: "header list over MAX_HEADER_LIST_SIZE", at: now)
@@ -141,7 +143,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
                 timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
             reject(
-                http, request, apnsId: recorded.apnsId ?? apnsId, connection: connection, at: now, rejection,
+                http, request, apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? apnsId, connection: connection,
+                at: now, rejection,
                 fault: "replayed")
             return
         }
@@ -226,7 +229,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
                         connection: info.id, maxConcurrentStreams: authenticatedStreams,
                         why: "an accepted push lifts the limit again (fault plan)", at: now))
             }
-            let response = HTTP2Response(status: 200, headers: headers(apnsId), uniqueValues: Self.uniqueValues)
+            let response = HTTP2Response(status: 200, unique: idFields(apnsId))
             respond(http.streamId, response, after: delay, connection: connection)
             record(
                 http, request, apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
@@ -284,14 +287,12 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     private func reject(
-        _ http: HTTP2Request, _ request: PushRequest, apnsId: String, connection: ConnectionControl, at now: Moment,
+        _ http: HTTP2Request, _ request: PushRequest, apnsId: MessageId, connection: ConnectionControl, at now: Moment,
         _ rejection: Rejection, fault: String?, after delay: Double? = nil
     ) {
-        var fields = headers(apnsId)
-        fields.insert(("content-type", "application/json"), at: 0)
         let response = HTTP2Response(
-            status: rejection.reason.status, headers: fields, body: Array(rejection.responseBody.utf8),
-            uniqueValues: Self.uniqueValues)
+            status: rejection.reason.status, headers: [("content-type", "application/json")],
+            body: Array(rejection.responseBody.utf8), unique: idFields(apnsId))
         respond(http.streamId, response, after: delay, connection: connection)
         record(
             http, request, apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
@@ -314,26 +315,25 @@ final class APNsConnection: HTTP2ConnectionHandler {
         connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
     }
 
-    /// Ids change with every response: never worth a place in the HPACK table.
-    static let uniqueValues = ["apns-id", "apns-unique-id"]
+    /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]). Ids change
+    /// with every response: never worth a place in the HPACK table (`UniqueField`).
+    private func idFields(_ apnsId: MessageId) -> UniqueFields {
+        UniqueFields(Self.field("apns-id", apnsId), isSandbox ? Self.field("apns-unique-id", ids.nextId()) : nil)
+    }
 
-    /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]).
-    private func headers(_ apnsId: String) -> [(name: String, value: String)] {
-        if isSandbox {
-            return [("apns-id", apnsId), ("apns-unique-id", ids.next())]
-        }
-        return [("apns-id", apnsId)]
+    private static func field(_ name: StaticString, _ id: MessageId) -> UniqueField {
+        UniqueField(name: name, count: MessageId.textCount) { id.write(to: $0.baseAddress!) }
     }
 
     private func record(
-        _ http: HTTP2Request, _ request: PushRequest, apnsId: String, status: Int, rejection: Rejection?,
+        _ http: HTTP2Request, _ request: PushRequest, apnsId: MessageId, status: Int, rejection: Rejection?,
         accepted: AcceptedPush?, fault: String?, at now: Moment
     ) {
         guard mock.isObserved else { return }
         mock.emit(
             .push(
                 PushRecord(
-                    connection: info.id, streamId: http.streamId, at: now, request: request, apnsId: apnsId,
+                    connection: info.id, streamId: http.streamId, at: now, request: request, messageId: apnsId,
                     status: status, rejection: rejection, accepted: accepted, fault: fault)),
             through: &observers)
     }

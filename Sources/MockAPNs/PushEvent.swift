@@ -23,7 +23,8 @@ public struct PushRecord: Sendable {
     public var at: Moment
     public var request: PushRequest
     /// The `apns-id` of the response.
-    public var apnsId: String
+    public var messageId: MessageId
+    public var apnsId: String { messageId.description }
     public var status: Int
     /// Nil when accepted.
     public var rejection: Rejection?

@@ -143,7 +143,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// (the mock asks when the device check is the validator's last). With `.active`, the push's
     /// number: its outcome is held back until `told(_:)` says its request line is written.
     func admit(
-        _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
+        _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: MessageId, at now: Double
     ) -> (DeviceLookup, number: Int?) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return (.active, nil) }
         // The payload and the token are read before the lock: every other push waits while it is held.
@@ -173,7 +173,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     }
 
     /// An accepted push enters the world.
-    func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double) {
+    func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: MessageId, at now: Double) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return }
         let call = CallInfo(body: body)
         withWorld { enter($0, push, environment: environment, call: call, apnsId: apnsId, at: now) }
@@ -191,7 +191,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// no phone holds is not recorded: it reaches nothing, and a load test must not grow the history.
     @discardableResult
     private func enter(
-        _ world: World, _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String,
+        _ world: World, _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId,
         at now: Double
     ) -> Int? {
         if acceptsUnknownTokens, !world.knows(token: push.deviceToken, environment: environment) { return nil }

@@ -10,14 +10,14 @@ struct PushEntry: Sendable {
     /// to hand a finished push out under its lock, and one retain there was six (one per string),
     /// each on a line another core wrote (the strings come from the event loops).
     final class Identity: Sendable {
-        let apnsId: String
+        let apnsId: MessageId
         let token: String
         let topic: String
         let callUUID: String?
         let caller: String?
         let bundleId: String?
 
-        init(apnsId: String, token: String, topic: String, callUUID: String?, caller: String?, bundleId: String?) {
+        init(apnsId: MessageId, token: String, topic: String, callUUID: String?, caller: String?, bundleId: String?) {
             self.apnsId = apnsId
             self.token = token
             self.topic = topic
@@ -28,7 +28,7 @@ struct PushEntry: Sendable {
     }
 
     let identity: Identity
-    var apnsId: String { identity.apnsId }
+    var apnsId: MessageId { identity.apnsId }
     var token: String { identity.token }
     var topic: String { identity.topic }
     var callUUID: String? { identity.callUUID }
@@ -100,7 +100,7 @@ struct PushEntry: Sendable {
     /// The public story of push `number`; `phoneName` names the phone with id `phone`.
     func fate(number: Int, phoneName: String?) -> PushFate {
         var fate = PushFate(
-            number: number, apnsId: apnsId, token: token, topic: topic, sentAt: sentAt, priority: priority,
+            number: number, messageId: apnsId, token: token, topic: topic, sentAt: sentAt, priority: priority,
             expiration: expiration, callUUID: callUUID, caller: caller)
         fate.phone = phone >= 0 ? Int(phone) : nil
         fate.phoneName = phoneName

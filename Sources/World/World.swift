@@ -290,7 +290,7 @@ public final class World {
     /// search for the token, already parsed (the mock parses it before it locks the world). With
     /// `acceptsUnknown` (`serve` without `--world`), a token no phone holds is active and not recorded.
     public func admit(
-        _ push: AcceptedPush, token: TokenValue?, environment: APNsEnvironment, call: CallInfo, apnsId: String,
+        _ push: AcceptedPush, token: TokenValue?, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId,
         acceptsUnknown: Bool, at now: Double
     ) -> (DeviceLookup, number: Int?) {
         let resolved = token.flatMap { token in record(token, environment: environment).map { (token, $0) } }
@@ -375,7 +375,7 @@ public final class World {
     /// An accepted push enters the world; returns its number in `pushes`.
     @discardableResult
     public func accept(
-        _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: String, at now: Double
+        _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: MessageId, at now: Double
     ) -> Int {
         accept(push, environment: environment, call: CallInfo(body: body), apnsId: apnsId, at: now)
     }
@@ -383,7 +383,7 @@ public final class World {
     /// `accept` with the payload already read (the mock reads it before it locks the world).
     @discardableResult
     public func accept(
-        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String, at now: Double
+        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId, at now: Double
     ) -> Int {
         accept(
             push, environment: environment, call: call, apnsId: apnsId,
@@ -392,7 +392,7 @@ public final class World {
 
     /// `accept` once the token's holder is known (nil: no phone holds it).
     private func accept(
-        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: String, record: TokenRecord?,
+        _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId, record: TokenRecord?,
         at now: Double
     ) -> Int {
         let number = forgotten + recent.count
@@ -775,7 +775,8 @@ struct TokenRecord {
 /// What became of one accepted push.
 public struct PushFate: Sendable {
     public var number: Int
-    public var apnsId: String
+    public var messageId: MessageId
+    public var apnsId: String { messageId.description }
     public var token: String
     public var topic: String
     public var sentAt: Double

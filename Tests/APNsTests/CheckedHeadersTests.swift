@@ -77,6 +77,39 @@ import Testing
         #expect(second.remembered == nil && second.afresh == nil)
     }
 
+    @Test(
+        "A repeated block's push is the push its checks learnt, down to the first valid JWT",
+        arguments: AuthMode.allCases)
+    func repeatedPushIsWhatWasLearnt(mode: AuthMode) throws {
+        // The connection passes the last push back with the block (`CheckedHeaders.accepted`); a
+        // push is shared only when the checks learnt the same of it, field for field.
+        for order in ValidationOrder.allCases {
+            let validator = Validator(settings: ValidationSettings(order: order), keys: Fixtures.keys)
+            var credentials = mode.credentials()
+            var checked: Validator.CheckedHeaders?
+            var firsts: [Bool] = []
+            let push = Fixtures.voipPush()  // one JWT: a new one each time would be refused (429)
+            for _ in 0..<3 {
+                var copy = credentials
+                let remembered = try validator.validate(
+                    push, credentials: &credentials, at: Fixtures.start, checked: &checked
+                ).get()
+                var none: Validator.CheckedHeaders?
+                let afresh = try validator.validate(
+                    push, credentials: &copy, at: Fixtures.start, checked: &none
+                ).get()
+                firsts.append(remembered.isFirstValidToken)
+                #expect(remembered.isFirstValidToken == afresh.isFirstValidToken, "\(order) \(mode)")
+                #expect(remembered.deviceToken == afresh.deviceToken && remembered.topic == afresh.topic)
+                #expect(remembered.pushType == afresh.pushType && remembered.priority == afresh.priority)
+                #expect(remembered.expiration == afresh.expiration && remembered.collapseId == afresh.collapseId)
+                #expect(remembered.keyId == afresh.keyId && remembered.teamId == afresh.teamId)
+            }
+            // Under token authentication the first push carried the connection's first valid JWT.
+            #expect(firsts == (mode == .token ? [true, false, false] : [false, false, false]), "\(order)")
+        }
+    }
+
     @Test("Only checks that read nothing but the header block are skipped")
     func skippedChecks() {
         let skipped = Set(Check.allCases.filter(\.readsOnlyHeaders))

@@ -16,6 +16,14 @@ import Testing
         #expect(generated.status == 200)
         #expect(UUIDSyntax.isCanonical(generated.headers["apns-id"] ?? ""))
         #expect(generated.headers["apns-unique-id"] != nil, "the sandbox returns apns-unique-id")
+        // An id in upper case is canonical too, and answered as sent; each answer's own ids are new.
+        let upper = try Curl.applePush(server, extra: ["-H", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0"])
+        #expect(upper.headers["apns-id"] == "123E4567-E89B-12D3-A456-4266554400A0")
+        let again = try Curl.applePush(server)
+        #expect(UUIDSyntax.isCanonical(again.headers["apns-unique-id"] ?? ""))
+        #expect(again.headers["apns-id"] != generated.headers["apns-id"])
+        #expect(again.headers["apns-unique-id"] != generated.headers["apns-unique-id"])
+        #expect(again.headers["apns-unique-id"] != again.headers["apns-id"])
     }
 
     @Test("Production does not return apns-unique-id")
