@@ -65,13 +65,27 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     }
 
     private func withWorld<T>(timedByCPU: Bool, _ body: (World) throws -> T) rethrows -> T {
-        let (result, finished) = try visit(timedByCPU: timedByCPU, body)
+        var finished: [FinishedPush] = []
+        return try withWorld(timedByCPU: timedByCPU, reusing: &finished, body)
+    }
+
+    /// `withWorld` with the caller's array for the pushes that finished, emptied after they are told
+    /// and kept for the next visit (the ticker's): a fresh array a tick, for a thousand pushes and more,
+    /// was fresh pages to fault in with the lock held.
+    private func withWorld<T>(
+        timedByCPU: Bool, reusing finished: inout [FinishedPush], _ body: (World) throws -> T
+    ) rethrows -> T {
+        let result = try visit(timedByCPU: timedByCPU, finished: &finished, body)
         if !finished.isEmpty { tell(finished) }
+        finished.removeAll(keepingCapacity: true)
         return result
     }
 
-    /// Runs `body` with the world locked; returns what it returned and the pushes that finished.
-    private func visit<T>(timedByCPU: Bool = false, _ body: (World) throws -> T) rethrows -> (T, [FinishedPush]) {
+    /// Runs `body` with the world locked; returns what it returned, and adds the pushes that
+    /// finished to `finished`.
+    private func visit<T>(
+        timedByCPU: Bool = false, finished: inout [FinishedPush], _ body: (World) throws -> T
+    ) rethrows -> T {
         lock.lock()
         var started = timespec()
         var startedCPU = timespec()
@@ -88,7 +102,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             lock.unlock()
             throw error
         }
-        let finished = world.takeFinishedPushes()
+        world.takeFinishedPushes(into: &finished)
+        // Destroyed at the end of this function, after the lock is let go.
+        let forgotten = world.takeForgotten()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         if measuresBusyTime {
             func since(_ start: timespec, _ clock: clockid_t) -> UInt64 {
@@ -104,7 +120,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             if timedByCPU { tickerCPUNanoseconds.add(cpu, ordering: .relaxed) }
         }
         lock.unlock()
-        return (result, finished)
+        _ = consume forgotten
+        return result
     }
 
     /// Tells the observers of outcomes, holding back those of pushes whose request line is still owed.
@@ -149,7 +166,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         // The payload and the token are read before the lock: every other push waits while it is held.
         let call = CallInfo(body: body)
         let token = TokenValue(hex: push.deviceToken)
-        let ((answer, number), finished) = visit { world -> (DeviceLookup, Int?) in
+        var finished: [FinishedPush] = []
+        let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
             let (answer, number) = world.admit(
                 push, token: token, environment: environment, call: call, apnsId: apnsId,
                 acceptsUnknown: acceptsUnknownTokens, at: now)
@@ -202,8 +220,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     public func startTicking(clock: any WorldClock, interval: Double = 0.02) throws(ServerError) {
         // The default stack of a thread (8 MB): the ticker also runs the observers of outcomes.
         ticker = try JoinableThread(name: "ringside-world", stackSize: 8 << 20) { [weak self] in
+            var finished: [FinishedPush] = []
             while let self, !self.isStopping(waiting: interval) {
-                self.withWorld(timedByCPU: true) { $0.run(until: clock.now().world) }
+                self.withWorld(timedByCPU: true, reusing: &finished) { $0.run(until: clock.now().world) }
             }
         }
     }

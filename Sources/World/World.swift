@@ -26,6 +26,8 @@ public final class World {
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
     @exclusivity(unchecked) private var pendingAside: [Int: PushEntry] = [:]
+    /// The last entries `recent` let go of, until `takeForgotten`.
+    @exclusivity(unchecked) private var forgottenEntries = ForgottenPushes()
     /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
     /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
     @exclusivity(unchecked) private var asideOrder: [Int] = []
@@ -676,16 +678,20 @@ public final class World {
     /// `takeFinished()` with the stories still to be told: the mock tells them after the world's
     /// lock is released (building a `PushFate` is most of the cost of handing one out).
     public func takeFinishedPushes() -> [FinishedPush] {
-        defer {
-            for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
-            finishedSinceLastTake.removeAll()
-            forgetOldPushes()
-        }
-        return finishedSinceLastTake.compactMap { number in
-            guard isRemembered(number) else { return nil }
+        var finished: [FinishedPush] = []
+        takeFinishedPushes(into: &finished)
+        return finished
+    }
+
+    /// `takeFinishedPushes()` into the caller's array (appended to).
+    public func takeFinishedPushes(into finished: inout [FinishedPush]) {
+        for number in finishedSinceLastTake where isRemembered(number) {
             let entry = self[push: number]
-            return FinishedPush(number: number, entry: entry, phoneName: phoneName(of: entry))
+            finished.append(FinishedPush(number: number, entry: entry, phoneName: phoneName(of: entry)))
         }
+        for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
+        finishedSinceLastTake.removeAll(keepingCapacity: true)
+        forgetOldPushes()
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
@@ -708,8 +714,17 @@ public final class World {
             pendingAside[forgotten + offset] = push
             asideOrder.append(forgotten + offset)
         }
+        forgottenEntries = ForgottenPushes(strippingFirst: count, of: &recent)
         recent.removeFirst(count)
         forgotten += count
+    }
+
+    /// The pushes forgotten last, for the caller to destroy once it has let go of the world's lock
+    /// (`SharedWorld`): freeing 50,000 entries whose objects are long out of the cache took the lock
+    /// for milliseconds. Kept until taken, or until the next batch is forgotten.
+    public func takeForgotten() -> ForgottenPushes {
+        defer { forgottenEntries = ForgottenPushes() }
+        return forgottenEntries
     }
 
     /// A token of a phone's app, as the provider would receive it from the app.
@@ -717,6 +732,25 @@ public final class World {
         guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
         return (kind == .voip ? app.voipToken : app.alertToken).description
     }
+}
+
+/// What the entries the world forgot refer to (their strings, their long chains), destroyed wherever
+/// the last copy of this value goes.
+public struct ForgottenPushes: Sendable {
+    private var remains: [PushEntry.Remains] = []
+
+    init() {}
+
+    /// Takes the objects of `history`'s first `count` entries, leaving a shared placeholder in their
+    /// place: the entries can then be dropped without touching what they referred to, the oldest
+    /// objects the world holds and long out of the cache (a miss for each).
+    init(strippingFirst count: Int, of history: inout [PushEntry]) {
+        let count = min(max(count, 0), history.count)
+        remains = [PushEntry.Remains](repeating: PushEntry.Remains(), count: count)
+        for index in 0..<count { history[index].give(&remains[index]) }
+    }
+
+    public var count: Int { remains.count }
 }
 
 /// A push whose outcome became final, as the world hands it out: `fate` tells its story.

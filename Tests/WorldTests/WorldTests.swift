@@ -79,6 +79,36 @@ import World
     }
 
     @Test(
+        "Forgetting hands the old pushes' objects out (takeForgotten) and leaves every remembered push its own ids, token and call"
+    )
+    func forgettingKeepsTheRemembered() throws {
+        let (world, phone, token) = world()
+        world.keptPushes = 10
+        world.change(phone: phone, .online(false), at: t0)
+        let stored = push(world, token: token, at: t0, expiration: Int64(t0) + 30 * 86_400, call: Self.call(0))
+        var handedOut = 0
+        for second in 1...35 {
+            _ = push(world, token: token, at: t0 + Double(second), call: Self.call(second))
+            world.run(until: t0 + Double(second))
+            _ = world.takeFinished()
+            let forgotten = world.takeForgotten()
+            handedOut += forgotten.count
+            #expect(world.takeForgotten().count == 0, "taken once")
+        }
+        #expect(world.forgotten > 0 && handedOut == world.forgotten, "\(handedOut) of \(world.forgotten)")
+        let remembered = world.pushes
+        #expect(remembered.count > 1 && remembered.first?.number == stored)
+        for fate in remembered {
+            let second = Int(fate.sentAt - t0)
+            #expect(fate.apnsId == "id-\(t0 + Double(second))", "push \(fate.number)")
+            #expect(fate.token == token && fate.topic == "\(Self.bundle).voip")
+            #expect(fate.callUUID == Self.call(second) && fate.caller == "alice")
+        }
+    }
+
+    static func call(_ index: Int) -> String { "5f6c5d5e-0000-4000-8000-\(String(format: "%012d", index))" }
+
+    @Test(
         "A push stored for an offline phone does not hold the history: older finished pushes are forgotten around it, and it rings once the phone is back"
     )
     func pendingPushDoesNotHoldHistory() {
