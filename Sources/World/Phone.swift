@@ -123,30 +123,43 @@ public struct VirtualPhone: Sendable {
     public static let maximumApps = 1000
 
     public func app(_ bundleId: String) -> VirtualApp? { apps.first { $0.bundleId == bundleId } }
-    func appIndex(_ bundleId: String) -> Int? { apps.firstIndex { $0.bundleId == bundleId } }
+    @inline(__always) func appIndex(_ bundleId: String) -> Int? { apps.firstIndex { $0.bundleId == bundleId } }
 }
 
 /// A phone's apps, the first kept inline: most phones hold one VoIP app, and an array per phone
-/// cost a heap block each (a million phones, about 50 MB and a pointer chase per push).
+/// cost a heap block each (a million phones, about 50 MB and a pointer chase per push). The first
+/// is a plain stored app beside a flag, not an optional: matching an optional's payload copied the
+/// whole app out of it first (a memmove and a retain per string, on every push's token check).
 public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral, Sendable {
-    private var first: VirtualApp?
+    private var head: VirtualApp
+    private var hasHead: Bool
     private var rest: [VirtualApp] = []
 
+    /// What `head` holds while the list is empty (never read as an app).
+    private static let vacant = VirtualApp(
+        bundleId: "", ios: OSVersion(0), behaviour: .reportsAtOnce, environment: .sandbox,
+        voipToken: TokenValue(bytes: []), alertToken: TokenValue(bytes: []))
+
     public init(_ apps: [VirtualApp] = []) {
-        first = apps.first
+        head = apps.first ?? Self.vacant
+        hasHead = !apps.isEmpty
         rest = Array(apps.dropFirst())
     }
 
     public init(arrayLiteral apps: VirtualApp...) { self.init(apps) }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { first == nil ? 0 : 1 + rest.count }
+    public var endIndex: Int { hasHead ? 1 + rest.count : 0 }
 
     public subscript(index: Int) -> VirtualApp {
-        get { index == 0 ? first! : rest[index - 1] }
+        get {
+            precondition(index >= 0 && index < endIndex, "app index out of range")
+            return index == 0 ? head : rest[index - 1]
+        }
         _modify {
+            precondition(index >= 0 && index < endIndex, "app index out of range")
             if index == 0 {
-                yield &first!
+                yield &head
             } else {
                 yield &rest[index - 1]
             }
@@ -155,33 +168,57 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
 
     /// The index of the first app `matches` accepts, each app borrowed where it lies: a search
     /// through the subscript copies every app it passes (a retain per string and token).
-    func firstIndex(where matches: (borrowing VirtualApp) -> Bool) -> Int? {
-        switch first {
-        case .none: return nil
-        case .some(let app): if matches(app) { return 0 }
-        }
+    @inline(__always) func firstIndex(where matches: (borrowing VirtualApp) -> Bool) -> Int? {
+        guard hasHead else { return nil }
+        if matches(head) { return 0 }
         for index in rest.indices where matches(rest[index]) { return index + 1 }
         return nil
     }
 
-    /// Reads app `index` where it lies (see `firstIndex(where:)`).
-    func read<R>(_ index: Int, _ body: (borrowing VirtualApp) -> R) -> R {
-        guard index == 0 else { return body(rest[index - 1]) }
-        switch first {
-        case .some(let app): return body(app)
-        case .none: preconditionFailure("app index out of range")
+    /// The index of the app whose token of `kind` is `token` (in `environment`, when given). A
+    /// method without a closure: a closure's caller copied the list out of the phone first (the
+    /// closure might have changed the phones), a memmove and a retain per string on every push.
+    @inline(__always) func index(holding token: TokenValue, kind: TokenKind, environment: APNsEnvironment?) -> Int? {
+        func holds(_ app: borrowing VirtualApp) -> Bool {
+            (environment == nil || app.environment == environment)
+                && (kind == .voip ? app.voipToken : app.alertToken) == token
         }
+        guard hasHead else { return nil }
+        if holds(head) { return 0 }
+        for index in rest.indices where holds(rest[index]) { return index + 1 }
+        return nil
+    }
+
+    /// The bundle id of app `index` (see `index(holding:kind:environment:)`).
+    @inline(__always) func bundleId(at index: Int) -> String {
+        precondition(index >= 0 && index < endIndex, "app index out of range")
+        return index == 0 ? head.bundleId : rest[index - 1].bundleId
+    }
+
+    /// Reads app `index` where it lies (see `firstIndex(where:)`).
+    @inline(__always) func read<R>(_ index: Int, _ body: (borrowing VirtualApp) -> R) -> R {
+        precondition(index >= 0 && index < endIndex, "app index out of range")
+        return index == 0 ? body(head) : body(rest[index - 1])
     }
 
     mutating func append(_ app: VirtualApp) {
-        if first == nil { first = app } else { rest.append(app) }
+        if hasHead {
+            rest.append(app)
+        } else {
+            head = app
+            hasHead = true
+        }
     }
 
     mutating func remove(at index: Int) {
-        if index == 0 {
-            first = rest.isEmpty ? nil : rest.removeFirst()
-        } else {
+        precondition(index >= 0 && index < endIndex, "app index out of range")
+        if index > 0 {
             rest.remove(at: index - 1)
+        } else if rest.isEmpty {
+            head = Self.vacant
+            hasHead = false
+        } else {
+            head = rest.removeFirst()
         }
     }
 }

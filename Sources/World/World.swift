@@ -179,7 +179,7 @@ public final class World {
             if app < 0 { app = appIndex(holding: token, kind: entry.kind, phone: phone, environment: nil) ?? -1 }
             if app >= 0 {
                 return TokenRecord(
-                    phone: phone, bundleId: phones[phone].apps.read(app) { $0.bundleId }, kind: entry.kind,
+                    phone: phone, bundleId: phones[phone].apps.bundleId(at: app), kind: entry.kind,
                     retiredAt: nil)
             }
         }
@@ -194,10 +194,7 @@ public final class World {
         -> Int?
     {
         guard phones.indices.contains(phone) else { return nil }
-        return phones[phone].apps.firstIndex {
-            (environment == nil || $0.environment == environment)
-                && (kind == .voip ? $0.voipToken : $0.alertToken) == token
-        }
+        return phones[phone].apps.index(holding: token, kind: kind, environment: environment)
     }
 
     /// Retires an app's tokens: they answer 200 for `unregisterDelay`, delivering nothing, then 410

@@ -102,15 +102,25 @@ import Testing
         let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
         world.install(AppSpec(bundleId: "c"), phone: phone, at: t0)
         #expect(world.phones[phone].apps.map(\.bundleId) == ["a", "b", "c"])
+        let tokens = ["a", "b", "c"].map { world.token(phone: phone, bundleId: $0, kind: .voip)! }
         world.apply(.uninstall, phone: phone, bundleId: "a", at: t0)
         #expect(world.phones[phone].apps.map(\.bundleId) == ["b", "c"])
+        // Each token is found in its own app (`AppList.index(holding:)`, `bundleId(at:)`), moved or not.
+        for (bundle, token) in zip(["b", "c"], tokens.dropFirst()) {
+            #expect(world.lookup(token: token, topic: "\(bundle).voip", environment: .sandbox, at: t0) == .active)
+            #expect(world.lookup(token: token, topic: "a.voip", environment: .sandbox, at: t0) == .notForTopic)
+        }
+        #expect(world.lookup(token: tokens[0], topic: "a.voip", environment: .sandbox, at: t0) != .active)
         world.apply(.forceQuit, phone: phone, bundleId: "c", at: t0)
         #expect(world.phones[phone].apps.map(\.isForceQuit) == [false, true])
         world.apply(.uninstall, phone: phone, bundleId: "b", at: t0)
         world.apply(.uninstall, phone: phone, bundleId: "c", at: t0)
         #expect(world.phones[phone].apps.isEmpty)
+        #expect(world.lookup(token: tokens[2], topic: "c.voip", environment: .sandbox, at: t0) != .active)
         world.install(AppSpec(bundleId: "d"), phone: phone, at: t0)
         #expect(world.phones[phone].apps.map(\.bundleId) == ["d"])
+        let d = world.token(phone: phone, bundleId: "d", kind: .voip)!
+        #expect(world.lookup(token: d, topic: "d.voip", environment: .sandbox, at: t0) == .active)
     }
 
     /// CallKit refuses a call id it knows; a phone remembers the latest `RecentCalls.capacity` of them,
