@@ -6,8 +6,11 @@ import Glibc
 /// JSON parser per push would cost more than the rest of the world's bookkeeping.
 /// Public so that the mock reads it before it locks the world (`World.accept(_:environment:call:…)`).
 public struct CallInfo: Sendable {
-    public var uuid: String?
-    public var caller: String?
+    public private(set) var uuid: String?
+    public private(set) var caller: String?
+    /// `uuid`'s hash, taken here, before the world's lock: the report of the call compares hashes
+    /// (`RecentCalls`), and hashing there read 36 bytes the ticker's core had never seen.
+    public private(set) var uuidHash: Int?
 
     /// The keys as bytes: a payload's keys are compared where they lie (a generic comparison with
     /// a set of `String`s cost the world about 3,000 instructions a push).
@@ -15,6 +18,11 @@ public struct CallInfo: Sendable {
     static let callerKeys: [[UInt8]] = ["handle", "caller", "callerName", "from", "caller_id"].map { Array($0.utf8) }
 
     public init(body: [UInt8]) {
+        read(body)
+        uuidHash = uuid?.hashValue
+    }
+
+    private mutating func read(_ body: [UInt8]) {
         var scanner = Scanner(bytes: body)
         guard scanner.skipSpaces(), scanner.take(UInt8(ascii: "{")) else { return }
         while scanner.skipSpaces(), let key = scanner.string() {

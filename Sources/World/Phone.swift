@@ -134,6 +134,10 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
     private var head: VirtualApp
     private var hasHead: Bool
     private var rest: [VirtualApp] = []
+    /// Changes whenever an app is added or removed (not when one changes in place): an index taken
+    /// with the same layout still names the same app (a push keeps its app's index from arrival to
+    /// report, without searching the bundle ids again).
+    private(set) var layout: UInt32 = 0
 
     /// What `head` holds while the list is empty (never read as an app).
     private static let vacant = VirtualApp(
@@ -202,6 +206,7 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
     }
 
     mutating func append(_ app: VirtualApp) {
+        layout &+= 1
         if hasHead {
             rest.append(app)
         } else {
@@ -212,6 +217,7 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
 
     mutating func remove(at index: Int) {
         precondition(index >= 0 && index < endIndex, "app index out of range")
+        layout &+= 1
         if index > 0 {
             rest.remove(at: index - 1)
         } else if rest.isEmpty {

@@ -63,6 +63,12 @@ struct PushEntry: Sendable {
     var kind: TokenKind?
     var ending: Ending = .pending
     var chain = ChainLog()
+    /// The call id's hash (`CallInfo.uuidHash`), kept in the entry: a report reads it without
+    /// touching `identity`.
+    var callHash: Int?
+    /// The app's index on the phone when the push arrived, and the phone's app layout then
+    /// (`AppList.layout`): while the layout is the same, the index names the app.
+    var app: (index: Int32, layout: UInt32) = (-1, 0)
 
     init(
         identity: Identity, sentAt: Double, expiration: Int64?, priority: Priority, phone: Int32, kind: TokenKind?

@@ -100,7 +100,12 @@ struct TokenRegistry {
     /// Places every live slot again in a table of `capacity` slots, dropping the tombstones.
     private mutating func rebuild(capacity: Int) {
         let old = slots
-        slots = [Slot](repeating: Slot(check: 0, packed: Self.empty), count: capacity)
+        // Advised before the first write: the table's pages fault in as huge pages.
+        slots = [Slot](unsafeUninitializedCapacity: capacity) { table, initialized in
+            adviseHugePages(table.baseAddress, bytes: capacity * MemoryLayout<Slot>.stride)
+            table.initialize(repeating: Slot(check: 0, packed: Self.empty))
+            initialized = capacity
+        }
         usedCount = 0
         for slot in old where slot.packed != Self.empty && slot.packed != Self.removed {
             slots[freeSlot(slot.check)] = slot

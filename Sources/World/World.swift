@@ -100,6 +100,14 @@ public final class World {
         }
     }
 
+    /// The index of push `number`'s app on phone `id`: the one it had on arrival while the phone's
+    /// apps are laid out the same (no search, no read of the push's strings), else by bundle id.
+    private func appIndex(of number: Int, phone id: Int) -> Int? {
+        let hint = peek(number, { $0.app })
+        if hint.index >= 0, hint.layout == phones[id].apps.layout { return Int(hint.index) }
+        return phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
+    }
+
     /// Reads of a remembered push, borrowed (see `subscript(push:)`).
     @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
         number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number]!)
@@ -125,7 +133,9 @@ public final class World {
     @discardableResult
     public func addPhone(name: String, online: Bool = true, apps: [AppSpec], at now: Double) -> Int {
         let id = phones.count
+        let capacity = phones.capacity
         phones.append(VirtualPhone(id: id, name: name, isOnline: online, apps: []))
+        if phones.capacity != capacity { advisePhonesHugePages() }
         for spec in apps { install(spec, phone: id, at: now) }
         return id
     }
@@ -163,7 +173,14 @@ public final class World {
     /// Prepares for `count` phones (a benchmark registering a million avoids rehashing).
     public func reserve(phones count: Int) {
         phones.reserveCapacity(count)
+        advisePhonesHugePages()
         registry.reserve(count * 2)
+    }
+
+    /// Huge pages for the phones' array, all its capacity (see `adviseHugePages`).
+    private func advisePhonesHugePages() {
+        let base = phones.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        adviseHugePages(base, bytes: phones.capacity * MemoryLayout<VirtualPhone>.stride)
     }
 
     /// Who holds a token: live (with the app) or retired (with when).
@@ -180,7 +197,7 @@ public final class World {
             if app >= 0 {
                 return TokenRecord(
                     phone: phone, bundleId: phones[phone].apps.bundleId(at: app), kind: entry.kind,
-                    retiredAt: nil)
+                    retiredAt: nil, app: (Int32(app), phones[phone].apps.layout))
             }
         }
         if let old = registry.retired(token, environment: environment) {
@@ -401,6 +418,8 @@ public final class World {
         var entry = PushEntry(
             identity: identity, sentAt: now, expiration: push.expiration, priority: push.priority,
             phone: record.map { Int32($0.phone) } ?? -1, kind: record?.kind)
+        entry.callHash = call.uuidHash
+        if let record { entry.app = record.app }
         entry.note(now, .accepted)
         recent.append(entry)
         pendingCount += 1
@@ -494,7 +513,7 @@ public final class World {
             store(number, phone: id, at: now)
             return
         }
-        guard let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else {
+        guard let index = appIndex(of: number, phone: id) else {
             finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
             return
         }
@@ -608,7 +627,7 @@ public final class World {
 
     private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
         let id = Int(peek(number, { $0.phone }))
-        guard id >= 0, let index = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else { return }
+        guard id >= 0, let index = appIndex(of: number, phone: id) else { return }
         phones[id].apps[index].unreportedKills += 1
         let kills = phones[id].apps[index].unreportedKills
         let step: ChainStep
@@ -631,36 +650,46 @@ public final class World {
     private func report(_ number: Int, at now: Double, app: Int? = nil) {
         let id = Int(peek(number, { $0.phone }))
         guard peek(number, { $0.isPending }), id >= 0,
-            let index = app ?? phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
+            let index = app ?? appIndex(of: number, phone: id)
         else { return }
         let isEntitled = phones[id].apps.read(index) { $0.isEntitled }
-        let uuid = peek(number, { $0.callUUID })
-        let caller = peek(number, { $0.caller })
-        let callHash = uuid?.hashValue ?? 0  // once: SipHash over 36 bytes showed in profiles
+        // The call's hash is in the entry and its strings are read only when a rule needs them:
+        // the strings were made on another core, and each read or retain was a cache miss.
+        let callHash = peek(number, { $0.callHash })
         self[push: number].note(now, .reported)
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
-        } else if let uuid, phones[id].reportedCalls.contains(callHash) {
-            finish(number, .duplicate(callUUID: uuid), now, .duplicate)
-        } else if phones[id].doNotDisturb, !(caller.map { phones[id].vipCallers.contains($0) } ?? false) {
+        } else if let callHash, phones[id].reportedCalls.contains(callHash) {
+            finish(number, .duplicate(callUUID: peek(number, { $0.callUUID }) ?? ""), now, .duplicate)
+        } else if phones[id].doNotDisturb,
+            !(peek(number, { $0.caller }).map { phones[id].vipCallers.contains($0) } ?? false)
+        {
             finish(number, .callRefused(.filteredByDoNotDisturb), now, .doNotDisturb)
-        } else if let caller, phones[id].blockedCallers.contains(caller) {
+        } else if !phones[id].blockedCallers.isEmpty, let caller = peek(number, { $0.caller }),
+            phones[id].blockedCallers.contains(caller)
+        {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
-            if uuid != nil { phones[id].reportedCalls.insert(callHash) }
+            if let callHash { phones[id].reportedCalls.insert(callHash) }
             let late = now - peek(number, { $0.sentAt })
             if late > settings.ringTimeout {
-                finish(number, .rangLate(callUUID: uuid, caller: caller, lateBy: late), now, .rangLate(late))
+                finish(number, ending: .rangLate(lateBy: late), now, .rangLate(late))
             } else {
-                finish(number, .rang(callUUID: uuid, caller: caller), now, .rang)
+                finish(number, ending: .rang, now, .rang)
             }
         }
     }
 
     private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
+        finish(number, ending: PushEntry.Ending(outcome), now, step)
+    }
+
+    /// `finish` with the ending the entry keeps (a ring's outcome names the call, which the entry
+    /// keeps once: building it read the call's strings for nothing).
+    private func finish(_ number: Int, ending: PushEntry.Ending, _ now: Double, _ step: ChainStep) {
         guard peek(number, { $0.isPending }) else { return }
         change(number) { entry in
-            entry.ending = PushEntry.Ending(outcome)
+            entry.ending = ending
             entry.finishedAt = now
             entry.chain.append(ChainEvent(at: now, step: step))
         }
@@ -801,6 +830,8 @@ struct TokenRecord {
     var bundleId: String
     var kind: TokenKind
     var retiredAt: Double?
+    /// A live token's app index on the phone, and the phone's app layout (`AppList.layout`).
+    var app: (index: Int32, layout: UInt32) = (-1, 0)
 }
 
 /// What became of one accepted push.

@@ -123,6 +123,24 @@ import Testing
         #expect(world.lookup(token: d, topic: "d.voip", environment: .sandbox, at: t0) == .active)
     }
 
+    /// Huge-page advice changes no byte and takes any range: none, small, unaligned, large.
+    @Test("Huge-page advice leaves memory as it was, whatever the range")
+    func hugePageAdvice() {
+        var bytes = [UInt8](repeating: 0, count: 9 << 20)
+        for index in stride(from: 0, to: bytes.count, by: 4096) {
+            bytes[index] = UInt8(truncatingIfNeeded: index >> 12)
+        }
+        let before = bytes
+        bytes.withUnsafeMutableBytes { buffer in
+            adviseHugePages(nil, bytes: 1 << 30)
+            adviseHugePages(buffer.baseAddress, bytes: 0)
+            adviseHugePages(buffer.baseAddress, bytes: 4096)
+            adviseHugePages(buffer.baseAddress! + 1, bytes: buffer.count - 1)
+            adviseHugePages(buffer.baseAddress, bytes: buffer.count)
+        }
+        #expect(bytes == before)
+    }
+
     /// CallKit refuses a call id it knows; a phone remembers the latest `RecentCalls.capacity` of them,
     /// not every id of its life. A repeat soon after is a duplicate; one after more calls than that
     /// rings again (a set without bound, or a ring that forgets too soon, fails).

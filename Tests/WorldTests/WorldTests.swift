@@ -78,6 +78,25 @@ import World
         #expect(world.fate(numbers[29])?.outcome.kind == "rang", "the latest push still plays out")
     }
 
+    /// A push keeps its app's index from arrival to report while the phone's apps are laid out the
+    /// same (`AppList.layout`); an app removed in between sends it back to the bundle id. A hint
+    /// trusted across the change would hand app "a"'s push to app "b", now first, and ring.
+    @Test("An app removed before its push arrives gets nothing, though another app now sits where it was")
+    func appRemovedBeforeArrival() {
+        var settings = WorldSettings()
+        settings.throttle = nil
+        let world = World(settings: settings, seed: 3)
+        let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
+        let a = world.token(phone: phone, bundleId: "a", kind: .voip)!
+        let b = world.token(phone: phone, bundleId: "b", kind: .voip)!
+        let toA = push(world, token: a, at: t0, call: Self.call(1), topic: "a.voip")
+        let toB = push(world, token: b, at: t0, call: Self.call(2), topic: "b.voip")
+        world.apply(.uninstall, phone: phone, bundleId: "a", at: t0)
+        world.run(until: t0 + 1)
+        #expect(world.fate(toA)?.outcome.kind != "rang", "\(String(describing: world.fate(toA)?.outcome))")
+        #expect(world.fate(toB)?.outcome.kind == "rang", "\(String(describing: world.fate(toB)?.outcome))")
+    }
+
     @Test(
         "Forgetting hands the old pushes' objects out (takeForgotten) and leaves every remembered push its own ids, token and call"
     )
