@@ -128,7 +128,7 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
 
     /// The observers, through a connection's copy: refreshed under the lock only when one was added
     /// since (observers are never removed), so that a push takes no lock the other workers contend for.
-    func emit(_ event: MockEvent, through copy: inout [any MockObserver]) {
+    func emit(_ event: consuming MockEvent, through copy: inout [any MockObserver]) {
         let count = observerCount.load(ordering: .acquiring)
         if count == 0 { return }
         if copy.count != count {
@@ -136,7 +136,10 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
             copy = observers
             observersLock.unlock()
         }
-        for observer in copy { observer.observe(event) }
+        // The last observer (the transcript, in `serve`) takes the event itself: one copy less
+        // of a push's record, and one destruction.
+        for observer in copy.dropLast() { observer.observe(copy event) }
+        copy.last?.observe(event)
     }
 
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler {

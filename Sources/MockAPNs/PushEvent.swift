@@ -39,5 +39,7 @@ public struct PushRecord: Sendable {
 
 /// Watches the mock; observers never decide anything (pushy's `MockApnsServerListener`).
 public protocol MockObserver: Sendable {
-    func observe(_ event: MockEvent)
+    /// `consuming`: an observer that keeps the event (the transcript) takes it without a copy; one
+    /// that only reads it may take it as it likes.
+    func observe(_ event: consuming MockEvent)
 }

@@ -19,22 +19,22 @@ public final class TranscriptBuffer: MockObserver, @unchecked Sendable {
     /// full buffer about 0.9 GB).
     public static let keptBytes = 1024
 
-    public func observe(_ event: MockEvent) {
+    public func observe(_ event: consuming MockEvent) {
         if case .push(var record) = event, record.request.compact(keeping: Self.keptBytes) {
             keep(.push(record))
         } else {
-            keep(event)  // one copy, not two: most events are kept as they are
+            keep(event)  // taken as it is: most events are kept as they came
         }
     }
 
-    private func keep(_ event: MockEvent) {
+    private func keep(_ event: consuming MockEvent) {
         // The event it replaces is freed after the lock: the other workers need not wait for that.
         var replaced: MockEvent?
         lock.lock()
         if events.count < capacity {
             events.append(event)
         } else {
-            replaced = event
+            replaced = consume event
             swap(&events[oldest], &replaced!)
             oldest = (oldest + 1) % capacity
         }

@@ -627,7 +627,8 @@ public final class World {
 
     private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
         let id = Int(peek(number, { $0.phone }))
-        guard id >= 0, let index = appIndex(of: number, phone: id) else { return }
+        guard id >= 0 else { return }
+        guard let index = appIndex(of: number, phone: id) else { return appGone(number, at: now) }
         phones[id].apps[index].unreportedKills += 1
         let kills = phones[id].apps[index].unreportedKills
         let step: ChainStep
@@ -645,13 +646,19 @@ public final class World {
         }
     }
 
+    /// The app that held push `number` (between arrival and its report or its kill) was deleted:
+    /// nothing is left to report the call, and nothing rings. Without this the push stayed pending
+    /// for ever: never told, never forgotten, one of `maximumPending` (an adversary found it).
+    private func appGone(_ number: Int, at now: Double) {
+        finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
+    }
+
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
     /// `app`: the app's index when the caller has just found it (an arrival that reports at once).
     private func report(_ number: Int, at now: Double, app: Int? = nil) {
         let id = Int(peek(number, { $0.phone }))
-        guard peek(number, { $0.isPending }), id >= 0,
-            let index = app ?? appIndex(of: number, phone: id)
-        else { return }
+        guard peek(number, { $0.isPending }), id >= 0 else { return }
+        guard let index = app ?? appIndex(of: number, phone: id) else { return appGone(number, at: now) }
         let isEntitled = phones[id].apps.read(index) { $0.isEntitled }
         // The call's hash is in the entry and its strings are read only when a rule needs them:
         // the strings were made on another core, and each read or retain was a cache miss.

@@ -98,6 +98,28 @@ import World
     }
 
     @Test(
+        "An app deleted while it holds a push (a round trip before its report) ends the push: not delivered, not pending",
+        arguments: [(OSVersion(12), 3.0), (OSVersion(26, 4), 30.0)])
+    func appDeletedWhileHoldingThePush(ios: OSVersion, roundTrip: Double) {
+        var settings = WorldSettings()
+        settings.throttle = nil
+        let world = World(settings: settings, seed: 4)
+        let app = AppSpec(
+            bundleId: Self.bundle, ios: ios, behaviour: .reportsAfterRoundTrip(seconds: roundTrip, blocking: true))
+        let phone = world.addPhone(name: "hal", apps: [app], at: t0)
+        let token = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+        let number = push(world, token: token, at: t0, call: Self.call(7))
+        world.run(until: t0 + 1)
+        #expect(world.fate(number)?.explanation.contains("round trip") == true, "arrived, the app holds it")
+        world.apply(.uninstall, phone: phone, bundleId: Self.bundle, at: t0 + 1)
+        world.run(until: t0 + roundTrip + 10)
+        // The report (iOS 12, 3 s) or the system check (7 s) comes due with no app to find.
+        #expect(
+            world.fate(number)?.outcome == .notDelivered(.appNotInstalled), "\(String(describing: world.fate(number)))")
+        #expect(world.pendingCount == 0)
+    }
+
+    @Test(
         "Forgetting hands the old pushes' objects out (takeForgotten) and leaves every remembered push its own ids, token and call"
     )
     func forgettingKeepsTheRemembered() throws {
