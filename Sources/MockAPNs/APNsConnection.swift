@@ -109,9 +109,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
         }
         if http.headerListTooLarge {
             // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
-            connection.respond(
-                streamId: http.streamId, HTTP2Response(status: 431, unique: UniqueFields(Self.field("apns-id", apnsId)))
-            )
+            // With its ids, as every other answer: the development environment's apns-unique-id too.
+            connection.respond(streamId: http.streamId, HTTP2Response(status: 431, unique: idFields(apnsId)))
             record(
                 http, request, apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
                 fault: "header list over MAX_HEADER_LIST_SIZE", at: now)

@@ -49,6 +49,10 @@ import Testing
         let headers = (0..<200).map { ["x-header-\($0)", String(repeating: "v", count: 40)] }
         let output = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip(extra: headers)]])
         #expect(Probe.reasons(output) == ["431"])
+        // Its ids, as every answer has them (the sandbox's apns-unique-id too; an adversary saw it missing).
+        let answer = (output["responses"] as? [[String: Any]])?.first?["headers"] as? [String: String] ?? [:]
+        #expect(UUIDSyntax.isCanonical(answer["apns-id"] ?? ""), "\(answer)")
+        #expect(UUIDSyntax.isCanonical(answer["apns-unique-id"] ?? ""), "\(answer)")
         #expect(try Curl.applePush(server).status == 200)
     }
 
