@@ -875,16 +875,39 @@ public struct PushFate: Sendable {
 }
 
 /// Scheduled world events, earliest first (a binary heap; ties keep their order).
+/// The world's scheduled events, earliest first (ties in the order they were scheduled).
+///
+/// Most events come in time order (an arrival at a fixed latency after its push): those wait in a
+/// queue, appended and taken from its head in constant time and in memory order. The others (a
+/// report after a round trip, an expiry) go to a binary heap. The earliest event is at the head of
+/// one of the two. A heap alone sifted every pop through its depth, a cache miss a level with
+/// 200,000 pushes in flight (perf: a fifth of the ticker's time under the lock).
 struct EventQueue {
+    private var inOrder: [ScheduledEvent] = []
+    /// Where `inOrder`'s live part starts: taken events stay until half the array is taken.
+    private var inOrderHead = 0
     private var heap: [ScheduledEvent] = []
     private var sequence = 0
 
-    var peek: ScheduledEvent? { heap.first }
+    var peek: ScheduledEvent? {
+        let queued = inOrderHead < inOrder.count ? inOrder[inOrderHead] : nil
+        guard let top = heap.first else { return queued }
+        guard let queued else { return top }
+        return queued < top ? queued : top
+    }
+
+    var count: Int { inOrder.count - inOrderHead + heap.count }
 
     mutating func push(_ event: ScheduledEvent) {
         var event = event
         event.sequence = sequence
         sequence += 1
+        // Later than every queued event (the sequence breaks a tie in its favour): it keeps the
+        // queue in order.
+        if inOrderHead == inOrder.count || inOrder[inOrder.count - 1].at <= event.at {
+            inOrder.append(event)
+            return
+        }
         heap.append(event)
         var child = heap.count - 1
         while child > 0 {
@@ -897,6 +920,18 @@ struct EventQueue {
 
     @discardableResult
     mutating func pop() -> ScheduledEvent? {
+        if inOrderHead < inOrder.count, heap.first.map({ inOrder[inOrderHead] < $0 }) ?? true {
+            let next = inOrder[inOrderHead]
+            inOrderHead += 1
+            if inOrderHead == inOrder.count {
+                inOrder.removeAll(keepingCapacity: true)
+                inOrderHead = 0
+            } else if inOrderHead >= 4096, inOrderHead * 2 >= inOrder.count {
+                inOrder.removeFirst(inOrderHead)
+                inOrderHead = 0
+            }
+            return next
+        }
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
         let top = heap.removeLast()

@@ -123,6 +123,45 @@ import Testing
         #expect(world.lookup(token: d, topic: "d.voip", environment: .sandbox, at: t0) == .active)
     }
 
+    /// The event queue hands events out earliest first, ties in the order they were scheduled,
+    /// whether they came in time order (the queue) or not (the heap): against a sort of everything
+    /// pushed, over mixes of in-order, out-of-order and tied times. A queue that took its head
+    /// without comparing it with the heap's top, or let an earlier event into its tail, fails.
+    @Test("Scheduled events come out earliest first, ties in order, however they went in")
+    func eventQueueOrder() {
+        var random = SeededGenerator(seed: 11)
+        for round in 0..<40 {
+            var queue = EventQueue()
+            var pending: [(at: Double, number: Int)] = []
+            var out: [Int] = []
+            var clock = 0.0
+            var number = 0
+            for _ in 0..<2000 {
+                let roll = Int.random(in: 0..<10, using: &random)
+                if roll < 6 {
+                    // Mostly in time order, sometimes a tie, sometimes earlier (a round trip's report).
+                    let at =
+                        roll == 0 ? clock : (roll == 1 ? clock - Double.random(in: 0...5, using: &random) : clock + 0.5)
+                    clock = max(clock, at)
+                    queue.push(ScheduledEvent(at: at, kind: .arrive(number)))
+                    pending.append((at, number))
+                    number += 1
+                } else if let next = queue.pop() {
+                    out.append(next.kind.number)
+                    let index = pending.indices.min {
+                        pending[$0].at < pending[$1].at
+                            || (pending[$0].at == pending[$1].at && pending[$0].number < pending[$1].number)
+                    }!
+                    #expect(pending[index].number == next.kind.number, "round \(round)")
+                    pending.remove(at: index)
+                }
+                #expect(queue.count == pending.count)
+            }
+            while let next = queue.pop() { out.append(next.kind.number) }
+            #expect(out.count == number)
+        }
+    }
+
     /// Huge-page advice changes no byte and takes any range: none, small, unaligned, large.
     @Test("Huge-page advice leaves memory as it was, whatever the range")
     func hugePageAdvice() {
