@@ -513,10 +513,7 @@ public final class World {
             store(number, phone: id, at: now)
             return
         }
-        guard let index = appIndex(of: number, phone: id) else {
-            finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
-            return
-        }
+        guard let index = appIndex(of: number, phone: id) else { return appGone(number, at: now) }
         // The fields the phone's rules read, not a copy of the whole app (a retain per string and token).
         let app = phones[id].apps.read(index) { app in
             (
@@ -646,9 +643,10 @@ public final class World {
         }
     }
 
-    /// The app that held push `number` (between arrival and its report or its kill) was deleted:
-    /// nothing is left to report the call, and nothing rings. Without this the push stayed pending
-    /// for ever: never told, never forgotten, one of `maximumPending` (an adversary found it).
+    /// Push `number`'s app was deleted before the push arrived, or while it held it (before its
+    /// report or its kill): nothing is left to report the call, and nothing rings. The report and
+    /// the kill once returned without this, and the push stayed pending for ever: never told, never
+    /// forgotten, one of `maximumPending` (an adversary found it).
     private func appGone(_ number: Int, at now: Double) {
         finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
     }
@@ -874,7 +872,6 @@ public struct PushFate: Sendable {
     public var folkloreUsed: [String] { chain.compactMap(\.folklore) }
 }
 
-/// Scheduled world events, earliest first (a binary heap; ties keep their order).
 /// The world's scheduled events, earliest first (ties in the order they were scheduled).
 ///
 /// Most events come in time order (an arrival at a fixed latency after its push): those wait in a
@@ -889,11 +886,11 @@ struct EventQueue {
     private var heap: [ScheduledEvent] = []
     private var sequence = 0
 
-    var peek: ScheduledEvent? {
-        let queued = inOrderHead < inOrder.count ? inOrder[inOrderHead] : nil
-        guard let top = heap.first else { return queued }
-        guard let queued else { return top }
-        return queued < top ? queued : top
+    var peek: ScheduledEvent? { nextIsQueued ? inOrder[inOrderHead] : heap.first }
+
+    /// Whether the earliest event is the queue's head (else the heap's top, if any).
+    private var nextIsQueued: Bool {
+        inOrderHead < inOrder.count && (heap.first.map { inOrder[inOrderHead] < $0 } ?? true)
     }
 
     var count: Int { inOrder.count - inOrderHead + heap.count }
@@ -920,7 +917,7 @@ struct EventQueue {
 
     @discardableResult
     mutating func pop() -> ScheduledEvent? {
-        if inOrderHead < inOrder.count, heap.first.map({ inOrder[inOrderHead] < $0 }) ?? true {
+        if nextIsQueued {
             let next = inOrder[inOrderHead]
             inOrderHead += 1
             if inOrderHead == inOrder.count {
