@@ -1,0 +1,410 @@
+import APNs
+import HTTP2Server
+import World
+
+/// What a provider connection does about one request, as decided by `ConnectionStateMachine`;
+/// `APNsConnection` carries the actions out in order. swift-nio-http2's `StateMachineResult` is the
+/// model: the decision changes only the connection's own state, while frames, timers, observers and
+/// the world are the executor's.
+enum ConnectionAction {
+    /// Answer a stream: now (`after` nil), or once what has been read is dealt with and `after`
+    /// seconds have passed (a delay fault, or behind the SETTINGS that raise the stream limit).
+    case respond(streamId: Int32, HTTP2Response, after: Double?)
+    /// RST_STREAM REFUSED_STREAM once what has been read is dealt with: a request after our GOAWAY.
+    case refuse(streamId: Int32)
+    /// SETTINGS_MAX_CONCURRENT_STREAMS now (lowered after a rejection, or lifted again).
+    case setMaxConcurrentStreams(UInt32)
+    /// SETTINGS_MAX_CONCURRENT_STREAMS raised from 1 once what has been read is dealt with: the
+    /// first valid JWT ([SEND]).
+    case raiseStreamLimit(UInt32)
+    /// GOAWAY with `reason` as its debug data.
+    case goAway(lastStreamId: Int32, reason: Reason, ending: GoAwayEnding)
+    /// The observers hear of a change of the connection (SETTINGS, GOAWAY).
+    case emit(MockEvent)
+    /// The request's transcript line.
+    case record(apnsId: MessageId, status: Int, rejection: Rejection?, accepted: AcceptedPush?, fault: String?)
+    /// The accepted push, in world time, enters the world (when the device check did not take it in).
+    case deliver(AcceptedPush, apnsId: MessageId)
+    /// Push `number`, taken in by the world's device check, may have its outcome told: its request
+    /// line is written.
+    case tell(Int)
+}
+
+/// How a connection ends after its GOAWAY.
+enum GoAwayEnding: Equatable {
+    /// The GOAWAY is sent at once and the connection closes when it is written.
+    case closeWhenWritten
+    /// The GOAWAY follows the answers already decided; the connection closes `seconds` later.
+    case closeAfter(Double)
+}
+
+/// What the state machine needs from the executor after `receive`.
+enum ConnectionStep {
+    /// The actions are decided.
+    case decided
+    /// Every check but the device's passed: the world looks the token up and takes the push in, in
+    /// one visit (`SharedWorld.admit`), and `admitted(_:number:at:into:)` decides the rest.
+    case admit(AcceptedPush, apnsId: MessageId)
+}
+
+/// One provider connection's rules: a request's fields in, the actions out.
+///
+/// It holds what a connection remembers (credentials, the stream limit, GOAWAY, memoised header
+/// blocks, the id generator) and asks the validator, which reads and changes nothing but the
+/// credentials' token state. It reads the fault plan's and the replay's armed answers, and the world
+/// only for a replayed 410's time; it never writes a frame, an event or the world.
+struct ConnectionStateMachine {
+    let connection: UInt64
+    private let validator: Validator
+    private let faults: FaultPlan
+    private let replay: ReplayPlan?
+    private let world: SharedWorld?
+    private let isSandbox: Bool
+    private let environment: APNsEnvironment
+    let authenticatedStreams: UInt32
+    /// Whether the world is asked once per push (`SharedWorld.admit`): the device check is the last.
+    let admitsInOneVisit: Bool
+
+    private(set) var credentials: ConnectionCredentials
+    /// Set when the client certificate could not be read; every request gets `BadCertificate`.
+    private var certificateProblem: String?
+    private var ids: MessageIdGenerator
+    /// The request being decided, as a push request (its transcript line reads it).
+    private(set) var request = PushRequest()
+    private var closing = false
+    /// When the last answer held back by a delay fault is due (wall clock): a GOAWAY waits for it.
+    private var answersDueAt = 0.0
+    /// Whether the raised stream limit of a token connection is in force (`streamLimitRaised()`).
+    private var limitRaised = false
+    /// Set once a JWT was proved: the limit goes up from 1 once.
+    private var streamsRaised = false
+    /// The request that proved the first valid JWT is answered after the raised limit's SETTINGS.
+    private var answerAfterRaise = false
+    /// World time of the last request, and whether the stale-connection fault has struck.
+    private var lastRequestAt: Double?
+    private var isStale = false
+    /// Set while MAX_CONCURRENT_STREAMS is lowered to 1 after a rejection (fault plan).
+    private var streamsLowered = false
+    /// The last header block, what it said, and what the validator learnt from it once it passed
+    /// every check. HPACK makes a provider's blocks byte-identical push after push (same token, topic
+    /// and JWT): such a block is read and judged once per connection.
+    private var lastHeaders: (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
+    /// What `admitted` needs of the request whose push the world is looking up.
+    private var pending: (accepted: AcceptedPush, apnsId: MessageId, streamId: Int32, delay: Double?, replayed: Bool)?
+
+    init(info: ConnectionInfo, configuration: MockConfiguration, validator: Validator) {
+        connection = info.id
+        self.validator = validator
+        faults = configuration.faults
+        replay = configuration.replay
+        world = configuration.world
+        isSandbox = configuration.validation.environment == .sandbox
+        environment = configuration.validation.environment
+        authenticatedStreams = configuration.authenticatedMaxConcurrentStreams
+        admitsInOneVisit = world != nil && validator.checksDeviceLast
+        ids = MessageIdGenerator(seed: configuration.seed.map { $0 &+ info.id })
+        if let der = info.clientCertificateDER, configuration.authentication != .token {
+            do {
+                credentials = .certificate(try ClientCertificate(der: der))
+            } catch {
+                credentials = .certificate(ClientCertificate(uid: nil, topics: [], environments: []))
+                certificateProblem = error.description
+            }
+        } else {
+            credentials = .token(TokenAuthentication())
+        }
+    }
+
+    /// [SEND]: "APNs allows only one stream until you post a request with a valid authentication
+    /// token"; a certificate connection is authenticated by its handshake.
+    var initialMaxConcurrentStreams: UInt32 { credentials.certificate != nil ? authenticatedStreams : 1 }
+
+    /// The executor applied `raiseStreamLimit`.
+    mutating func streamLimitRaised() { limitRaised = true }
+
+    /// Decides what to do about `http`, appending to `actions`. With `.admit`, the world's answer
+    /// goes to `admitted(_:number:at:into:)` before the actions are carried out.
+    mutating func receive(_ http: HTTP2Request, at now: Moment, into actions: inout [ConnectionAction])
+        -> ConnectionStep
+    {
+        if lastHeaders?.fields.hasSameFields(as: http) == true {
+            request = lastHeaders!.request
+        } else {
+            request = PushRequest()
+            http.forEachField { request.add(name: $0, value: $1) }
+            var fields = http
+            fields.body = []
+            lastHeaders = (fields, request, nil)
+        }
+        request.body = http.body
+        request.bodyLength = http.bodyLength
+        let apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
+        let streamId = http.streamId
+
+        if closing {
+            // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
+            // the GOAWAY itself, which waits for the last answer to be written: a client that saw
+            // REFUSED_STREAM first would send the push again on the connection that is going away.
+            actions.append(.refuse(streamId: streamId))
+            return .decided
+        }
+        if http.headerListTooLarge {
+            // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
+            // With its ids, as every other answer: the development environment's apns-unique-id too.
+            actions.append(
+                .respond(streamId: streamId, HTTP2Response(status: 431, unique: idFields(apnsId)), after: nil))
+            actions.append(
+                .record(
+                    apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
+                    fault: "header list over MAX_HEADER_LIST_SIZE"))
+            return .decided
+        }
+        let replayed = replay?.answer(for: request)
+        // A recorded status 0 with a reason was a connection-level answer (GOAWAY on a certificate for
+        // the other environment): the rules give it again, as they judge a recorded 200.
+        if let recorded = replayed, recorded.status == 0, recorded.reason == nil {
+            // Replay of a request that was never answered (a `drop` fault): again no answer.
+            actions.append(
+                .record(
+                    apnsId: apnsId, status: 0, rejection: nil, accepted: nil, fault: "dropped: no answer (replayed)"))
+            return .decided
+        }
+        if let recorded = replayed, recorded.status != 200, recorded.status != 0 {
+            // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
+            // rules as usual, so that the push reaches the world and phone expectations can be judged
+            // (same scenario and seed, same verdict; the recording's faults are not armed again).
+            // A 410's timestamp is when the token died in this run's world (the scenario retired it
+            // again), else the recorded one moved to this run's time.
+            let retired =
+                recorded.timestamp == nil
+                ? nil
+                : request.deviceToken.flatMap { token in
+                    world?.withWorld { [environment] in $0.retiredAt(token: token, environment: environment) }
+                }
+            let rejection = Rejection(
+                recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
+                timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
+            reject(
+                streamId, apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? apnsId, at: now, rejection,
+                fault: "replayed", into: &actions)
+            return .decided
+        }
+        // A connection idle too long answers 500 until the provider reconnects (fault plan).
+        if let idle = faults.staleAfterIdle, let last = lastRequestAt, now.world - last > idle { isStale = true }
+        lastRequestAt = now.world
+        if isStale {
+            reject(
+                streamId, apnsId: apnsId, at: now,
+                Rejection(
+                    .internalServerError, check: .device, detail: "this connection was idle too long (fault plan)"),
+                fault: "stale connection", into: &actions)
+            return .decided
+        }
+        var delay: Double?
+        switch faults.take(token: request.deviceToken, connection: connection, at: now.world) {
+        case .answer(let reason):
+            reject(
+                streamId, apnsId: apnsId, at: now,
+                Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: "fault plan",
+                into: &actions)
+            return .decided
+        case .drop:
+            actions.append(
+                .record(
+                    apnsId: apnsId, status: 0, rejection: nil, accepted: nil, fault: "dropped: no answer (fault plan)"))
+            return .decided
+        case .delay(let seconds): delay = seconds
+        case .goAwayAfterAccepted, nil: break
+        }
+        if admitsInOneVisit {
+            let result = validator.validate(
+                request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
+            if case .success(let accepted) = result {
+                pending = (accepted, apnsId, streamId, delay, replayed != nil)
+                return .admit(Self.inWorldTime(accepted, at: now), apnsId: apnsId)
+            }
+            decide(
+                result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed != nil, at: now,
+                into: &actions)
+        } else {
+            let result = validator.validate(request, credentials: &credentials, at: now, checked: &lastHeaders!.checked)
+            decide(
+                result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed != nil, at: now,
+                into: &actions)
+        }
+        return .decided
+    }
+
+    /// The world's answer for the push `receive` asked it to admit: `number` is its place in the
+    /// world when the token was active.
+    mutating func admitted(
+        _ lookup: DeviceLookup, number: Int?, at now: Moment, into actions: inout [ConnectionAction]
+    ) {
+        guard let (accepted, apnsId, streamId, delay, replayed) = pending else { return }
+        pending = nil
+        var result = Result<AcceptedPush, Rejection>.success(accepted)
+        if var rejection = validator.deviceRejection(lookup, token: accepted.deviceToken, topic: accepted.topic) {
+            rejection.notes = accepted.notes
+            result = .failure(rejection)
+        }
+        decide(
+            result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed, at: now,
+            number: result.isSuccess ? number : nil, into: &actions)
+    }
+
+    /// The validator's verdict, with what the connection does about it.
+    private mutating func decide(
+        _ verdict: Result<AcceptedPush, Rejection>, streamId: Int32, apnsId: MessageId, delay: Double?,
+        replayed: Bool, at now: Moment, number: Int? = nil, into actions: inout [ConnectionAction]
+    ) {
+        var result = verdict
+        // [SEND]: one stream "until you post a request with a valid authentication token" — the
+        // token, not the push: a refused push with a valid JWT raises the limit too.
+        if !streamsRaised, credentials.tokenState?.hasValidToken == true {
+            // Raised once what has been read is dealt with: streams that arrived together with this
+            // request, while it was still open, were over the limit of one (as a client that sends a
+            // burst before reading SETTINGS finds at APNs), and are refused.
+            streamsRaised = true
+            actions.append(
+                .emit(
+                    .settings(
+                        connection: connection, maxConcurrentStreams: authenticatedStreams,
+                        why: "the first valid JWT raised the limit", at: now)))
+            actions.append(.raiseStreamLimit(authenticatedStreams))
+            // Its answer follows the SETTINGS, as a client reading in order expects.
+            answerAfterRaise = true
+        }
+        if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
+            result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
+        }
+        switch result {
+        case .success(let accepted):
+            if streamsLowered {
+                streamsLowered = false
+                actions.append(.setMaxConcurrentStreams(authenticatedStreams))
+                actions.append(
+                    .emit(
+                        .settings(
+                            connection: connection, maxConcurrentStreams: authenticatedStreams,
+                            why: "an accepted push lifts the limit again (fault plan)", at: now)))
+            }
+            respond(
+                streamId, HTTP2Response(status: 200, unique: idFields(apnsId)), after: delay, at: now, into: &actions)
+            actions.append(
+                .record(
+                    apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
+                    fault: delay.map { "answered after \($0) s (fault plan)" }))
+            // The world learns of the push after the transcript line of its request (or, taken in by
+            // `admit`, tells its outcome only after it).
+            if admitsInOneVisit {
+                if let number { actions.append(.tell(number)) }
+            } else if world != nil {
+                actions.append(.deliver(Self.inWorldTime(accepted, at: now), apnsId: apnsId))
+            }
+            if let reason = faults.noteAccepted(token: request.deviceToken, connection: connection, at: now.world) {
+                // GOAWAY with the last accepted stream; later streams are ignored, then the connection
+                // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
+                // nghttp2 sends control frames ahead of responses; APNs answers first, then says GOAWAY
+                // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
+                // Closed once every answer up to the last stream is out (a delay fault holds some).
+                closing = true
+                let owed = answersDueAt - now.wall
+                actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .closeAfter(max(1, owed + 0.5))))
+                actions.append(.emit(.goAway(connection: connection, lastStreamId: streamId, reason: reason, at: now)))
+            }
+        case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
+            // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
+            // close (APNS-REFERENCE §5; sideshow/apns2 #93, #117).
+            closing = true
+            actions.append(.goAway(lastStreamId: 0, reason: rejection.reason, ending: .closeWhenWritten))
+            actions.append(.record(apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil))
+            actions.append(.emit(.goAway(connection: connection, lastStreamId: 0, reason: rejection.reason, at: now)))
+        case .failure(let rejection):
+            if replayed {
+                // Recorded as accepted, refused by the rules now: the provider's request changed.
+                replay?.noteRefused(request, reason: rejection.reason)
+            }
+            reject(streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, into: &actions)
+            if faults.lowerStreamsAfterRejection, !streamsLowered {
+                // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
+                streamsLowered = true
+                actions.append(.setMaxConcurrentStreams(1))
+                actions.append(
+                    .emit(
+                        .settings(
+                            connection: connection, maxConcurrentStreams: 1,
+                            why: "a rejected push lowers the limit (fault plan)", at: now)))
+            }
+        }
+    }
+
+    private mutating func reject(
+        _ streamId: Int32, apnsId: MessageId, at now: Moment, _ rejection: Rejection, fault: String?,
+        after delay: Double? = nil, into actions: inout [ConnectionAction]
+    ) {
+        let response = HTTP2Response(
+            status: rejection.reason.status, headers: [("content-type", "application/json")],
+            body: Array(rejection.responseBody.utf8), unique: idFields(apnsId))
+        respond(streamId, response, after: delay, at: now, into: &actions)
+        actions.append(
+            .record(
+                apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
+                fault: fault ?? delay.map { "answered after \($0) s (fault plan)" }))
+    }
+
+    private mutating func respond(
+        _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, at now: Moment,
+        into actions: inout [ConnectionAction]
+    ) {
+        if let delay { answersDueAt = max(answersDueAt, now.wall + delay) }
+        if answerAfterRaise {
+            answerAfterRaise = false
+            actions.append(.respond(streamId: streamId, response, after: delay ?? 0))
+            return
+        }
+        actions.append(.respond(streamId: streamId, response, after: delay))
+    }
+
+    /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]). Ids change
+    /// with every response: never worth a place in the HPACK table (`UniqueField`).
+    private mutating func idFields(_ apnsId: MessageId) -> UniqueFields {
+        UniqueFields(Self.field("apns-id", apnsId), isSandbox ? Self.field("apns-unique-id", ids.nextId()) : nil)
+    }
+
+    private static func field(_ name: StaticString, _ id: MessageId) -> UniqueField {
+        UniqueField(name: name, count: MessageId.textCount) { id.write(to: $0.baseAddress!) }
+    }
+
+    /// Why a stream nghttp2 or the holding limit refused was not processed, from what the
+    /// connection knows of its limits.
+    func why(refused refusal: StreamRefusal) -> String {
+        if case .heldTooMuch(let limit) = refusal {
+            return
+                "the connection's unfinished requests held more than \(limit) bytes of headers and bodies (a Ringside limit, not Apple's); not processed"
+        } else if closing {
+            return "after GOAWAY: not processed; a client sends it again on a new connection"
+        } else if streamsLowered {
+            return "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
+        } else if credentials.certificate == nil, !limitRaised {
+            return
+                "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
+        }
+        return "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
+    }
+
+    /// The push with its expiration moved from the provider's clock (the wall clock) to the world's:
+    /// "an hour from now" stays an hour from arrival however far the world clock was advanced.
+    static func inWorldTime(_ push: AcceptedPush, at now: Moment) -> AcceptedPush {
+        guard let expiration = push.expiration, expiration != 0 else { return push }
+        var moved = push
+        // The offset is within a century (SystemClock.maximumOffset); the sum saturates, never traps.
+        let offset = Int64((now.world - now.wall).rounded())
+        let (sum, overflow) = expiration.addingReportingOverflow(offset)
+        moved.expiration = overflow ? (offset > 0 ? .max : 1) : max(1, sum)
+        return moved
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool { if case .success = self { return true } else { return false } }
+}

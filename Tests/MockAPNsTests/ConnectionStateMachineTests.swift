@@ -1,0 +1,177 @@
+import APNs
+import Foundation
+import Testing
+import World
+
+@testable import HTTP2Server
+@testable import MockAPNs
+
+/// The connection's rules without a socket: requests in, actions out (`ConnectionStateMachine`).
+/// Each test names the actions in the order the executor carries them out; a machine that answers
+/// before its SETTINGS, enters the world twice or forgets its GOAWAY gives another list.
+@Suite struct ConnectionStateMachineTests {
+    static let keys = try! KeyStore.load(directory: Paths.certs)
+    /// One JWT for every push: a connection that sees a new one within 20 minutes answers
+    /// TooManyProviderTokenUpdates.
+    static let jwt = Paths.jwt()
+
+    /// A token connection's machine (no client certificate), with `world` behind it if given.
+    static func machine(world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), seed: UInt64 = 7)
+        -> ConnectionStateMachine
+    {
+        var configuration = MockConfiguration(validation: ValidationSettings(), keys: keys)
+        configuration.world = world
+        configuration.faults = faults
+        configuration.seed = seed
+        let validator = Validator(
+            settings: configuration.validation, keys: keys, directory: world ?? configuration.directory)
+        let info = ConnectionInfo(id: 1, peer: "127.0.0.1:1", isTLS: true, alpn: "h2", clientCertificateDER: nil)
+        return ConnectionStateMachine(info: info, configuration: configuration, validator: validator)
+    }
+
+    /// A VoIP push as a provider sends it, on `stream`.
+    static func push(stream: Int32, jwt: String = jwt, token: String = Paths.voipToken) -> HTTP2Request {
+        var request = HTTP2Request(streamId: stream)
+        let fields = [
+            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/\(token)"), (":authority", "localhost"),
+            ("authorization", "bearer \(jwt)"), ("apns-topic", Paths.topic), ("apns-push-type", "voip"),
+        ]
+        for (name, value) in fields {
+            Array(name.utf8).withUnsafeBufferPointer { name in
+                Array(value.utf8).withUnsafeBufferPointer { value in request.appendField(name: name, value: value) }
+            }
+        }
+        let body = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"a"}"#.utf8)
+        body.withUnsafeBufferPointer { request.receiveBody($0, keeping: 8192) }
+        return request
+    }
+
+    /// Each action in a word or three, for comparing lists.
+    static func describe(_ actions: [ConnectionAction]) -> [String] {
+        actions.map { action in
+            switch action {
+            case .respond(let stream, let response, let after):
+                let ids = response.unique.count
+                return "respond \(stream) \(response.status) ids \(ids)" + (after.map { " after \($0)" } ?? "")
+            case .refuse(let stream): return "refuse \(stream)"
+            case .setMaxConcurrentStreams(let limit): return "streams \(limit)"
+            case .raiseStreamLimit(let limit): return "raise \(limit)"
+            case .goAway(let last, let reason, let ending):
+                return "goaway \(last) \(reason.wire) " + (ending == .closeWhenWritten ? "close" : "close later")
+            case .emit(.settings(_, let limit, _, _)): return "event settings \(limit)"
+            case .emit(.goAway(_, let last, let reason, _)): return "event goaway \(last ?? -1) \(reason.wire)"
+            case .emit: return "event"
+            case .record(_, let status, let rejection, _, _):
+                return "record \(status)" + (rejection.map { " \($0.reason.wire)" } ?? "")
+            case .deliver: return "deliver"
+            case .tell(let number): return "tell \(number)"
+            }
+        }
+    }
+
+    /// Decides one request without a world; the world's step, if asked for, answers `lookup`.
+    static func decide(
+        _ machine: inout ConnectionStateMachine, _ request: HTTP2Request, lookup: DeviceLookup = .active,
+        number: Int? = nil
+    ) -> [String] {
+        var actions: [ConnectionAction] = []
+        let now = SystemClock().now()
+        if case .admit = machine.receive(request, at: now, into: &actions) {
+            actions.append(.emit(.connectionClosed(connection: 0, why: "", at: now)))  // marks the world's visit
+            machine.admitted(lookup, number: number, at: now, into: &actions)
+        }
+        return describe(actions)
+    }
+
+    @Test func firstValidJWTRaisesTheLimitAndItsAnswerFollowsTheSettings() {
+        var machine = Self.machine()
+        #expect(machine.initialMaxConcurrentStreams == 1)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1)) == [
+                "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.0", "record 200",
+            ])
+        // Once raised, answers go out at once, and the limit is not raised again.
+        #expect(Self.decide(&machine, Self.push(stream: 3)) == ["respond 3 200 ids 2", "record 200"])
+    }
+
+    @Test func aBadJWTIsRefusedAndKeepsOneStream() {
+        var machine = Self.machine()
+        let forged = Self.jwt.dropLast(4) + "AAAA"
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1, jwt: String(forged)))
+                == ["respond 1 403 ids 2", "record 403 InvalidProviderToken"])
+        #expect(
+            machine.why(refused: .overLimitOrAfterGoAway).contains("one stream until a request carries a valid JWT"))
+    }
+
+    @Test func theWorldIsAskedOnceAndTellsAfterTheRequestLine() {
+        var machine = Self.machine(world: SharedWorld())
+        // The validator passes every check but the device's; the world's answer decides the rest.
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1), lookup: .active, number: 5) == [
+                "event", "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.0", "record 200", "tell 5",
+            ])
+        #expect(
+            Self.decide(&machine, Self.push(stream: 3), lookup: .unknown)
+                == ["event", "respond 3 400 ids 2", "record 400 BadDeviceToken"])
+        #expect(
+            Self.decide(&machine, Self.push(stream: 5), lookup: .unregistered(sinceMilliseconds: 1_800_000_000_000))
+                == ["event", "respond 5 410 ids 2", "record 410 Unregistered"])
+    }
+
+    @Test func aGoAwayFaultAnswersFirstThenRefusesWhatFollows() {
+        let faults = FaultPlan()
+        faults.arm(FaultPlan.Fault(action: .goAwayAfterAccepted(1, .shutdown)))
+        var machine = Self.machine(faults: faults)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1)) == [
+                "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.0", "record 200",
+                "goaway 1 Shutdown close later", "event goaway 1 Shutdown",
+            ])
+        #expect(Self.decide(&machine, Self.push(stream: 3)) == ["refuse 3"])
+        #expect(machine.why(refused: .overLimitOrAfterGoAway).contains("after GOAWAY"))
+    }
+
+    @Test func anArmedAnswerAndADropAreDecidedBeforeTheRules() {
+        let faults = FaultPlan()
+        faults.arm(FaultPlan.Fault(reason: .tooManyRequests, count: 1))
+        faults.arm(FaultPlan.Fault(action: .drop))
+        var machine = Self.machine(faults: faults)
+        #expect(Self.decide(&machine, Self.push(stream: 1)) == ["respond 1 429 ids 2", "record 429 TooManyRequests"])
+        #expect(Self.decide(&machine, Self.push(stream: 3)) == ["record 0"])
+    }
+
+    @Test func aHeaderListTooLargeGets431WithItsIds() {
+        var machine = Self.machine()
+        var request = Self.push(stream: 1)
+        request.headerListTooLarge = true
+        #expect(Self.decide(&machine, request) == ["respond 1 431 ids 2", "record 431"])
+    }
+
+    @Test func aRejectionLowersTheLimitAndTheNextAcceptedPushLiftsIt() {
+        let faults = FaultPlan()
+        _ = faults.arm(FaultSpec(.lowerStreamsAfterRejection(on: true)))
+        var machine = Self.machine(faults: faults)
+        #expect(Self.decide(&machine, Self.push(stream: 1)).prefix(2) == ["event settings 1000", "raise 1000"])
+        #expect(
+            Self.decide(&machine, Self.push(stream: 3, token: "zz"))
+                == ["respond 3 400 ids 2", "record 400 BadDeviceToken", "streams 1", "event settings 1"])
+        #expect(
+            Self.decide(&machine, Self.push(stream: 5))
+                == ["streams 1000", "event settings 1000", "respond 5 200 ids 2", "record 200"])
+    }
+
+    /// Ids come from the connection's seeded generator: the same seed, the same ids.
+    @Test func idsAreTheSeededGenerators() {
+        func firstIds(seed: UInt64) -> [String] {
+            var machine = Self.machine(seed: seed)
+            var actions: [ConnectionAction] = []
+            _ = machine.receive(Self.push(stream: 1), at: SystemClock().now(), into: &actions)
+            return actions.compactMap {
+                if case .respond(_, let response, _) = $0 { return response.unique.first?.value } else { return nil }
+            }
+        }
+        #expect(firstIds(seed: 7) == firstIds(seed: 7))
+        #expect(firstIds(seed: 7) != firstIds(seed: 9))
+    }
+}
