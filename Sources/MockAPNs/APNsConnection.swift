@@ -62,10 +62,12 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 return
             }
             connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
-        case .refuse(let streamId):
-            connection.after(0) { [weak connection] in connection?.reset(streamId: streamId, errorCode: 7) }
-        case .setMaxConcurrentStreams(let limit):
+        case .refuse(let streamId, let delay):
+            connection.after(delay) { [weak connection] in connection?.reset(streamId: streamId, errorCode: 7) }
+        case .setMaxConcurrentStreams(let limit, whenRead: false):
             connection.setMaxConcurrentStreams(limit)
+        case .setMaxConcurrentStreams(let limit, whenRead: true):
+            connection.after(0) { [weak connection] in connection?.setMaxConcurrentStreams(limit) }
         case .raiseStreamLimit(let limit):
             connection.after(0) { [weak self, weak connection] in
                 connection?.setMaxConcurrentStreams(limit)
@@ -74,11 +76,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
         case .goAway(let lastStreamId, let reason, .closeWhenWritten):
             connection.goAway(
                 lastStreamId: lastStreamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: true)
-        case .goAway(let lastStreamId, let reason, .closeAfter(let seconds)):
-            connection.after(0) { [weak connection] in
+        case .goAway(let lastStreamId, let reason, .afterAnswers(let seconds)):
+            connection.after(seconds) { [weak connection] in
                 connection?.goAway(
                     lastStreamId: lastStreamId, errorCode: 0, debugData: MockAPNs.goAwayData(reason), close: false)
-                connection?.after(seconds) { [weak connection] in connection?.close() }
+                connection?.after(1) { [weak connection] in connection?.close() }
             }
         case .emit(let event):
             mock.emit(event)

@@ -10,10 +10,12 @@ enum ConnectionAction {
     /// Answer a stream: now (`after` nil), or once what has been read is dealt with and `after`
     /// seconds have passed (a delay fault, or behind the SETTINGS that raise the stream limit).
     case respond(streamId: Int32, HTTP2Response, after: Double?)
-    /// RST_STREAM REFUSED_STREAM once what has been read is dealt with: a request after our GOAWAY.
-    case refuse(streamId: Int32)
-    /// SETTINGS_MAX_CONCURRENT_STREAMS now (lowered after a rejection, or lifted again).
-    case setMaxConcurrentStreams(UInt32)
+    /// RST_STREAM REFUSED_STREAM once what has been read is dealt with and `after` seconds have
+    /// passed: a request after our GOAWAY, refused only once the GOAWAY is out.
+    case refuse(streamId: Int32, after: Double)
+    /// SETTINGS_MAX_CONCURRENT_STREAMS (lowered after a rejection, or lifted again): now, or once what
+    /// has been read is dealt with (`whenRead`), behind a raise the same request decided.
+    case setMaxConcurrentStreams(UInt32, whenRead: Bool)
     /// SETTINGS_MAX_CONCURRENT_STREAMS raised from 1 once what has been read is dealt with: the
     /// first valid JWT ([SEND]).
     case raiseStreamLimit(UInt32)
@@ -36,8 +38,9 @@ enum ConnectionAction {
 enum GoAwayEnding: Equatable {
     /// The GOAWAY is sent at once and the connection closes when it is written.
     case closeWhenWritten
-    /// The GOAWAY follows the answers already decided; the connection closes `seconds` later.
-    case closeAfter(Double)
+    /// The GOAWAY follows the answers already decided, `seconds` from now once a delay fault holds
+    /// some back; the connection closes a second after it.
+    case afterAnswers(Double)
 }
 
 /// What the state machine needs from the executor after `receive`.
@@ -63,9 +66,9 @@ struct ConnectionStateMachine {
     private let world: SharedWorld?
     private let isSandbox: Bool
     private let environment: APNsEnvironment
-    let authenticatedStreams: UInt32
+    private let authenticatedStreams: UInt32
     /// Whether the world is asked once per push (`SharedWorld.admit`): the device check is the last.
-    let admitsInOneVisit: Bool
+    private let admitsInOneVisit: Bool
 
     private(set) var credentials: ConnectionCredentials
     /// Set when the client certificate could not be read; every request gets `BadCertificate`.
@@ -76,6 +79,8 @@ struct ConnectionStateMachine {
     private var closing = false
     /// When the last answer held back by a delay fault is due (wall clock): a GOAWAY waits for it.
     private var answersDueAt = 0.0
+    /// When our GOAWAY is due (wall clock): a request after it is refused only once it is out.
+    private var goAwayDueAt = 0.0
     /// Whether the raised stream limit of a token connection is in force (`streamLimitRaised()`).
     private var limitRaised = false
     /// Set once a JWT was proved: the limit goes up from 1 once.
@@ -147,7 +152,7 @@ struct ConnectionStateMachine {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
             // the GOAWAY itself, which waits for the last answer to be written: a client that saw
             // REFUSED_STREAM first would send the push again on the connection that is going away.
-            actions.append(.refuse(streamId: streamId))
+            actions.append(.refuse(streamId: streamId, after: max(0, goAwayDueAt - now.wall)))
             return .decided
         }
         if http.headerListTooLarge {
@@ -158,7 +163,7 @@ struct ConnectionStateMachine {
             actions.append(
                 .record(
                     apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
-                    fault: "header list over MAX_HEADER_LIST_SIZE"))
+                    fault: Self.headerListFault))
             return .decided
         }
         let replayed = replay?.answer(for: request)
@@ -186,9 +191,16 @@ struct ConnectionStateMachine {
             let rejection = Rejection(
                 recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
                 timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
+            if recorded.judgedByTheRules {
+                // The recorded run judged this request's JWT: a valid one raised the stream limit then,
+                // and does now. The verdict itself is the recording's.
+                _ = validator.validate(
+                    request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
+                raiseIfTheJWTIsProved(at: now, into: &actions)
+            }
             reject(
                 streamId, apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? apnsId, at: now, rejection,
-                fault: "replayed", into: &actions)
+                fault: Self.replayedFault, into: &actions)
             return .decided
         }
         // A connection idle too long answers 500 until the provider reconnects (fault plan).
@@ -199,7 +211,7 @@ struct ConnectionStateMachine {
                 streamId, apnsId: apnsId, at: now,
                 Rejection(
                     .internalServerError, check: .device, detail: "this connection was idle too long (fault plan)"),
-                fault: "stale connection", into: &actions)
+                fault: Self.staleFault, into: &actions)
             return .decided
         }
         var delay: Double?
@@ -207,7 +219,7 @@ struct ConnectionStateMachine {
         case .answer(let reason):
             reject(
                 streamId, apnsId: apnsId, at: now,
-                Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: "fault plan",
+                Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: Self.armedFault,
                 into: &actions)
             return .decided
         case .drop:
@@ -251,7 +263,7 @@ struct ConnectionStateMachine {
         }
         decide(
             result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed, at: now,
-            number: result.isSuccess ? number : nil, into: &actions)
+            number: number, into: &actions)
     }
 
     /// The validator's verdict, with what the connection does about it.
@@ -260,22 +272,7 @@ struct ConnectionStateMachine {
         replayed: Bool, at now: Moment, number: Int? = nil, into actions: inout [ConnectionAction]
     ) {
         var result = verdict
-        // [SEND]: one stream "until you post a request with a valid authentication token" — the
-        // token, not the push: a refused push with a valid JWT raises the limit too.
-        if !streamsRaised, credentials.tokenState?.hasValidToken == true {
-            // Raised once what has been read is dealt with: streams that arrived together with this
-            // request, while it was still open, were over the limit of one (as a client that sends a
-            // burst before reading SETTINGS finds at APNs), and are refused.
-            streamsRaised = true
-            actions.append(
-                .emit(
-                    .settings(
-                        connection: connection, maxConcurrentStreams: authenticatedStreams,
-                        why: "the first valid JWT raised the limit", at: now)))
-            actions.append(.raiseStreamLimit(authenticatedStreams))
-            // Its answer follows the SETTINGS, as a client reading in order expects.
-            answerAfterRaise = true
-        }
+        let raised = raiseIfTheJWTIsProved(at: now, into: &actions)
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
             result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
         }
@@ -283,7 +280,7 @@ struct ConnectionStateMachine {
         case .success(let accepted):
             if streamsLowered {
                 streamsLowered = false
-                actions.append(.setMaxConcurrentStreams(authenticatedStreams))
+                actions.append(.setMaxConcurrentStreams(authenticatedStreams, whenRead: false))
                 actions.append(
                     .emit(
                         .settings(
@@ -309,9 +306,11 @@ struct ConnectionStateMachine {
                 // nghttp2 sends control frames ahead of responses; APNs answers first, then says GOAWAY
                 // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
                 // Closed once every answer up to the last stream is out (a delay fault holds some).
+                // Closed a second after the GOAWAY.
                 closing = true
-                let owed = answersDueAt - now.wall
-                actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .closeAfter(max(1, owed + 0.5))))
+                let owed = max(0, answersDueAt - now.wall)
+                goAwayDueAt = now.wall + owed
+                actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .afterAnswers(owed)))
                 actions.append(.emit(.goAway(connection: connection, lastStreamId: streamId, reason: reason, at: now)))
             }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
@@ -329,8 +328,9 @@ struct ConnectionStateMachine {
             reject(streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, into: &actions)
             if faults.lowerStreamsAfterRejection, !streamsLowered {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
+                // Behind the raise when this request proved the JWT: else the raise would undo it.
                 streamsLowered = true
-                actions.append(.setMaxConcurrentStreams(1))
+                actions.append(.setMaxConcurrentStreams(1, whenRead: raised))
                 actions.append(
                     .emit(
                         .settings(
@@ -338,6 +338,26 @@ struct ConnectionStateMachine {
                             why: "a rejected push lowers the limit (fault plan)", at: now)))
             }
         }
+    }
+
+    /// [SEND]: one stream "until you post a request with a valid authentication token" — the token,
+    /// not the push: a refused push with a valid JWT raises the limit too. Returns whether it did.
+    @discardableResult
+    private mutating func raiseIfTheJWTIsProved(at now: Moment, into actions: inout [ConnectionAction]) -> Bool {
+        guard !streamsRaised, credentials.tokenState?.hasValidToken == true else { return false }
+        // Raised once what has been read is dealt with: streams that arrived together with this
+        // request, while it was still open, were over the limit of one (as a client that sends a
+        // burst before reading SETTINGS finds at APNs), and are refused.
+        streamsRaised = true
+        actions.append(
+            .emit(
+                .settings(
+                    connection: connection, maxConcurrentStreams: authenticatedStreams,
+                    why: "the first valid JWT raised the limit", at: now)))
+        actions.append(.raiseStreamLimit(authenticatedStreams))
+        // Its answer follows the SETTINGS, as a client reading in order expects.
+        answerAfterRaise = true
+        return true
     }
 
     private mutating func reject(
@@ -394,6 +414,14 @@ struct ConnectionStateMachine {
         return "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
     }
 
+    /// The transcript's `fault` for answers given before the rules judged the request (its JWT
+    /// too): a replay judges the JWT of every other recorded refusal.
+    static let armedFault = "fault plan"
+    static let staleFault = "stale connection"
+    static let headerListFault = "header list over MAX_HEADER_LIST_SIZE"
+    static let replayedFault = "replayed"
+    static let answeredBeforeTheRules: Set<String> = [armedFault, staleFault, headerListFault]
+
     /// The push with its expiration moved from the provider's clock (the wall clock) to the world's:
     /// "an hour from now" stays an hour from arrival however far the world clock was advanced.
     static func inWorldTime(_ push: AcceptedPush, at now: Moment) -> AcceptedPush {
@@ -405,8 +433,4 @@ struct ConnectionStateMachine {
         moved.expiration = overflow ? (offset > 0 ? .max : 1) : max(1, sum)
         return moved
     }
-}
-
-extension Result {
-    fileprivate var isSuccess: Bool { if case .success = self { return true } else { return false } }
 }

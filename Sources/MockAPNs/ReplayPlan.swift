@@ -18,6 +18,9 @@ public final class ReplayPlan: @unchecked Sendable {
         public var wallTime: Double?
         /// When it arrived on the world clock (seconds), if the transcript says.
         public var worldTime: Double? = nil
+        /// Whether the recorded run judged the request by its rules (its JWT among them): false for an
+        /// answer an armed fault gave first.
+        public var judgedByTheRules = true
 
         /// The recorded 410's `timestamp` moved to the replay's time: it says when the token stopped
         /// being valid relative to the request, and a provider compares it with when it registered
@@ -133,7 +136,10 @@ public final class ReplayPlan: @unchecked Sendable {
                     reason: (object["reason"] as? String).flatMap(Reason.init(wire:)),
                     timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String,
                     wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 },
-                    worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 }))
+                    worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 },
+                    judgedByTheRules: (object["fault"] as? String).map {
+                        !ConnectionStateMachine.answeredBeforeTheRules.contains($0)
+                    } ?? true))
         }
         return ReplayPlan(exchanges: exchanges)
     }

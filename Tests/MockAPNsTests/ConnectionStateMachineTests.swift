@@ -16,12 +16,13 @@ import World
     static let jwt = Paths.jwt()
 
     /// A token connection's machine (no client certificate), with `world` behind it if given.
-    static func machine(world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), seed: UInt64 = 7)
-        -> ConnectionStateMachine
-    {
+    static func machine(
+        world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), replay: ReplayPlan? = nil, seed: UInt64 = 7
+    ) -> ConnectionStateMachine {
         var configuration = MockConfiguration(validation: ValidationSettings(), keys: keys)
         configuration.world = world
         configuration.faults = faults
+        configuration.replay = replay
         configuration.seed = seed
         let validator = Validator(
             settings: configuration.validation, keys: keys, directory: world ?? configuration.directory)
@@ -30,6 +31,8 @@ import World
     }
 
     /// A VoIP push as a provider sends it, on `stream`.
+    static let body = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"a"}"#
+
     static func push(stream: Int32, jwt: String = jwt, token: String = Paths.voipToken) -> HTTP2Request {
         var request = HTTP2Request(streamId: stream)
         let fields = [
@@ -41,8 +44,7 @@ import World
                 Array(value.utf8).withUnsafeBufferPointer { value in request.appendField(name: name, value: value) }
             }
         }
-        let body = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"a"}"#.utf8)
-        body.withUnsafeBufferPointer { request.receiveBody($0, keeping: 8192) }
+        Array(body.utf8).withUnsafeBufferPointer { request.receiveBody($0, keeping: 8192) }
         return request
     }
 
@@ -53,11 +55,16 @@ import World
             case .respond(let stream, let response, let after):
                 let ids = response.unique.count
                 return "respond \(stream) \(response.status) ids \(ids)" + (after.map { " after \($0)" } ?? "")
-            case .refuse(let stream): return "refuse \(stream)"
-            case .setMaxConcurrentStreams(let limit): return "streams \(limit)"
+            case .refuse(let stream, let after): return "refuse \(stream)" + (after > 0 ? " later" : "")
+            case .setMaxConcurrentStreams(let limit, let whenRead):
+                return "streams \(limit)" + (whenRead ? " when read" : "")
             case .raiseStreamLimit(let limit): return "raise \(limit)"
             case .goAway(let last, let reason, let ending):
-                return "goaway \(last) \(reason.wire) " + (ending == .closeWhenWritten ? "close" : "close later")
+                switch ending {
+                case .closeWhenWritten: return "goaway \(last) \(reason.wire) close"
+                case .afterAnswers(let seconds):
+                    return "goaway \(last) \(reason.wire)" + (seconds > 0 ? " after answers" : "") + " close later"
+                }
             case .emit(.settings(_, let limit, _, _)): return "event settings \(limit)"
             case .emit(.goAway(_, let last, let reason, _)): return "event goaway \(last ?? -1) \(reason.wire)"
             case .emit: return "event"
@@ -159,6 +166,58 @@ import World
         #expect(
             Self.decide(&machine, Self.push(stream: 5))
                 == ["streams 1000", "event settings 1000", "respond 5 200 ids 2", "record 200"])
+    }
+
+    /// The request that proves the JWT raises the limit; when the rules refuse it, the lowering goes
+    /// out behind the raise (else the deferred raise would undo it).
+    @Test func aFirstPushRefusedLowersTheLimitBehindTheRaise() {
+        let faults = FaultPlan()
+        _ = faults.arm(FaultSpec(.lowerStreamsAfterRejection(on: true)))
+        var machine = Self.machine(faults: faults)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1, token: "zz")) == [
+                "event settings 1000", "raise 1000", "respond 1 400 ids 2 after 0.0", "record 400 BadDeviceToken",
+                "streams 1 when read", "event settings 1",
+            ])
+    }
+
+    /// A GOAWAY fault waits for the answer a delay fault holds back; what arrives meanwhile is refused
+    /// once the GOAWAY is out.
+    @Test func aGoAwayWaitsForADelayedAnswer() {
+        let faults = FaultPlan()
+        faults.arm(FaultPlan.Fault(action: .delay(0.5), count: 1))
+        faults.arm(FaultPlan.Fault(action: .goAwayAfterAccepted(1, .shutdown)))
+        var machine = Self.machine(faults: faults)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1)) == [
+                "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.5", "record 200",
+                "goaway 1 Shutdown after answers close later", "event goaway 1 Shutdown",
+            ])
+        #expect(Self.decide(&machine, Self.push(stream: 3)) == ["refuse 3 later"])
+    }
+
+    /// A replayed refusal keeps the recorded answer, and its JWT is judged as the recorded run judged
+    /// it: a valid one raises the limit. An answer the fault plan gave before the rules judges nothing.
+    @Test func aReplayedRefusalJudgesTheJWTAsTheRecordingDid() throws {
+        func replay(fault: String?) throws -> ReplayPlan {
+            var line: [String: Any] = [
+                "event": "push", "status": 410, "reason": "Unregistered",
+                "request": [
+                    ":method": "POST", ":path": "/3/device/\(Paths.voipToken)", "apns-topic": Paths.topic,
+                    "apns-push-type": "voip", "authorization": "bearer x", "body": Self.body,
+                ],
+            ]
+            line["fault"] = fault
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: line), as: UTF8.self)
+            return ReplayPlan.parse(transcript: text)
+        }
+        var judged = Self.machine(replay: try replay(fault: nil))
+        #expect(
+            Self.decide(&judged, Self.push(stream: 1)) == [
+                "event settings 1000", "raise 1000", "respond 1 410 ids 2 after 0.0", "record 410 Unregistered",
+            ])
+        var armed = Self.machine(replay: try replay(fault: ConnectionStateMachine.armedFault))
+        #expect(Self.decide(&armed, Self.push(stream: 1)) == ["respond 1 410 ids 2", "record 410 Unregistered"])
     }
 
     /// Ids come from the connection's seeded generator: the same seed, the same ids.

@@ -82,6 +82,33 @@ import Testing
         #expect(output["streams_history"] as? [Int] == [1, 1000, 1, 1000])
     }
 
+    @Test("A first push refused: the limit its JWT raised drops to 1 after it, not the other way round")
+    func lowerStreamsOnTheFirstPush() throws {
+        let world = try WorldServer(acceptsUnknownTokens: true)
+        try world.control("POST", "/faults", ["action": "lower-streams-after-rejection"])
+        let jwt = Paths.jwt()
+        let bad = Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]])
+        let output = try Probe.run([
+            "port": Int(world.server.port), "ca": Paths.ca, "requests": [bad, Probe.voip(jwt: jwt)],
+        ])
+        #expect(Probe.reasons(output) == ["BadPriority", "200"])
+        #expect(output["streams_history"] as? [Int] == [1, 1000, 1, 1000], "\(output)")
+    }
+
+    @Test("A GOAWAY after an accepted push whose answer a delay holds back follows that answer")
+    func goAwayAfterADelayedAnswer() throws {
+        let world = try WorldServer(acceptsUnknownTokens: true)
+        try world.control("POST", "/faults", ["action": "delay", "seconds": 0.5, "count": 1])
+        try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 1, "reason": "Shutdown"])
+        let output = try Probe.run([
+            "port": Int(world.server.port), "ca": Paths.ca, "wait": 3, "until_closed": true,
+            "requests": [Probe.voip(jwt: Paths.jwt())],
+        ])
+        #expect(Probe.reasons(output) == ["200"], "\(output)")
+        #expect(output["order"] as? [String] == ["end 1", "goaway"], "\(output)")
+        #expect(output["closed"] as? Bool == true)
+    }
+
     @Test("A server certificate from a CA the provider does not trust: the handshake fails until disarmed")
     func untrustedServerCertificate() throws {
         let world = try WorldServer(acceptsUnknownTokens: true)

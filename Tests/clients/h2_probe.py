@@ -127,11 +127,14 @@ def main():
                 elif isinstance(event, h2.events.StreamEnded):
                     done.add(event.stream_id)
                     out.setdefault("completion_order", []).append(event.stream_id)
+                    out.setdefault("order", []).append(f"end {event.stream_id}")
                 elif isinstance(event, h2.events.StreamReset):
                     if event.stream_id in pending:
                         pending[event.stream_id]["reset"] = int(event.error_code)
                     done.add(event.stream_id)
+                    out.setdefault("order", []).append(f"reset {event.stream_id}")
                 elif isinstance(event, h2.events.ConnectionTerminated):
+                    out.setdefault("order", []).append("goaway")
                     out["goaway"] = {"error_code": int(event.error_code), "last_stream_id": event.last_stream_id,
                                      "debug": (event.additional_data or b"").decode()}
             try:
