@@ -29,7 +29,7 @@ let package = Package(
         // The protocol as values and pure rules.
         .target(name: "APNs", dependencies: ["COpenSSL"]),
         // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
-        .target(name: "World", dependencies: ["APNs"]),
+        .target(name: "World", dependencies: ["APNs", "CLinux"]),
         // The scenario language: parser, checker, diagnostics. No I/O.
         .target(name: "ScenarioLanguage", dependencies: ["APNs", "World"]),
         // Driving providers; the reference APNs client on libcurl.

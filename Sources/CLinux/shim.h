@@ -15,4 +15,8 @@ static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SU
 static inline int ringside_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+// Asks for the cache line at `address` (a hint: it never faults, whatever the address). The world
+// hands finished pushes out under its lock, and each one's first touch was a cache miss: the line
+// was written on another core. (PREFETCHW measured the same as this read prefetch.)
+static inline void ringside_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 #endif

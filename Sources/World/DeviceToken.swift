@@ -103,6 +103,15 @@ public struct TokenValue: Hashable, Sendable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `==` with a token read where it lies, word by word (see `VirtualApp.holds`).
+    @inline(__always) static func matches(_ stored: UnsafePointer<TokenValue>, _ token: TokenValue) -> Bool {
+        guard stored.pointee.count == token.count, stored.pointee.words.0 == token.words.0,
+            stored.pointee.words.1 == token.words.1, stored.pointee.words.2 == token.words.2,
+            stored.pointee.words.3 == token.words.3
+        else { return false }
+        return token.extra == nil ? stored.pointee.extra == nil : stored.pointee.extra == token.extra
+    }
+
     public static func == (a: TokenValue, b: TokenValue) -> Bool {
         a.count == b.count && a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
             && a.words.3 == b.words.3 && a.extra == b.extra

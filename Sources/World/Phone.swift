@@ -193,6 +193,22 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
         return nil
     }
 
+    /// `index(holding:kind:environment:)` on a list read where it lies, field by field: a method
+    /// called on `phones[id].apps` copied the list out first (a memmove, and a retain per string and
+    /// token), on every push.
+    @inline(__always) static func index(
+        in list: UnsafePointer<AppList>, holding token: TokenValue, kind: TokenKind, environment: APNsEnvironment?
+    ) -> Int? {
+        guard list.pointee.hasHead else { return nil }
+        let head = UnsafeRawPointer(list) + MemoryLayout<AppList>.offset(of: \AppList.head)!
+        if VirtualApp.holds(head.assumingMemoryBound(to: VirtualApp.self), token, kind: kind, environment: environment)
+        {
+            return 0
+        }
+        guard !list.pointee.rest.isEmpty else { return nil }
+        return list.pointee.index(holding: token, kind: kind, environment: environment)
+    }
+
     /// The bundle id of app `index` (see `index(holding:kind:environment:)`).
     @inline(__always) func bundleId(at index: Int) -> String {
         precondition(index >= 0 && index < endIndex, "app index out of range")
@@ -263,5 +279,20 @@ public struct AppSpec: Sendable {
         self.behaviour = behaviour
         self.environment = environment
         self.isEntitled = isEntitled
+    }
+}
+
+extension VirtualApp {
+    /// Whether the app at `app` holds `token` as its token of `kind` (in `environment`, when given),
+    /// each field read where it lies (see `AppList.index(in:holding:kind:environment:)`).
+    @inline(__always) static func holds(
+        _ app: UnsafePointer<VirtualApp>, _ token: TokenValue, kind: TokenKind, environment: APNsEnvironment?
+    ) -> Bool {
+        if let environment, app.pointee.environment != environment { return false }
+        let offset =
+            kind == .voip
+            ? MemoryLayout<VirtualApp>.offset(of: \VirtualApp.voipToken)!
+            : MemoryLayout<VirtualApp>.offset(of: \VirtualApp.alertToken)!
+        return TokenValue.matches((UnsafeRawPointer(app) + offset).assumingMemoryBound(to: TokenValue.self), token)
     }
 }

@@ -1,4 +1,5 @@
 import APNs
+import CLinux
 
 /// The simulation behind the mock: phones, tokens, delivery, the phone's rules, ring outcomes.
 ///
@@ -211,7 +212,14 @@ public final class World {
         -> Int?
     {
         guard phones.indices.contains(phone) else { return nil }
-        return phones[phone].apps.index(holding: token, kind: kind, environment: environment)
+        // Through a pointer: the array's subscript copied the phone's app list out (a memmove and a
+        // retain per token), on every push.
+        return phones.withUnsafeBufferPointer { phones in
+            let phonePointer = UnsafeRawPointer(phones.baseAddress! + phone)
+            let apps = phonePointer + MemoryLayout<VirtualPhone>.offset(of: \VirtualPhone.apps)!
+            return AppList.index(
+                in: apps.assumingMemoryBound(to: AppList.self), holding: token, kind: kind, environment: environment)
+        }
     }
 
     /// Retires an app's tokens: they answer 200 for `unregisterDelay`, delivering nothing, then 410
@@ -551,7 +559,6 @@ public final class World {
         let mustReport = self.mustReport(
             ios: app.ios, isForeground: app.isForeground, onCall: phones[id].activeCall != nil, delay: delay,
             number: number, at: now)
-        let call = (uuid: peek(number, { $0.callUUID }), caller: peek(number, { $0.caller }))
         switch app.behaviour {
         case .reportsAtOnce:
             report(number, at: now, app: index)
@@ -559,7 +566,8 @@ public final class World {
             self[push: number].note(now, .completionFirst)
             report(number, at: now, app: index)
         case .reportsOnlyWellFormed:
-            if call.uuid != nil, call.caller != nil {
+            // The call's strings only here: made on another core, each read was a cache miss.
+            if peek(number, { $0.callUUID }) != nil, peek(number, { $0.caller }) != nil {
                 report(number, at: now, app: index)
             } else {
                 self[push: number].note(now, .notWellFormed)
@@ -665,7 +673,8 @@ public final class World {
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let callHash, phones[id].reportedCalls.contains(callHash) {
-            finish(number, .duplicate(callUUID: peek(number, { $0.callUUID }) ?? ""), now, .duplicate)
+            // The entry keeps its call id once: the ending does not name it.
+            finish(number, ending: .duplicate, now, .duplicate)
         } else if phones[id].doNotDisturb,
             !(peek(number, { $0.caller }).map { phones[id].vipCallers.contains($0) } ?? false)
         {
@@ -716,13 +725,28 @@ public final class World {
 
     /// `takeFinishedPushes()` into the caller's array (appended to).
     public func takeFinishedPushes(into finished: inout [FinishedPush]) {
-        for number in finishedSinceLastTake where isRemembered(number) {
+        for (offset, number) in finishedSinceLastTake.enumerated() where isRemembered(number) {
+            // Copying an entry retains its identity, on a line another core wrote: asked for a few
+            // entries ahead, its miss overlaps the copies before it.
+            let ahead = offset + Self.prefetchDistance
+            if ahead < finishedSinceLastTake.count { prefetchIdentity(of: finishedSinceLastTake[ahead]) }
             let entry = self[push: number]
             finished.append(FinishedPush(number: number, entry: entry, phoneName: phoneName(of: entry)))
         }
         for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
         finishedSinceLastTake.removeAll(keepingCapacity: true)
         forgetOldPushes()
+    }
+
+    /// How many finished pushes ahead `takeFinishedPushes` asks for the identity's cache line.
+    private static let prefetchDistance = 6
+
+    /// A hint to load push `number`'s identity (for its retain), without touching it.
+    @inline(__always) private func prefetchIdentity(of number: Int) {
+        guard number >= forgotten, number - forgotten < recent.count else { return }
+        recent.withUnsafeBufferPointer { entries in
+            ringside_prefetch(Unmanaged.passUnretained(entries[number - forgotten].identity).toOpaque())
+        }
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
