@@ -49,7 +49,13 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 push, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
             machine.admitted(lookup, number: number, at: now, into: &actions)
         }
-        for action in actions { carryOut(action, http, at: now, connection: connection) }
+        // Each action is moved out, leaving a payload-free one: iterating copied every action (a
+        // retain per string and array of its payload), and clearing the list released them again.
+        for index in actions.indices {
+            var action = ConnectionAction.tell(0)
+            swap(&action, &actions[index])
+            carryOut(action, http, at: now, connection: connection)
+        }
     }
 
     private func carryOut(
