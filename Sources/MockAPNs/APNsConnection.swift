@@ -68,8 +68,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
                 return
             }
             connection.after(delay) { [weak connection] in connection?.respond(streamId: streamId, response) }
-        case .refuse(let streamId, let delay):
-            connection.after(delay) { [weak connection] in connection?.reset(streamId: streamId, errorCode: 7) }
+        case .refuse(let streamId):
+            connection.after(0) { [weak connection] in connection?.reset(streamId: streamId, errorCode: 7) }
         case .setMaxConcurrentStreams(let limit, whenRead: false):
             connection.setMaxConcurrentStreams(limit)
         case .setMaxConcurrentStreams(let limit, whenRead: true):

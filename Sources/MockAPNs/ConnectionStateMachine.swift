@@ -10,9 +10,8 @@ enum ConnectionAction {
     /// Answer a stream: now (`after` nil), or once what has been read is dealt with and `after`
     /// seconds have passed (a delay fault, or behind the SETTINGS that raise the stream limit).
     case respond(streamId: Int32, HTTP2Response, after: Double?)
-    /// RST_STREAM REFUSED_STREAM once what has been read is dealt with and `after` seconds have
-    /// passed: a request after our GOAWAY, refused only once the GOAWAY is out.
-    case refuse(streamId: Int32, after: Double)
+    /// RST_STREAM REFUSED_STREAM once what has been read is dealt with: a request after our GOAWAY.
+    case refuse(streamId: Int32)
     /// SETTINGS_MAX_CONCURRENT_STREAMS (lowered after a rejection, or lifted again): now, or once what
     /// has been read is dealt with (`whenRead`), behind a raise the same request decided.
     case setMaxConcurrentStreams(UInt32, whenRead: Bool)
@@ -79,7 +78,7 @@ struct ConnectionStateMachine {
     private var closing = false
     /// When the last answer held back by a delay fault is due (wall clock): a GOAWAY waits for it.
     private var answersDueAt = 0.0
-    /// When our GOAWAY is due (wall clock): a request after it is refused only once it is out.
+    /// When our GOAWAY is due (wall clock): a request decided before then is not refused.
     private var goAwayDueAt = 0.0
     /// Whether the raised stream limit of a token connection is in force (`streamLimitRaised()`).
     private var limitRaised = false
@@ -152,7 +151,10 @@ struct ConnectionStateMachine {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
             // the GOAWAY itself, which waits for the last answer to be written: a client that saw
             // REFUSED_STREAM first would send the push again on the connection that is going away.
-            actions.append(.refuse(streamId: streamId, after: max(0, goAwayDueAt - now.wall)))
+            // While a delay fault holds the GOAWAY back, nothing: nghttp2 closes the streams above its
+            // last stream id as it sends it (unprocessed, as the GOAWAY tells the client), and a
+            // refusal timed to follow it could go out first.
+            if goAwayDueAt <= now.wall { actions.append(.refuse(streamId: streamId)) }
             return .decided
         }
         if http.headerListTooLarge {
@@ -326,7 +328,8 @@ struct ConnectionStateMachine {
                 replay?.noteRefused(request, reason: rejection.reason)
             }
             reject(streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, into: &actions)
-            if faults.lowerStreamsAfterRejection, !streamsLowered {
+            // Lowered again when this request raised the limit: the raise would lift the lowering.
+            if faults.lowerStreamsAfterRejection, !streamsLowered || raised {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
                 // Behind the raise when this request proved the JWT: else the raise would undo it.
                 streamsLowered = true

@@ -93,6 +93,13 @@ import Testing
         ])
         #expect(Probe.reasons(output) == ["BadPriority", "200"])
         #expect(output["streams_history"] as? [Int] == [1, 1000, 1, 1000], "\(output)")
+        // Lowered first by a push without a JWT: the raise the next push's JWT makes is lowered again.
+        let missing = Probe.voip(jwt: nil)
+        let second = try Probe.run([
+            "port": Int(world.server.port), "ca": Paths.ca, "requests": [missing, bad, Probe.voip(jwt: jwt)],
+        ])
+        #expect(Probe.reasons(second) == ["MissingProviderToken", "BadPriority", "200"])
+        #expect((second["streams_history"] as? [Int])?.suffix(3) == [1000, 1, 1000], "\(second)")
     }
 
     @Test("A GOAWAY after an accepted push whose answer a delay holds back follows that answer")
