@@ -37,7 +37,7 @@ let package = Package(
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),
         // The fake APNs service.
-        .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World"]),
+        .target(name: "MockAPNs", dependencies: ["HTTP2Server", "APNs", "World", "CLinux"]),
         // Running a checked scenario: the mock, the world, the provider, the expectations.
         .target(
             name: "Scenario",

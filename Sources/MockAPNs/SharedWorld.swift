@@ -1,4 +1,5 @@
 import APNs
+import CLinux
 import Foundation
 import Glibc
 import HTTP2Server
@@ -21,6 +22,11 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// Whether any phone exists, readable without the lock: without `--world` and before any phone is
     /// added, every token is unknown and accepted, and the world can be skipped on the hot path.
     private let hasPhones = Atomic<Bool>(false)
+    /// Where the token table lies (`TokenTableHint`), readable without the lock; `tableHint` is the
+    /// last one stored (under `lock`), so that the atomics are written only when the table moved.
+    private let tableBase = Atomic<UInt>(0)
+    private let tableMask = Atomic<Int>(0)
+    private var tableHint = TokenTableHint(base: 0, mask: 0)
 
     /// When set, time spent inside the world (lock held) is added up, for `bench/world.sh`.
     public var measuresBusyTime: Bool {
@@ -106,6 +112,12 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         // Destroyed at the end of this function, after the lock is let go.
         let forgotten = world.takeForgotten()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
+        let hint = world.tokenTableHint
+        if hint != tableHint {
+            tableHint = hint
+            tableBase.store(hint.base, ordering: .relaxed)
+            tableMask.store(hint.mask, ordering: .relaxed)
+        }
         if measuresBusyTime {
             func since(_ start: timespec, _ clock: clockid_t) -> UInt64 {
                 var ended = timespec()
@@ -164,8 +176,14 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     ) -> (DeviceLookup, number: Int?) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return (.active, nil) }
         // The payload and the token are read before the lock: every other push waits while it is held.
-        let call = CallInfo(body: body)
+        // The token's slot is asked for first, to be in the cache when the lookup comes.
         let token = TokenValue(hex: push.deviceToken)
+        if let token {
+            let hint = TokenTableHint(
+                base: tableBase.load(ordering: .relaxed), mask: tableMask.load(ordering: .relaxed))
+            if let slot = hint.address(of: token, environment: environment) { ringside_prefetch(slot) }
+        }
+        let call = CallInfo(body: body)
         var finished: [FinishedPush] = []
         let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
             let (answer, number) = world.admit(

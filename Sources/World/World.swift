@@ -178,6 +178,9 @@ public final class World {
         registry.reserve(count * 2)
     }
 
+    /// Where the token table lies now (see `TokenTableHint`).
+    public var tokenTableHint: TokenTableHint { registry.hint }
+
     /// Huge pages for the phones' array, all its capacity (see `adviseHugePages`).
     private func advisePhonesHugePages() {
         let base = phones.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
@@ -909,6 +912,8 @@ struct EventQueue {
     private var inOrderHead = 0
     private var heap: [ScheduledEvent] = []
     private var sequence = 0
+    /// How far back from the queue's end an event a little out of order is slotted in.
+    private static let slotsSearched = 64
 
     var peek: ScheduledEvent? { nextIsQueued ? inOrder[inOrderHead] : heap.first }
 
@@ -927,6 +932,16 @@ struct EventQueue {
         // queue in order.
         if inOrderHead == inOrder.count || inOrder[inOrder.count - 1].at <= event.at {
             inOrder.append(event)
+            return
+        }
+        // A little earlier than the last queued events: two event loops read the clock, then lock
+        // the world in the other order. Slotted in among them, it keeps the queue in order, and the
+        // heap (a cache miss a level at every pop) stays for events far out of order.
+        let floor = max(inOrderHead, inOrder.count - Self.slotsSearched)
+        var slot = inOrder.count - 1
+        while slot > floor, inOrder[slot - 1].at > event.at { slot -= 1 }
+        if slot == inOrderHead || inOrder[slot - 1].at <= event.at {
+            inOrder.insert(event, at: slot)
             return
         }
         heap.append(event)

@@ -126,7 +126,8 @@ import Testing
     /// The event queue hands events out earliest first, ties in the order they were scheduled,
     /// whether they came in time order (the queue) or not (the heap): against a sort of everything
     /// pushed, over mixes of in-order, out-of-order and tied times. A queue that took its head
-    /// without comparing it with the heap's top, or let an earlier event into its tail, fails.
+    /// without comparing it with the heap's top, let an earlier event into its tail, or slotted an
+    /// event before an equal one or past the searched end, fails.
     @Test("Scheduled events come out earliest first, ties in order, however they went in")
     func eventQueueOrder() {
         var random = SeededGenerator(seed: 11)
@@ -139,9 +140,17 @@ import Testing
             for _ in 0..<2000 {
                 let roll = Int.random(in: 0..<10, using: &random)
                 if roll < 6 {
-                    // Mostly in time order, sometimes a tie, sometimes earlier (a round trip's report).
-                    let at =
-                        roll == 0 ? clock : (roll == 1 ? clock - Double.random(in: 0...5, using: &random) : clock + 0.5)
+                    // Mostly in time order; sometimes a tie with the last, a little earlier (slotted in
+                    // near the queue's end), far earlier (a round trip's report: the heap), or a tie
+                    // with an event still pending (it goes after it).
+                    let at: Double
+                    switch roll {
+                    case 0: at = clock
+                    case 1: at = clock - Double.random(in: 0...5, using: &random)
+                    case 2: at = clock - Double.random(in: 0...300, using: &random)
+                    case 3: at = pending.randomElement(using: &random)?.at ?? clock
+                    default: at = clock + 0.5
+                    }
                     clock = max(clock, at)
                     queue.push(ScheduledEvent(at: at, kind: .arrive(number)))
                     pending.append((at, number))
@@ -160,6 +169,24 @@ import Testing
             while let next = queue.pop() { out.append(next.kind.number) }
             #expect(out.count == number)
         }
+    }
+
+    /// The table hint the mock prefetches from names the slot a lookup reads first: inside the
+    /// table, and the same slot for the same token, wherever the table moved as it grew.
+    @Test("The token table's hint points at each token's first slot, inside the table")
+    func tokenTableHint() {
+        let world = World(seed: 3)
+        #expect(world.tokenTableHint.mask == 15)
+        for index in 0..<300 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
+        let hint = world.tokenTableHint
+        #expect(hint.base != 0 && hint.mask >= 1023 && (hint.mask + 1) & hint.mask == 0)
+        for phone in [0, 150, 299] {
+            let token = TokenValue(hex: world.token(phone: phone, bundleId: "b", kind: .voip)!)!
+            let slot = UInt(bitPattern: hint.address(of: token, environment: .sandbox))
+            #expect(slot >= hint.base && slot < hint.base + UInt(hint.mask + 1) * 8)
+            #expect(slot != UInt(bitPattern: hint.address(of: token, environment: .production)))
+        }
+        #expect(TokenTableHint(base: 0, mask: 15).address(of: TokenValue(bytes: [1]), environment: .sandbox) == nil)
     }
 
     /// Huge-page advice changes no byte and takes any range: none, small, unaligned, large.
