@@ -17,7 +17,7 @@ public final class HTTP2Session {
     private var session: OpaquePointer!
     /// The connection that owns this session; it outlives the session and clears this before it
     /// goes, so no reference counting is needed on every request (a weak load is an atomic operation).
-    public unowned(unsafe) var delegate: HTTP2SessionDelegate?
+    @exclusivity(unchecked) public unowned(unsafe) var delegate: HTTP2SessionDelegate?
     let limits: HTTP2Limits
     /// Requests whose headers are complete, waiting for DATA, by stream id.
     @exclusivity(unchecked) private var incoming: [Int32: HTTP2Request] = [:]
@@ -53,7 +53,7 @@ public final class HTTP2Session {
     public private(set) var goAwayByLibrary: String?
     private var goAwaySubmitted = false
     /// The highest stream id the client has opened.
-    private var highestClientStreamId: Int32 = 0
+    @exclusivity(unchecked) private var highestClientStreamId: Int32 = 0
 
     public init(limits: HTTP2Limits, initialMaxConcurrentStreams: UInt32) {
         self.limits = limits

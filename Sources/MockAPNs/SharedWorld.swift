@@ -161,7 +161,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
 
     /// When set, a well-formed token no phone has is accepted (200) and goes nowhere: `serve` without
     /// `--world`, for quick experiments with made-up tokens. A faithful world answers BadDeviceToken.
-    public var acceptsUnknownTokens = false
+    /// Unchecked: set before serving, read on every push (a dynamic exclusivity check was 80
+    /// instructions a push).
+    @exclusivity(unchecked) public var acceptsUnknownTokens = false
 
     public func lookup(token: String, topic: String, environment: APNsEnvironment, now: Double) -> DeviceLookup {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return .active }
