@@ -67,7 +67,7 @@ let package = Package(
             name: "MockAPNsTests",
             dependencies: [
                 "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage",
-                "RingsideTesting",
+                "RingsideTesting", "CNghttp2",
             ]),
     ],
     swiftLanguageModes: [.v6]

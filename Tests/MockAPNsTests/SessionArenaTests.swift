@@ -1,0 +1,46 @@
+import CNghttp2
+import Testing
+
+/// The nghttp2 sessions' allocator (`ringside_arena`, CNghttp2's shim): a freed block is handed out
+/// again for the next request of its size class, contents survive `realloc` within a class and
+/// across classes and large blocks, `calloc` zeroes and refuses a size that overflows, and the free
+/// lists are empty once released. A realloc that moved a block it could keep, or lost its bytes,
+/// fails here; every HTTP/2 test and the http2 fuzzer use it through nghttp2.
+@Suite struct SessionArenaTests {
+    @Test func blocksAreReusedAndKeepTheirContents() {
+        let arena = UnsafeMutablePointer<ringside_arena>.allocate(capacity: 1)
+        arena.initialize(to: ringside_arena())
+        defer { arena.deallocate() }
+        let user = UnsafeMutableRawPointer(arena)
+        func bytes(_ block: UnsafeMutableRawPointer, _ count: Int) -> [UInt8] {
+            Array(UnsafeRawBufferPointer(start: block, count: count))
+        }
+
+        let first = ringside_arena_malloc(100, user)!
+        first.initializeMemory(as: UInt8.self, repeating: 0xAB, count: 100)
+        ringside_arena_free(first, user)
+        // 97 and 100 bytes are one class (7 × 16): the freed block comes back.
+        let reused = ringside_arena_malloc(97, user)!
+        #expect(reused == first)
+        let fresh = ringside_arena_malloc(100, user)!
+        #expect(fresh != reused)
+
+        reused.initializeMemory(as: UInt8.self, repeating: 7, count: 97)
+        #expect(ringside_arena_realloc(reused, 112, user) == reused, "a size within the class keeps the block")
+        let large = ringside_arena_realloc(reused, 5000, user)!
+        #expect(large != reused)
+        #expect(bytes(large, 97) == [UInt8](repeating: 7, count: 97))
+        let small = ringside_arena_realloc(large, 40, user)!
+        #expect(bytes(small, 40) == [UInt8](repeating: 7, count: 40))
+
+        let zeroed = ringside_arena_calloc(10, 30, user)!
+        #expect(bytes(zeroed, 300) == [UInt8](repeating: 0, count: 300))
+        #expect(ringside_arena_calloc(Int.max, 16, user) == nil)
+        #expect(ringside_arena_malloc(-1, user) == nil)  // SIZE_MAX
+
+        for block in [fresh, small, zeroed] { ringside_arena_free(block, user) }
+        ringside_arena_release(arena)
+        let lists = withUnsafeBytes(of: arena.pointee.free_lists) { Array($0) }
+        #expect(lists.allSatisfy { $0 == 0 })
+    }
+}
