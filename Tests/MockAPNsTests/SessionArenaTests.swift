@@ -39,8 +39,25 @@ import Testing
         #expect(ringside_arena_malloc(-1, user) == nil)  // SIZE_MAX
 
         for block in [fresh, small, zeroed] { ringside_arena_free(block, user) }
+        #expect(arena.pointee.kept == 112 + 112 + 48 + 304)
         ringside_arena_release(arena)
         let lists = withUnsafeBytes(of: arena.pointee.free_lists) { Array($0) }
-        #expect(lists.allSatisfy { $0 == 0 })
+        #expect(lists.allSatisfy { $0 == 0 } && arena.pointee.kept == 0)
+    }
+
+    /// The free lists keep at most RINGSIDE_ARENA_KEPT bytes: past that, freed blocks go back to
+    /// malloc, and a block handed out again is no longer counted.
+    @Test func theFreeListsAreBounded() {
+        let arena = UnsafeMutablePointer<ringside_arena>.allocate(capacity: 1)
+        arena.initialize(to: ringside_arena())
+        defer { arena.deallocate() }
+        let user = UnsafeMutableRawPointer(arena)
+        let blocks = (0..<5000).map { _ in ringside_arena_malloc(1024, user)! }
+        for block in blocks { ringside_arena_free(block, user) }
+        #expect(arena.pointee.kept == Int(RINGSIDE_ARENA_KEPT))
+        let again = ringside_arena_malloc(1024, user)!
+        #expect(arena.pointee.kept == Int(RINGSIDE_ARENA_KEPT) - 1024)
+        ringside_arena_free(again, user)
+        ringside_arena_release(arena)
     }
 }
