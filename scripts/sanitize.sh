@@ -10,7 +10,7 @@ filter=${2:-}
 folder=.build/${kind:0:1}san
 log=$(mktemp)
 bash scripts/setup.sh --test >/dev/null
-swift build --build-tests --sanitize="$kind" --build-path "$folder" 2>&1 | tail -n 1
+swift build --build-tests --sanitize="$kind" --build-path "$folder" -Xswiftc -DSANITIZED 2>&1 | tail -n 1
 # The tests start `ringside` and `RingsideFuzz` from .build/debug: build them plainly too.
 swift build 2>&1 | tail -n 1
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 report_signal_unsafe=0"

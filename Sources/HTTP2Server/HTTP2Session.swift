@@ -76,8 +76,13 @@ public final class HTTP2Session {
         let resets = limits.streamResets ?? (1 << 62, 1 << 32)
         nghttp2_option_set_stream_reset_rate_limit(option, resets.burst, resets.perSecond)
         var raw: OpaquePointer?
-        var mem = ringside_arena_mem(arena)
-        nghttp2_session_server_new3(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque(), option, &mem)
+        #if FUZZING || SANITIZED
+            // malloc and free, whose every block AddressSanitizer watches (the arena reuses blocks).
+            nghttp2_session_server_new2(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        #else
+            var mem = ringside_arena_mem(arena)
+            nghttp2_session_server_new3(&raw, callbacks, Unmanaged.passUnretained(self).toOpaque(), option, &mem)
+        #endif
         session = raw
         submitSettings([
             (NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, limits.headerTableSize),
