@@ -22,11 +22,13 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// Whether any phone exists, readable without the lock: without `--world` and before any phone is
     /// added, every token is unknown and accepted, and the world can be skipped on the hot path.
     private let hasPhones = Atomic<Bool>(false)
-    /// Where the token table lies (`TokenTableHint`), readable without the lock; `tableHint` is the
-    /// last one stored (under `lock`), so that the atomics are written only when the table moved.
+    /// Where the token table lies (`TokenTableHint`), readable without the lock; written (under
+    /// `lock`) only when the table moved.
     private let tableBase = Atomic<UInt>(0)
     private let tableMask = Atomic<Int>(0)
-    private var tableHint = TokenTableHint(base: 0, mask: 0)
+    private var storedTableHint: TokenTableHint {
+        TokenTableHint(base: tableBase.load(ordering: .relaxed), mask: tableMask.load(ordering: .relaxed))
+    }
 
     /// When set, time spent inside the world (lock held) is added up, for `bench/world.sh`.
     public var measuresBusyTime: Bool {
@@ -113,8 +115,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         let forgotten = world.takeForgotten()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         let hint = world.tokenTableHint
-        if hint != tableHint {
-            tableHint = hint
+        if hint != storedTableHint {
             tableBase.store(hint.base, ordering: .relaxed)
             tableMask.store(hint.mask, ordering: .relaxed)
         }
@@ -181,9 +182,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         // The token's slot is asked for first, to be in the cache when the lookup comes.
         let token = TokenValue(hex: push.deviceToken)
         if let token {
-            let hint = TokenTableHint(
-                base: tableBase.load(ordering: .relaxed), mask: tableMask.load(ordering: .relaxed))
-            if let slot = hint.address(of: token, environment: environment) { ringside_prefetch(slot) }
+            if let slot = storedTableHint.address(of: token, environment: environment) { ringside_prefetch(slot) }
         }
         let call = CallInfo(body: body)
         var finished: [FinishedPush] = []

@@ -179,23 +179,10 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
         return nil
     }
 
-    /// The index of the app whose token of `kind` is `token` (in `environment`, when given). A
-    /// method without a closure: a closure's caller copied the list out of the phone first (the
-    /// closure might have changed the phones), a memmove and a retain per string on every push.
-    @inline(__always) func index(holding token: TokenValue, kind: TokenKind, environment: APNsEnvironment?) -> Int? {
-        func holds(_ app: borrowing VirtualApp) -> Bool {
-            (environment == nil || app.environment == environment)
-                && (kind == .voip ? app.voipToken : app.alertToken) == token
-        }
-        guard hasHead else { return nil }
-        if holds(head) { return 0 }
-        for index in rest.indices where holds(rest[index]) { return index + 1 }
-        return nil
-    }
-
-    /// `index(holding:kind:environment:)` on a list read where it lies, field by field: a method
-    /// called on `phones[id].apps` copied the list out first (a memmove, and a retain per string and
-    /// token), on every push.
+    /// The index of the app in the list at `list` whose token of `kind` is `token` (in `environment`,
+    /// when given), each app read where it lies, field by field: a method called on
+    /// `phones[id].apps` copied the list out first (a memmove, and a retain per string and token),
+    /// on every push.
     @inline(__always) static func index(
         in list: UnsafePointer<AppList>, holding token: TokenValue, kind: TokenKind, environment: APNsEnvironment?
     ) -> Int? {
@@ -205,11 +192,13 @@ public struct AppList: RandomAccessCollection, MutableCollection, ExpressibleByA
         {
             return 0
         }
-        guard !list.pointee.rest.isEmpty else { return nil }
-        return list.pointee.index(holding: token, kind: kind, environment: environment)
+        return list.pointee.rest.withUnsafeBufferPointer { apps in
+            apps.indices.first { VirtualApp.holds(apps.baseAddress! + $0, token, kind: kind, environment: environment) }
+                .map { $0 + 1 }
+        }
     }
 
-    /// The bundle id of app `index` (see `index(holding:kind:environment:)`).
+    /// The bundle id of app `index` (see `index(in:holding:kind:environment:)`).
     @inline(__always) func bundleId(at index: Int) -> String {
         precondition(index >= 0 && index < endIndex, "app index out of range")
         return index == 0 ? head.bundleId : rest[index - 1].bundleId

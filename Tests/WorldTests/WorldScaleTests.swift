@@ -105,7 +105,7 @@ import Testing
         let tokens = ["a", "b", "c"].map { world.token(phone: phone, bundleId: $0, kind: .voip)! }
         world.apply(.uninstall, phone: phone, bundleId: "a", at: t0)
         #expect(world.phones[phone].apps.map(\.bundleId) == ["b", "c"])
-        // Each token is found in its own app (`AppList.index(holding:)`, `bundleId(at:)`), moved or not.
+        // Each token is found in its own app (`AppList.index(in:holding:kind:environment:)`, `bundleId(at:)`), moved or not.
         for (bundle, token) in zip(["b", "c"], tokens.dropFirst()) {
             #expect(world.lookup(token: token, topic: "\(bundle).voip", environment: .sandbox, at: t0) == .active)
             #expect(world.lookup(token: token, topic: "a.voip", environment: .sandbox, at: t0) == .notForTopic)
