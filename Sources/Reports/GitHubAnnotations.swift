@@ -8,6 +8,11 @@ import ScenarioLanguage
 /// Syntax and escaping: GitHub's "Workflow commands for GitHub Actions", "Setting an error message".
 public enum GitHubAnnotations {
     public static func render(_ result: ScenarioResult) -> [String] {
+        if let skipped = result.skipped {
+            return [
+                command("notice", file: result.path, line: nil, column: nil, title: result.name, "skipped: \(skipped)")
+            ]
+        }
         if let error = result.error {
             return [command(file: result.path, line: nil, column: nil, title: result.name, "could not run: \(error)")]
         }
@@ -35,12 +40,14 @@ public enum GitHubAnnotations {
         }
     }
 
-    static func command(file: String, line: Int?, column: Int?, title: String, _ message: String) -> String {
+    static func command(
+        _ kind: String = "error", file: String, line: Int?, column: Int?, title: String, _ message: String
+    ) -> String {
         var properties = ["file=\(escapeProperty(file))"]
         if let line { properties.append("line=\(line)") }
         if let column { properties.append("col=\(column)") }
         properties.append("title=\(escapeProperty(title))")
-        return "::error \(properties.joined(separator: ","))::\(escapeData(message))"
+        return "::\(kind) \(properties.joined(separator: ","))::\(escapeData(message))"
     }
 
     /// A message: `%`, CR and LF escaped (a newline in the message is `%0A`).

@@ -11,6 +11,7 @@ public enum HTMLReport {
     typealias Party = ScenarioResult.LadderEvent.Party
 
     public static func render(_ results: [ScenarioResult]) -> String {
+        let skipped = results.filter { $0.skipped != nil }.count
         let failed = results.filter { !$0.passed }.count
         let failedExpectations = results.reduce(0) { $0 + $1.expectations.filter { !$0.passed }.count }
         var html = """
@@ -19,7 +20,7 @@ public enum HTMLReport {
             <title>Ringside report</title>
             <style>\(style)</style></head><body class="show-all">
             <header>
-            <h1>Ringside: \(results.count - failed) passed, \(failed) failed</h1>
+            <h1>Ringside: \(results.count - failed - skipped) passed, \(failed) failed\(skipped > 0 ? ", \(skipped) skipped" : "")</h1>
             <p class="filters">Show:
             <button data-show="all" class="on">all \(results.count)</button>
             <button data-show="failed">failed \(failed)</button>
@@ -28,14 +29,17 @@ public enum HTMLReport {
 
             """
         for (index, result) in results.enumerated() {
-            let verdict = result.passed ? "passed" : "failed"
+            let verdict = result.skipped != nil ? "skipped" : result.passed ? "passed" : "failed"
             let failures = result.expectations.filter { !$0.passed }.count
-            html += "<tr class=\"scenario-row \(verdict)\"><td class=\"verdict\">\(result.passed ? "✔" : "✘")</td>"
+            html +=
+                "<tr class=\"scenario-row \(verdict)\"><td class=\"verdict\">\(result.skipped != nil ? "–" : result.passed ? "✔" : "✘")</td>"
             html += "<td><a href=\"#scenario-\(index)\">\(escape(result.name))</a></td>"
             html += "<td class=\"path\">\(escape(result.path))</td><td>"
             html +=
-                result.passed
-                ? "" : failures > 0 ? "\(failures) failed" : result.error != nil ? "could not run" : "does not check"
+                result.skipped.map { "skipped: \(escape($0))" }
+                ?? (result.passed
+                    ? ""
+                    : failures > 0 ? "\(failures) failed" : result.error != nil ? "could not run" : "does not check")
             html += "</td></tr>\n"
         }
         html += "</table></header>\n"
@@ -67,6 +71,7 @@ public enum HTMLReport {
         html += String(format: " — %.2f s</p>\n", result.seconds)
         if let teaches = result.teaches { html += "<p class=\"teaches\">\(escape(teaches))</p>\n" }
         if let error = result.error { html += "<p class=\"failure\">could not run: \(escape(error))</p>\n" }
+        if let skipped = result.skipped { html += "<p class=\"skipped\">skipped: \(escape(skipped))</p>\n" }
         for diagnostic in result.diagnostics {
             html +=
                 "<p class=\"failure\"><a href=\"#\(id)-L\(diagnostic.range.start.line)\">line \(diagnostic.range.start.line)</a>: \(escape(diagnostic.title)): \(escape(diagnostic.detail))</p>\n"

@@ -3,13 +3,18 @@ import Foundation
 /// A JUnit XML report for CI systems: one testsuite, one testcase per scenario.
 public enum JUnitReport {
     /// A JUnit XML report: one testsuite, one testcase per scenario.
-    public static func render(_ cases: [(name: String, path: String, seconds: Double, failure: String?)]) -> String {
+    /// `skipped`: why a scenario was not run against the provider under test (a demonstration, or
+    /// not applicable), written as `<skipped message="…"/>`.
+    public static func render(
+        _ cases: [(name: String, path: String, seconds: Double, failure: String?, skipped: String?)]
+    ) -> String {
         let escape = HTMLReport.escape  // XML needs the same four entities
         let failures = cases.filter { $0.failure != nil }.count
+        let skipped = cases.filter { $0.skipped != nil }.count
         let total = cases.reduce(0) { $0 + $1.seconds }
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml +=
-            #"<testsuite name="ringside" tests="\#(cases.count)" failures="\#(failures)" time="\#(String(format: "%.3f", total))">"#
+            #"<testsuite name="ringside" tests="\#(cases.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.3f", total))">"#
             + "\n"
         for testCase in cases {
             xml +=
@@ -17,6 +22,8 @@ public enum JUnitReport {
             if let failure = testCase.failure {
                 let first = failure.split(separator: "\n").prefix(2).joined(separator: " ")
                 xml += ">\n    <failure message=\"\(escape(first))\">\(escape(failure))</failure>\n  </testcase>\n"
+            } else if let why = testCase.skipped {
+                xml += ">\n    <skipped message=\"\(escape(why))\"/>\n  </testcase>\n"
             } else {
                 xml += "/>\n"
             }

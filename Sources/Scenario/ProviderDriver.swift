@@ -56,8 +56,11 @@ struct ContractValues {
 
 /// The `exec` adapter: one shell command per push, from a template (docs/scenario-language.md lists
 /// its placeholders; write `'{payload}'` in single quotes: it is JSON). The contract's variables are
-/// in its environment. It keeps every token it was given: a one-liner knows nothing of 410s. A
-/// command that exits non-zero fails the step that ran it.
+/// in its environment. A command keeps no state, and the runner keeps none for it (it would then
+/// judge its own bookkeeping): a call runs the command once for every registration ever made for
+/// the user, a repeated one again and a logged-out one still. A provider that forgets logged-out
+/// tokens, ignores duplicates or drops 410s is a service (`http`). A command that exits non-zero
+/// fails the step that ran it.
 final class ExecProvider: ProviderDriver {
     let template: Template
     let contract: ContractValues
@@ -72,11 +75,10 @@ final class ExecProvider: ProviderDriver {
         self.children = children
     }
 
-    /// A registration it already has is kept once, as any provider's token store would.
-    func register(user: String, token: String, kind: TokenStore.Kind) {
-        if !tokens.contains(where: { $0.user == user && $0.token == token }) { tokens.append((user, token)) }
-    }
-    func unregister(user: String, token: String) { tokens.removeAll { $0.user == user && $0.token == token } }
+    /// Every registration, in order, repeated ones too: what the step handed over, not a store.
+    func register(user: String, token: String, kind: TokenStore.Kind) { tokens.append((user, token)) }
+    /// A command is not told: it has no state to change.
+    func unregister(user: String, token: String) {}
 
     func placeCall(to user: String, callUUID: String, caller: String) throws {
         for entry in tokens where entry.user == user {

@@ -13,6 +13,9 @@ public struct ScenarioResult: Sendable {
         public var printed: [String] = []
         /// World time when it was judged, to mark it on the diagram.
         public var at: Double? = nil
+        /// It cannot be judged of this provider (`stopped` of an exec or http provider): shown, not
+        /// counted.
+        public var notApplicable = false
     }
 
     /// One message of the sequence diagram: provider ↔ APNs ↔ phone ↔ the app, at a world time.
@@ -52,6 +55,9 @@ public struct ScenarioResult: Sendable {
     /// Why the run could not proceed (port busy, provider could not start).
     public var error: String?
     public var seconds: Double = 0
+    /// Why the scenario was not run against the provider under test: a demonstration that pins its
+    /// own provider, or a requirement that does not apply to it (the other authentication).
+    public var skipped: String?
 
     public var passed: Bool { diagnostics.isEmpty && error == nil && expectations.allSatisfy(\.passed) }
 }

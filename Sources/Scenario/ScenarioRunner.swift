@@ -27,6 +27,10 @@ public final class ScenarioRunner {
     private lazy var callIdGenerator = MessageIdGenerator(seed: plan.seed &+ 0x6361_6c6c)
     /// World time of each phone's latest call: `expect phone` without `call:` judges pushes since.
     private var lastCall: [Int: Double] = [:]
+    /// The id of each phone's latest call: a ring counts for it only if its push carries the id.
+    private var lastCallId: [Int: String] = [:]
+    /// The line of the call step that was given each call id, to name a stale one.
+    private var callsById: [String: Int] = [:]
     /// Wall time each call step started: a push sent again belongs to the same call.
     private var callStarts: [Double] = []
     /// World-clock jumps (`advance:`): where, by how much, at which line; the report draws a break.
@@ -35,9 +39,9 @@ public final class ScenarioRunner {
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
 
-    /// Runs the scenario with this provider instead of the one it names (to see a broken provider
-    /// fail at the right line).
-    let providerOverride: ProviderSetup?
+    /// The provider under test (`run --provider-file`, `--provider`): a requirement (a scenario
+    /// that names no provider) runs against it; a demonstration (one that pins its own) is skipped.
+    let providerUnderTest: ProviderUnderTest?
     /// Where to write this scenario's JSONL transcript, if anywhere.
     let transcriptPath: String?
     /// Recorded answers to serve instead of judging (`ringside replay`).
@@ -46,12 +50,12 @@ public final class ScenarioRunner {
     public var seedOverride: UInt64?
 
     public init(
-        file: SourceFile, certs: String, provider: ProviderSetup? = nil, transcript: String? = nil,
+        file: SourceFile, certs: String, provider: ProviderUnderTest? = nil, transcript: String? = nil,
         replay: ReplayPlan? = nil
     ) {
         self.file = file
         self.certs = certs
-        providerOverride = provider
+        providerUnderTest = provider
         transcriptPath = transcript
         self.replay = replay
         result = ScenarioResult(path: file.path, name: file.path)
@@ -59,8 +63,17 @@ public final class ScenarioRunner {
     }
 
     public static func run(
-        _ file: SourceFile, certs: String, provider: ProviderSetup? = nil, transcript: String? = nil,
+        _ file: SourceFile, certs: String, provider: ProviderSetup, transcript: String? = nil,
         replay: ReplayPlan? = nil, seed: UInt64? = nil
+    ) -> ScenarioResult {
+        run(
+            file, certs: certs, providerUnderTest: ProviderUnderTest(setup: provider), transcript: transcript,
+            replay: replay, seed: seed)
+    }
+
+    public static func run(
+        _ file: SourceFile, certs: String, providerUnderTest provider: ProviderUnderTest? = nil,
+        transcript: String? = nil, replay: ReplayPlan? = nil, seed: UInt64? = nil
     ) -> ScenarioResult {
         let runner = ScenarioRunner(
             file: file, certs: certs, provider: provider, transcript: transcript, replay: replay)
@@ -76,16 +89,25 @@ public final class ScenarioRunner {
     }
 
     private func execute() {
-        let checked = Checker.plan(file)
+        let checked = Checker.plan(file, provider: providerUnderTest)
         guard var plan = checked.plan else {
             result.diagnostics = checked.diagnostics
             return
         }
-        if let providerOverride { plan.provider = providerOverride }
-        if let seedOverride { plan.seed = seedOverride }
-        self.plan = plan
         result.name = plan.name
         result.teaches = plan.teaches
+        if providerUnderTest != nil {
+            if plan.pinsProvider {
+                result.skipped = "a demonstration: it pins its own provider (\(Self.describe(plan.provider)))"
+                return
+            }
+            if !plan.notApplicable.isEmpty {
+                result.skipped = "not applicable: " + plan.notApplicable.joined(separator: "; ")
+                return
+            }
+        }
+        if let seedOverride { plan.seed = seedOverride }
+        self.plan = plan
         do {
             defer { stop() }
             try start()
@@ -99,6 +121,12 @@ public final class ScenarioRunner {
                             chain: [], printed: failure.output, at: assembly.map { _ in now }))
                 }
             }
+            judgeAtEnd()
+            requireSignsOfLife()
+            // Failures in the order of the file: checks judged at the end are written anywhere.
+            result.expectations = result.expectations.enumerated().sorted {
+                ($0.element.range.start, $0.offset) < ($1.element.range.start, $1.offset)
+            }.map(\.element)
             // A service that died during the scenario is a provider that cannot ring anyone.
             if let httpProvider, let status = httpProvider.exitedWith, case .http(let service) = plan.provider {
                 result.expectations.append(
@@ -207,9 +235,20 @@ public final class ScenarioRunner {
         return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
     }()
 
-    /// The scenario file's directory, for `{dir}` in adapter commands.
+    /// A pinned provider in a few words, for the line that says why a demonstration was skipped.
+    static func describe(_ provider: ProviderSetup) -> String {
+        switch provider {
+        case .builtin(let profile): return "builtin: \(profile.rawValue)"
+        case .exec: return "an exec command"
+        case .http: return "an http service"
+        }
+    }
+
+    /// For `{dir}` in adapter commands: the provider file's folder when the provider under test
+    /// came from one, else the scenario file's.
     private var directory: String {
-        URL(fileURLWithPath: file.path).standardizedFileURL.deletingLastPathComponent().path
+        if !plan.pinsProvider, let directory = providerUnderTest?.directory { return directory }
+        return URL(fileURLWithPath: file.path).standardizedFileURL.deletingLastPathComponent().path
     }
 
     private func stop() {
@@ -428,7 +467,11 @@ public final class ScenarioRunner {
             let callUUID = callIdGenerator.next().lowercased()
             if let name { callIds[name] = callUUID }
             let started = clock.now()
-            for phone in phones { lastCall[phone] = started.world }
+            callsById[callUUID] = step.range.start.line
+            for phone in phones {
+                lastCall[phone] = started.world
+                lastCallId[phone] = callUUID
+            }
             callStarts.append(started.wall)
             try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
         case .app(let event, let phone, let app):
@@ -493,35 +536,91 @@ public final class ScenarioRunner {
         return token
     }
 
-    /// Evaluates `check` until it passes or `within` seconds of real time are over, then records it.
-    /// A check that something did not happen, or happened exactly so often (`atEnd`), is judged once
-    /// the whole window is over: passing early would miss what comes late.
+    /// What a check found: whether it held, what was expected, what happened (quoting the values
+    /// seen and which push), and the phone's story behind it.
+    typealias Finding = (passed: Bool, expected: String, happened: String, chain: [String])
+
+    /// Checks declared `.atEnd`, judged after the last step (`judgeAtEnd`).
+    private var atEnd: [(range: SourceRange, within: Double?, absence: Bool, check: () -> Finding)] = []
+    /// Indices in `result.expectations` of checks that expect absence (see `requireSignsOfLife`).
+    private var absences: Set<Int> = []
+
+    /// Judges `check` when its declaration says (`Judging`, ScenarioLanguage/Plan.swift) and records
+    /// what it found. `within` lengthens a wait, never shortens one.
     private func record(
-        at range: SourceRange, within: Double?, atEnd: Bool = false,
-        _ check: () -> (passed: Bool, expected: String, happened: String, chain: [String])
+        at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false,
+        _ check: @escaping () -> Finding
     ) {
-        if atEnd, within == nil, !providerIsInProcess { waitUntilQuiet() }
-        let deadline = Date().addingTimeInterval(within ?? 0)
-        let at = now
-        world.withWorld { $0.run(until: at) }
-        if atEnd, within != nil {
-            while Date() < deadline {
+        let started = Date()
+        var found: Finding
+        switch judging {
+        case .atEnd:
+            atEnd.append((range, within, absence, check))
+            return
+        case .afterQuiet:
+            if !providerIsInProcess { waitUntilQuiet() }
+            if let within { sleep(until: started.addingTimeInterval(within)) }
+            runWorld()
+            found = check()
+        case .whenItHolds, .whenSettled:
+            let deadline = started.addingTimeInterval(within ?? 0)
+            runWorld()
+            found = check()
+            while !found.passed, Date() < deadline {
                 usleep(10_000)
-                let at = now
-                world.withWorld { $0.run(until: at) }
+                runWorld()
+                found = check()
+            }
+            if judging == .whenSettled, found.passed, !providerIsInProcess {
+                waitUntilQuiet()
+                runWorld()
+                found = check()
             }
         }
-        var outcome = check()
-        while !outcome.passed, Date() < deadline {
-            usleep(10_000)
-            let at = now
-            world.withWorld { $0.run(until: at) }
-            outcome = check()
-        }
+        append(found, at: range, absence: absence)
+    }
+
+    private func append(_ found: Finding, at range: SourceRange, absence: Bool) {
+        if absence { absences.insert(result.expectations.count) }
         result.expectations.append(
             .init(
-                range: range, passed: outcome.passed, expected: outcome.expected, happened: outcome.happened,
-                chain: outcome.chain, printed: outcome.passed ? [] : provider.output, at: now))
+                range: range, passed: found.passed, expected: found.expected, happened: found.happened,
+                chain: found.chain, printed: found.passed ? [] : provider.output, at: now))
+    }
+
+    private func runWorld() {
+        let at = now
+        world.withWorld { $0.run(until: at) }
+    }
+
+    private func sleep(until date: Date) {
+        while Date() < date { usleep(10_000) }
+    }
+
+    /// The checks that count over the whole scenario, after its last step: once the provider is
+    /// quiet, and not before the longest of their `within`s.
+    private func judgeAtEnd() {
+        guard !atEnd.isEmpty else { return }
+        let started = Date()
+        if !providerIsInProcess { waitUntilQuiet() }
+        sleep(until: started.addingTimeInterval(atEnd.compactMap(\.within).max() ?? 0))
+        runWorld()
+        for pending in atEnd { append(pending.check(), at: pending.range, absence: pending.absence) }
+        atEnd = []
+    }
+
+    /// That nothing happened proves something only of a provider that did something: an
+    /// expectation of absence counts when the provider pushed to someone in the scenario (or tried
+    /// to, and a TLS handshake was refused); otherwise it fails and says why.
+    private func requireSignsOfLife() {
+        let alive = !recorder.records.isEmpty || !recorder.refusals.isEmpty
+        guard !alive else { return }
+        for index in absences where result.expectations[index].passed {
+            result.expectations[index].passed = false
+            result.expectations[index].happened =
+                "nothing to judge: the provider sent no push to anyone in this scenario, and an expectation that something did not happen counts only of a provider that showed signs of life"
+            result.expectations[index].printed = provider.output
+        }
     }
 
     /// Whether the provider is the built-in one, which has sent (and been answered) before a step ends.
@@ -531,9 +630,9 @@ public final class ScenarioRunner {
     }
 
     /// An exec or http provider may still be sending when its step ends (a command that backgrounds
-    /// curl, a service that queues pushes): an expectation that something did not happen first waits
-    /// until no process an exec command started still runs, and with an http service until the mock
-    /// has seen nothing for `quietPeriod` counted from the expectation; `longestQuietWait` at most.
+    /// curl, a service that queues pushes): waits until no process an exec command started still
+    /// runs, and with an http service until the mock has seen nothing for `quietPeriod` counted from
+    /// the call; `longestQuietWait` at most.
     private func waitUntilQuiet() {
         let started = Date().timeIntervalSince1970
         let service = httpProvider?.marker
@@ -552,39 +651,69 @@ public final class ScenarioRunner {
 
     // MARK: Expectations
 
+    /// Which push a record was, as failures name it.
+    static func which(_ record: PushRecord) -> String {
+        "push on connection \(record.connection), stream \(record.streamId)"
+    }
+
+    /// Whose call a call id is: a call of this scenario (by its line), or none.
+    private func whoseCall(_ uuid: String?) -> String {
+        guard let uuid = uuid?.lowercased(), !uuid.isEmpty else { return "it carries no call id" }
+        if let call = callsById[uuid] { return "it carries call id \(uuid), the call at line \(call)" }
+        return "it carries call id \(uuid), which no call of this scenario was given"
+    }
+
     private func judge(_ expectation: PhoneExpectation, at range: SourceRange) {
         let id = expectation.phone.index
         let callUUID = expectation.call.flatMap { callIds[$0] }
+        // Without `call:`, the phone's latest call: a ring counts for it only if the push that rang
+        // carries its id (a stale payload, or a made-up id, rings no call of the caller's).
+        let thisCall = callUUID ?? lastCallId[id]
         let expected =
             "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
             + (expectation.call.map { " for call <\($0)>" } ?? "")
             + (expectation.rules.isEmpty
                 ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
+        let rings = expectation.outcome == .rang || expectation.outcome == .rangLate
+        func isThisCall(_ fate: PushFate) -> Bool {
+            guard rings, let thisCall else { return true }
+            return fate.callUUID?.lowercased() == thisCall
+        }
         func matches(_ fate: PushFate) -> Bool {
             let rules = Set(fate.chain.compactMap(\.step.rule))
             return fate.outcome.finalKind == expectation.outcome
                 && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
-                && expectation.rules.allSatisfy(rules.contains)
+                && expectation.rules.allSatisfy(rules.contains) && isThisCall(fate)
         }
         let since = callUUID == nil ? lastCall[id] : nil
-        // Wait until the phone's latest push ended as expected, or for the deadline, then judge it.
-        record(at: range, within: expectation.within) {
+        record(at: range, within: expectation.within, judging: expectation.judging) { [self] in
+            let records = recorder.records
             let judged = world.withWorld { w in
                 w.pushes.filter { push in
-                    push.phone == id && (callUUID == nil || push.callUUID == callUUID)
+                    push.phone == id && (callUUID == nil || push.callUUID?.lowercased() == callUUID)
                         && push.sentAt >= (since ?? -.infinity)
                 }
             }
             var fate = judged.last
-            var resent = ""
-            // A resend after an ambiguous failure — the same request: its apns-id and call id — is
-            // refused by CallKit as a duplicate: the call still rang, once, with the push before it. A
-            // second push of another request for the call (a "cancel" push) is no resend.
-            if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
-                let rung = judged.last(where: { $0.callUUID == uuid && $0.apnsId == latest.apnsId && matches($0) })
+            var note = ""
+            // A ghost — a push that rang after the caller gave up — is what the caller lived
+            // through: a later push (a "cancel") does not hide it.
+            if expectation.outcome != .rangLate, let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }) {
+                fate = ghost
+                note = " (a ghost: it rang after the caller gave up; a later push does not undo that)"
+            } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
+                // A resend after an ambiguous failure — the same request, its apns-id and call id,
+                // sent again because the first answer never came back (dropped, late) — is refused by
+                // CallKit as a duplicate: the call still rang, once. Resending a push APNs answered
+                // 200 is the provider's mistake, and a second push of another request is no resend.
+                let rung = judged.last(where: {
+                    $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
+                }),
+                let first = records.first(where: { $0.apnsId == rung.apnsId }),
+                first.status != 200 || first.fault != nil
             {
                 fate = rung
-                resent = " (then a resend of the same call was refused as a duplicate)"
+                note = " (then a resend of the same call was refused as a duplicate)"
             }
             var missing: [PhoneRule] = []
             if let fate {
@@ -592,10 +721,16 @@ public final class ScenarioRunner {
                 missing = expectation.rules.filter { !rules.contains($0) }
             }
             let happened =
-                fate.map {
-                    "\($0.outcome.kind)\($0.outcome.reason.map { " (\($0))" } ?? "")\(resent)"
-                        + (missing.isEmpty
-                            ? "" : ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))")
+                fate.map { fate in
+                    let record = records.first { $0.apnsId == fate.apnsId }
+                    var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
+                    if !isThisCall(fate) {
+                        text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall ?? "?")"
+                    }
+                    if !missing.isEmpty {
+                        text += ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))"
+                    }
+                    return text + " — \(record.map(Self.which) ?? "push") apns-id \(fate.apnsId)"
                 }
                 ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since)
             return (fate.map(matches) ?? false, expected, happened, fate?.texts ?? [])
@@ -640,7 +775,7 @@ public final class ScenarioRunner {
     private func judge(_ expectation: APNsExpectation, at range: SourceRange) {
         if let refused = expectation.refused {
             // A connection refused in the TLS handshake, with `refused` in the mock's reason.
-            record(at: range, within: expectation.within) {
+            record(at: range, within: expectation.within, judging: expectation.judging.refused) { [self] in
                 let reasons = recorder.refusals.map(\.why)
                 return (
                     reasons.contains { $0.contains(refused) }, "a connection refused: \(refused)",
@@ -651,7 +786,10 @@ public final class ScenarioRunner {
             }
         }
         if let expected = expectation.refusedStreams {
-            record(at: range, within: expectation.within, atEnd: true) {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging.refusedStreams,
+                absence: expected == 0
+            ) { [self] in
                 let refused = recorder.refusedStreams
                 return (
                     refused.count == expected, "\(expected) stream\(expected == 1 ? "" : "s") refused (REFUSED_STREAM)",
@@ -661,7 +799,7 @@ public final class ScenarioRunner {
         }
         if let reason = expectation.goAway {
             // GOAWAYs the mock sent with this reason; `count` then counts them, not requests.
-            record(at: range, within: expectation.within, atEnd: expectation.count != nil) {
+            record(at: range, within: expectation.within, judging: expectation.judging.goAway) { [self] in
                 let sent = recorder.goAways.map(\.reason)
                 let matching = sent.filter { $0 == reason }.count
                 return (
@@ -691,14 +829,26 @@ public final class ScenarioRunner {
             expectation.phone.map { "to \($0.name)" }, expectation.header.map { "with <\($0.name): \($0.value)>" },
         ].compactMap { $0 }.joined(separator: " ")
         if description.isEmpty { description = "requests" }
-        record(at: range, within: expectation.within, atEnd: expectation.count != nil) {
+        record(
+            at: range, within: expectation.within, judging: expectation.judging.requests,
+            absence: expectation.expectsAbsence
+        ) { [self] in
             let records = recorder.records
             let matching = records.filter(matches)
             let passed = expectation.count.map { matching.count == $0 } ?? !matching.isEmpty
+            // What was seen, by push: the matching ones when there are too many, else all.
+            let shown = (expectation.count != nil && !matching.isEmpty ? matching : records).suffix(8)
             return (
                 passed, "\(expectation.count.map(String.init) ?? "some") \(description)",
                 "\(matching.count) of \(records.count) requests matched"
-                    + (records.isEmpty ? "" : ": " + records.map(\.answer).joined(separator: ", ")), []
+                    + (records.isEmpty
+                        ? ""
+                        : ": "
+                            + shown.map {
+                                "\($0.answer) (\(Self.which($0))\(Self.seenHeader(expectation.header, in: $0)))"
+                            }
+                            .joined(separator: ", ")),
+                []
             )
         }
     }
@@ -707,22 +857,33 @@ public final class ScenarioRunner {
         if let phone = expectation.neverPushes {
             // A token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
             let tokens = tokens(of: phone.index)
-            record(at: range, within: expectation.within, atEnd: true) {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(.neverPushes),
+                absence: expectation.expectsAbsence(.neverPushes)
+            ) { [self] in
                 var refused = Set<String>()
+                var first: PushRecord?
                 var again = 0
                 for record in recorder.records {
                     guard let token = record.request.deviceToken?.lowercased(), tokens.contains(token) else { continue }
-                    if refused.contains(token) { again += 1 }
+                    if refused.contains(token) {
+                        again += 1
+                        first = first ?? record
+                    }
                     if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
                 }
                 return (
                     again == 0, "no push to \(phone.name)'s token after APNs refused it for good",
-                    "\(again) push\(again == 1 ? "" : "es") after a refusal", []
+                    "\(again) push\(again == 1 ? "" : "es") after a refusal"
+                        + (first.map { ", the first: \(Self.which($0)), answered \($0.answer)" } ?? ""), []
                 )
             }
         }
         if let refreshed = expectation.refreshedJWT {
-            record(at: range, within: expectation.within, atEnd: !refreshed) {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(.refreshedJWT),
+                absence: expectation.expectsAbsence(.refreshedJWT)
+            ) { [self] in
                 let did = refreshedJWT()
                 return (
                     did == refreshed,
@@ -732,7 +893,7 @@ public final class ScenarioRunner {
             }
         }
         if let retried = expectation.retried {
-            record(at: range, within: expectation.within) {
+            record(at: range, within: expectation.within, judging: expectation.judging(.retried)) { [self] in
                 let waits = retryWaits(provider.actions)
                 return (
                     waits.count >= retried && waits.allSatisfy { $0 >= Self.minimumBackOff },
@@ -744,7 +905,10 @@ public final class ScenarioRunner {
             }
         }
         if let most = expectation.connectionsAtMost {
-            record(at: range, within: expectation.within, atEnd: true) {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(.connectionsAtMost),
+                absence: expectation.expectsAbsence(.connectionsAtMost)
+            ) { [self] in
                 let opened = recorder.openedAt.count
                 let refused = recorder.refusals.count
                 return (
@@ -754,20 +918,37 @@ public final class ScenarioRunner {
             }
         }
         if let stopped = expectation.stopped {
-            record(at: range, within: expectation.within, atEnd: stopped == "false") {
-                let why = provider.actions.stoppedBecause
-                let passed =
-                    stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
-                return (
-                    passed,
-                    stopped == "false"
-                        ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
-                    why.map { "it stopped: \($0)" } ?? "it never stopped", []
-                )
+            if !providerIsInProcess {
+                // Only the built-in provider can say that it stopped; another's silence is no proof.
+                append(
+                    (
+                        true, "the provider stopped sending: \(stopped)",
+                        "not applicable: <stopped> is said only by the built-in provider; this requirement's other expectations judge what APNs saw",
+                        []
+                    ), at: range, absence: false)
+                result.expectations[result.expectations.count - 1].notApplicable = true
+            } else {
+                record(
+                    at: range, within: expectation.within, judging: expectation.judging(.stopped),
+                    absence: expectation.expectsAbsence(.stopped)
+                ) { [self] in
+                    let why = provider.actions.stoppedBecause
+                    let passed =
+                        stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
+                    return (
+                        passed,
+                        stopped == "false"
+                            ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
+                        why.map { "it stopped: \($0)" } ?? "it never stopped", []
+                    )
+                }
             }
         }
         if let reconnected = expectation.reconnected {
-            record(at: range, within: expectation.within, atEnd: !reconnected) {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(.reconnected),
+                absence: expectation.expectsAbsence(.reconnected)
+            ) { [self] in
                 let resent = provider.actions.contains {
                     if case .resentOnNewConnection = $0 { return true } else { return false }
                 }
@@ -792,7 +973,7 @@ public final class ScenarioRunner {
         if provider.actions.contains(.refreshedJWT) { return true }
         var expired: Set<String> = []
         for record in recorder.records {
-            let jwt = record.request.authorization ?? ""
+            let jwt = Self.providerToken(record.request.authorization)
             // A new token counts once APNs took it: not refused by the authentication checks.
             if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
                 return true
@@ -800,6 +981,21 @@ public final class ScenarioRunner {
             if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
         }
         return false
+    }
+
+    /// The JWT of an `authorization` header: the scheme is case-insensitive and the spaces around
+    /// it do not count (docs/validation.md), so `Bearer X` and `bearer  X` are one JWT.
+    static func providerToken(_ authorization: String?) -> String {
+        guard let authorization else { return "" }
+        let trimmed = authorization.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bearer") else { return trimmed }
+        return trimmed.dropFirst("bearer".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The value of the header an expectation names, as a push carried it.
+    static func seenHeader(_ header: (name: String, value: String)?, in record: PushRecord) -> String {
+        guard let header else { return "" }
+        return ", \(header.name): " + (record.request.header(named: header.name).map { "<\($0)>" } ?? "absent")
     }
 
     /// The shortest wait that counts as backing off: Apple asks for exponential back-off and gives no

@@ -9,14 +9,37 @@ public struct Checker {
     public static func check(_ file: SourceFile) -> [Diagnostic] { plan(file).diagnostics }
 
     /// The file's plan when it checks, and its problems.
-    public static func plan(_ file: SourceFile) -> (plan: ScenarioPlan?, diagnostics: [Diagnostic]) {
+    /// `provider`: the provider under test (`run --provider-file`), which a scenario that names none
+    /// (a requirement) is checked and run against; a scenario that names its own (a demonstration)
+    /// keeps it, and `ScenarioPlan.pinsProvider` says so.
+    public static func plan(_ file: SourceFile, provider: ProviderUnderTest? = nil) -> (
+        plan: ScenarioPlan?, diagnostics: [Diagnostic]
+    ) {
         switch Parser.parse(file) {
         case .failure(let diagnostic): return (nil, [diagnostic])
         case .success(let root):
             var lowering = Lowering(lines: file.lines.map(String.init))
+            lowering.providerUnderTest = provider
             let plan = lowering.lower(root)
             let problems = lowering.problems.sorted { $0.range.start < $1.range.start }
             return (problems.isEmpty ? plan : nil, problems)
+        }
+    }
+}
+
+extension Checker {
+    /// A provider file's provider (`run --provider-file FILE`), or what is wrong with it. `{dir}` in
+    /// its commands is the file's folder.
+    public static func providerFile(_ file: SourceFile, directory: String) -> (
+        provider: ProviderUnderTest?, diagnostics: [Diagnostic]
+    ) {
+        switch Parser.parse(file) {
+        case .failure(let diagnostic): return (nil, [diagnostic])
+        case .success(let root):
+            var lowering = Lowering(lines: file.lines.map(String.init))
+            let provider = lowering.lowerProviderFile(root, directory: directory)
+            let problems = lowering.problems.sorted { $0.range.start < $1.range.start }
+            return (problems.isEmpty ? provider : nil, problems)
         }
     }
 }
@@ -61,6 +84,12 @@ struct Lowering {
         return (latest.user, bundle, latest.kind)
     }
     private var provider: ProviderSetup = .builtin(.reference)
+    /// The provider the scenario is run against instead of the built-in one when it names none.
+    var providerUnderTest: ProviderUnderTest?
+    /// Whether `provider` is `providerUnderTest` (the scenario is a requirement run against it).
+    private var runsProviderUnderTest = false
+    /// Why a requirement cannot be judged against the provider under test (a template it lacks).
+    private var notApplicable: [String] = []
 
     // MARK: Reading blocks
 
@@ -239,9 +268,21 @@ struct Lowering {
                 report("Not a seed", at: seed.range, "<seed> takes a whole number ≥ 0, got <\(clip(seed.text))>")
             }
         }
-        if let node = top.node("provider") { provider = lowerProvider(node) }
-        plan.provider = provider
+        if let node = top.node("provider") {
+            provider = lowerProvider(node, inProviderFile: false)
+            plan.pinsProvider = true
+        }
         if let node = top.node("apns") { plan.apns = lowerAPNs(node) }
+        if !plan.pinsProvider, let providerUnderTest {
+            provider = providerUnderTest.setup
+            runsProviderUnderTest = true
+            if let declared = plan.apns.declaredAuthentication, declared != providerUnderTest.authentication {
+                notApplicable.append(
+                    "written for \(declared.rawValue) authentication; the provider authenticates with \(providerUnderTest.authentication.rawValue)"
+                )
+            }
+        }
+        plan.provider = provider
         if let node = top.node("world") { plan.world = lowerWorld(node) }
         if let node = top.node("phones") { plan.phones = lowerPhones(node, environment: plan.apns.environment) }
         if let node = top.node("steps") {
@@ -254,8 +295,23 @@ struct Lowering {
                 report("Wrong shape", at: node.range, "<steps> takes a list of `- ` items, found \(node.kind)")
             }
         }
+        plan.notApplicable = notApplicable
         return plan
     }
+
+    /// A provider file (`run --provider-file`): a `provider:` section in scenario syntax, with
+    /// `auth:` saying how the provider authenticates.
+    mutating func lowerProviderFile(_ root: Mapping, directory: String) -> ProviderUnderTest {
+        let top = open(root, keys: Schema.providerFile, context: "a provider file")
+        guard let node = top.node("provider") else {
+            report("Missing key", at: root.range, "a provider file needs <provider:>, as a scenario writes it")
+            return ProviderUnderTest(setup: .builtin(.reference), directory: directory)
+        }
+        var result = ProviderUnderTest(setup: lowerProvider(node, inProviderFile: true), directory: directory)
+        result.authentication = providerFileAuthentication ?? .token
+        return result
+    }
+    private var providerFileAuthentication: ProviderAuthentication?
 
     mutating func mapping(_ node: Node, key: String) -> Mapping? {
         if case .mapping(let mapping) = node { return mapping }
@@ -274,6 +330,7 @@ struct Lowering {
         if let entry = block.entry("auth"), let auth = word(block, "auth", ProviderAuthentication.self) {
             if isBuiltin {
                 setup.authentication = auth
+                setup.declaredAuthentication = auth
             } else {
                 report(
                     "Not for this provider", at: entry.keyRange,
@@ -427,9 +484,19 @@ struct Lowering {
 
     // MARK: Provider
 
-    mutating func lowerProvider(_ node: Node) -> ProviderSetup {
+    mutating func lowerProvider(_ node: Node, inProviderFile: Bool) -> ProviderSetup {
         guard let mapping = mapping(node, key: "provider") else { return .builtin(.reference) }
         let block = open(mapping, keys: Schema.provider, context: "<provider>")
+        if let entry = block.entry("auth") {
+            if inProviderFile {
+                providerFileAuthentication = word(block, "auth", ProviderAuthentication.self)
+            } else {
+                report(
+                    "Not in a scenario", at: entry.keyRange,
+                    "<auth> under <provider> says how a provider file's provider authenticates; a scenario writes <apns: auth:>"
+                )
+            }
+        }
         let adapters = ["builtin", "exec", "http"].filter { block.has($0) }
         guard adapters.count == 1 else {
             report(
@@ -608,7 +675,11 @@ struct Lowering {
 
     /// The http template a step needs, reported at the step when the provider lacks it.
     mutating func needsTemplate(_ key: String, _ template: RequestTemplate?, at range: SourceRange) {
-        if case .http = provider, template == nil {
+        if case .http = provider, template == nil, runsProviderUnderTest {
+            notApplicable.append(
+                "the provider file's http service has no <\(key):> request template (line \(range.start.line) needs it)"
+            )
+        } else if case .http = provider, template == nil {
             report("No template", at: range, "the http provider has no <\(key):> request template for this step")
         }
     }
@@ -972,6 +1043,10 @@ struct Lowering {
                     "<stopped> takes true, false or text to find in what the provider said")
             } else if case .builtin = provider {
                 // `true` and `false` in any case are the booleans; anything else is text to find.
+                let word = scalar.text.lowercased()
+                expectation.stopped = word == "true" || word == "false" ? word : scalar.text
+            } else if runsProviderUnderTest {
+                // A requirement's `stopped` cannot be judged of another provider: the runner says so.
                 let word = scalar.text.lowercased()
                 expectation.stopped = word == "true" || word == "false" ? word : scalar.text
             } else {

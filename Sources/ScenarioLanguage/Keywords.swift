@@ -41,6 +41,7 @@ public enum Keywords {
         "provider.register": "METHOD /path body: how the http service learns a token",
         "provider.unregister": "METHOD /path body: how the http service forgets a token",
         "provider.call": "METHOD /path body: how the http service is asked to ring a user",
+        "provider.auth": "in a provider file: token or certificate, how the provider authenticates to APNs",
     ]
 
     /// Steps, by kind.

@@ -12,6 +12,12 @@ public struct ScenarioPlan: Sendable {
     public var world = WorldSetup()
     public var phones: [PhonePlan] = []
     public var provider: ProviderSetup = .builtin(.reference)
+    /// The file names its own provider: a *demonstration* (often of a broken provider), not run
+    /// against the provider under test; without one it is a *requirement*.
+    public var pinsProvider = false
+    /// Why this requirement cannot be judged against the provider under test (written for the
+    /// other authentication, a template the provider file lacks); empty when it can.
+    public var notApplicable: [String] = []
     public var steps: [Step] = []
 
     /// The test app's bundle ID: the topic certs-test's client certificates carry.
@@ -24,6 +30,9 @@ public struct APNsSetup: Sendable {
     public var profile: ValidationSettings.Profile = .apple
     /// How the built-in provider authenticates; `exec` and `http` providers choose for themselves.
     public var authentication: ProviderAuthentication = .token
+    /// `auth:` as written: a requirement written for one kind is not applicable to a provider of
+    /// the other.
+    public var declaredAuthentication: ProviderAuthentication?
     /// The provider's client certificate: the built-in one's with certificate authentication, and
     /// `APNS_CERT_FILE` in the contract of the others.
     public var certificate: TestCertificate = .voip
@@ -77,6 +86,22 @@ public enum ProviderSetup: Sendable {
     case exec(Template)
     /// A long-running service driven over its own HTTP API.
     case http(HTTPService)
+}
+
+/// The provider a team points the library at (`run --provider-file FILE`, `--provider exec: …`):
+/// every requirement runs against it.
+public struct ProviderUnderTest: Sendable {
+    public var setup: ProviderSetup
+    /// How it authenticates to APNs (`auth:` in the provider file; token when unsaid).
+    public var authentication: ProviderAuthentication = .token
+    /// What `{dir}` stands for in its commands: the provider file's folder.
+    public var directory: String?
+
+    public init(setup: ProviderSetup, authentication: ProviderAuthentication = .token, directory: String? = nil) {
+        self.setup = setup
+        self.authentication = authentication
+        self.directory = directory
+    }
 }
 
 /// Text with `{placeholder}`s, each checked against what its adapter fills in.
@@ -249,6 +274,24 @@ public struct Step: Sendable {
     }
 }
 
+/// When an expectation is judged. Each check declares it once, here (`APNsExpectation.judging`,
+/// `ProviderExpectation.judging`, `PhoneExpectation.judging`); the runner only reads it, and the
+/// language reference's words are compared with it by a test (ExpectationTimingTests).
+public enum Judging: String, Sendable, CaseIterable {
+    /// As soon as it holds, or when `within` runs out (at once without it): nothing that comes
+    /// later can undo it (a request was seen, a connection was refused).
+    case whenItHolds = "as soon as it holds"
+    /// As above, then again once an `exec` or `http` provider is quiet: what comes later can undo
+    /// it (a second push for the same call 40 ms later, a retry without back-off).
+    case whenSettled = "when it holds, and again once the provider is quiet"
+    /// Once the provider is quiet and not before `within` has passed: what must not happen, or
+    /// happen exactly so often, may come late. A `within` lengthens the wait, never shortens it.
+    case afterQuiet = "once the provider is quiet, and not before `within`"
+    /// After the last step, once the provider is quiet: it counts over the whole scenario, so
+    /// where it is written does not matter.
+    case atEnd = "at the scenario's end"
+}
+
 /// A fault to arm; `phone` narrows it to that phone's token (of the app and kind it registered
 /// last, else its first app's VoIP token) when it is armed.
 public struct FaultStep: Sendable {
@@ -273,6 +316,17 @@ public struct APNsExpectation: Sendable {
     public var goAway: Reason?
     /// Real time to wait for the requests to arrive (none: judged at once).
     public var within: Double?
+
+    /// When each of its checks is judged.
+    public var judging: (refused: Judging, refusedStreams: Judging, goAway: Judging, requests: Judging) {
+        (
+            refused: .whenItHolds, refusedStreams: .atEnd, goAway: count == nil ? .whenItHolds : .afterQuiet,
+            requests: count == nil ? .whenItHolds : .afterQuiet
+        )
+    }
+
+    /// Its requests check expects that nothing happened: it counts only when the provider pushed.
+    public var expectsAbsence: Bool { count == 0 }
 }
 
 /// `expect phone:` — how the latest push to a phone (or of a named call) ended.
@@ -284,6 +338,8 @@ public struct PhoneExpectation: Sendable {
     public var within: Double
     /// Rules the push's story must show (`ringside explain rules`), in any order.
     public var rules: [PhoneRule] = []
+
+    public var judging: Judging { .whenSettled }
 }
 
 /// `expect provider:` — what the provider did about APNs's answers.
@@ -299,4 +355,34 @@ public struct ProviderExpectation: Sendable {
     /// `stopped: false`, never stopped).
     public var stopped: String?
     public var within: Double?
+
+    /// When each of its checks is judged, and whether it expects absence (then it counts only when
+    /// the provider pushed in the scenario: a provider that does nothing must not pass it).
+    public enum Check: String, Sendable, CaseIterable {
+        case neverPushes = "never-pushes"
+        case retried, reconnected
+        case refreshedJWT = "refreshed-jwt"
+        case connectionsAtMost = "connections-at-most"
+        case stopped
+    }
+
+    public func judging(_ check: Check) -> Judging {
+        switch check {
+        case .neverPushes, .connectionsAtMost: return .atEnd
+        case .retried: return .whenSettled
+        case .reconnected: return reconnected == false ? .afterQuiet : .whenItHolds
+        case .refreshedJWT: return refreshedJWT == false ? .afterQuiet : .whenItHolds
+        case .stopped: return stopped == "false" ? .afterQuiet : .whenItHolds
+        }
+    }
+
+    public func expectsAbsence(_ check: Check) -> Bool {
+        switch check {
+        case .neverPushes, .connectionsAtMost: return true
+        case .retried: return false
+        case .reconnected: return reconnected == false
+        case .refreshedJWT: return refreshedJWT == false
+        case .stopped: return stopped == "false"
+        }
+    }
 }

@@ -15,7 +15,9 @@ public enum Schema {
     ]
     public static let phone = ["name", "online", "apps"]
     public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]
-    public static let provider = ["builtin", "exec", "http", "ready", "register", "unregister", "call"]
+    public static let provider = ["builtin", "exec", "http", "ready", "register", "unregister", "call", "auth"]
+    /// A provider file (`run --provider-file`) holds a `provider:` section only.
+    public static let providerFile = ["provider"]
 
     /// Each step is one `kind: value` line, with these options below it.
     public static let steps: [String: [String]] = [

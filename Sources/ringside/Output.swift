@@ -36,6 +36,8 @@ func runCommand(_ body: () throws -> Int32) -> Int32 {
     } catch let error as UsageError {
         Output.error("error: \(error.message)")
         return ExitCode.usage
+    } catch is ProviderFileInvalid {
+        return ExitCode.scenarioInvalid
     } catch {
         Output.error("error: \(error)")
         return ExitCode.cannotProceed

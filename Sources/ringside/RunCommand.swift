@@ -9,24 +9,36 @@ import ScenarioLanguage
 enum RunCommand {
     static var help: String {
         """
-        Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROFILE] [--junit FILE]
-                            [--report FILE.html] [--transcript DIR] [--format console|github] [--certs DIR] FILE|DIR…
+        Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROVIDER]
+                            [--provider-file FILE] [--junit FILE] [--report FILE.html] [--transcript DIR]
+                            [--format console|github] [--certs DIR] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
         expectation's line, what was expected, what happened and the phone's chain of events.
+
+        Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
+        that names no provider) against the provider FILE describes — a `provider:` section as a
+        scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth:
+        token` or `auth: certificate`; {dir} in its commands is FILE's folder. A *demonstration* (a
+        scenario that pins its own provider, often a broken one) is skipped and says why, as is a
+        requirement written for the other authentication or needing a template FILE lacks. The run
+        ends with a conformance summary: each requirement, the rule it checks, passed or failed.
+        --provider PROFILE does the same with a built-in profile (reference, or a naive one:
+        \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))); --provider 'exec: COMMAND'
+        with a command.
+
         --report FILE.html writes one self-contained page with a sequence diagram per scenario.
-        --junit FILE writes a JUnit XML report (one testcase per scenario); --transcript DIR one JSONL
-        transcript per scenario. --jobs N runs N scenarios at once; --shard K/N runs the K-th of N
-        slices (for CI machines); --filter keeps files whose path or text contains TEXT; --seed N
-        overrides every scenario's seed. --format github also writes a GitHub Actions annotation
-        (::error file=…,line=…,col=…::…) for each failed expectation and check error, beside the
-        console output (docs/ci.md).
-        --provider runs every scenario against another built-in profile (reference, or a naive one):
-        \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", ")).
+        --junit FILE writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>);
+        --transcript DIR one JSONL transcript per scenario. --jobs N (at least 1) runs N scenarios at
+        once; --shard K/N runs the K-th of N slices (for CI machines); --filter keeps files whose path
+        or text contains TEXT; --seed N overrides every scenario's seed. --format github also writes a
+        GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and
+        check error, and a notice for each skipped scenario, beside the console output (docs/ci.md).
+        A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
 
         Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
-        3 the run could not proceed, 64 bad arguments.
+        3 the run could not proceed (or judged nothing), 64 bad arguments.
         """
     }
 
@@ -40,23 +52,31 @@ enum RunCommand {
         defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
             let filter = try arguments.value("--filter")
-            let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
+            let providerText = try arguments.value("--provider")
+            let providerFile = try arguments.value("--provider-file")
             let junit = try arguments.value("--junit")
             let transcripts = try arguments.value("--transcript")
             let jobs = try arguments.number("--jobs", Int.self) ?? 1
+            guard jobs >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, got <\(jobs)>") }
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
             let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
+            let provider = try ProviderOption.read(text: providerText, file: providerFile)
             var files = try scenarioFiles(paths)
             if let shard {
                 let parts = shard.split(separator: "/").compactMap { Int($0) }
                 guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
                     throw UsageError("--shard takes k/n with 1 ≤ k ≤ n, got <\(shard)>")
                 }
+                let all = files.count
                 files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
+                guard !files.isEmpty else {
+                    throw UsageError(
+                        "--shard \(shard) selects no scenario: there are \(all), fewer than \(parts[1]) shards")
+                }
             }
             let selected: [(path: String, file: SourceFile)] = files.compactMap { path in
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
@@ -78,7 +98,7 @@ enum RunCommand {
             let tally = Tally(format: format)
             // Independent scenarios run in parallel, each with its own mock on a free port.
             let queue = DispatchQueue(label: "ringside.run", attributes: .concurrent)
-            let slots = DispatchSemaphore(value: max(1, jobs))
+            let slots = DispatchSemaphore(value: jobs)
             let group = DispatchGroup()
             for (path, file) in selected {
                 slots.wait()
@@ -92,22 +112,42 @@ enum RunCommand {
                         "\($0)/\(((path as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
                     }
                     let result = ScenarioRunner.run(
-                        file, certs: certs, provider: provider.map { .builtin($0) }, transcript: transcript, seed: seed)
+                        file, certs: certs, providerUnderTest: provider?.underTest, transcript: transcript, seed: seed)
                     tally.report(result, file: file, path: path, total: selected.count)
                 }
             }
             group.wait()
-            let (passed, failed, invalid, broken, cases) = tally.totals
-            Output.out("scenarios: \(passed) passed, \(failed + invalid + broken) failed")
-            if let junit { try JUnitReport.render(cases).write(toFile: junit, atomically: true, encoding: .utf8) }
+            let totals = tally.totals
+            if let provider {
+                Output.out(ConformanceSummary.render(tally.results, provider: provider.name))
+                Output.out(
+                    "requirements: \(totals.passed) passed, \(totals.failed + totals.invalid + totals.broken) failed; "
+                        + "demonstrations: \(totals.demonstrations) skipped"
+                        + (totals.notApplicable > 0 ? "; not applicable: \(totals.notApplicable)" : ""))
+            } else {
+                Output.out(
+                    "scenarios: \(totals.passed) passed, \(totals.failed + totals.invalid + totals.broken) failed")
+            }
+            if let junit {
+                try JUnitReport.render(totals.cases).write(toFile: junit, atomically: true, encoding: .utf8)
+            }
             if let report {
                 try HTMLReport.render(tally.results).write(toFile: report, atomically: true, encoding: .utf8)
             }
-            if invalid > 0 { return ExitCode.scenarioInvalid }
-            if broken > 0 { return ExitCode.cannotProceed }
-            return failed > 0 ? ExitCode.expectationFailed : ExitCode.success
+            if totals.invalid > 0 { return ExitCode.scenarioInvalid }
+            if totals.broken > 0 { return ExitCode.cannotProceed }
+            if totals.failed > 0 { return ExitCode.expectationFailed }
+            if totals.passed == 0 {
+                Output.error(
+                    "error: nothing was judged: all \(selected.count) scenario\(selected.count == 1 ? " was" : "s were") skipped"
+                        + (provider == nil ? "" : " (demonstrations pin their own provider; requirements name none)"))
+                return ExitCode.cannotProceed
+            }
+            return ExitCode.success
         }
     }
+
+    typealias Case = (name: String, path: String, seconds: Double, failure: String?, skipped: String?)
 
     /// Counts and prints results as scenarios finish (from several threads).
     /// Unchecked Sendable: every counter, `cases` and `kept` are read and written under `lock`.
@@ -118,7 +158,9 @@ enum RunCommand {
         private var failed = 0
         private var invalid = 0
         private var broken = 0
-        private var cases: [(name: String, path: String, seconds: Double, failure: String?)] = []
+        private var demonstrations = 0
+        private var notApplicable = 0
+        private var cases: [Case] = []
         private var kept: [ScenarioResult] = []
         private let format: OutputFormat
 
@@ -136,18 +178,24 @@ enum RunCommand {
             defer { lock.unlock() }
             done += 1
             kept.append(result)
-            cases.append((result.name, path, result.seconds, ConsoleReport.failure(result, in: file)))
+            cases.append((result.name, path, result.seconds, ConsoleReport.failure(result, in: file), result.skipped))
             let counter = "[\(done)/\(total)]"
             if !result.diagnostics.isEmpty {
                 invalid += 1
                 Output.out("✘ \(counter) \(path): does not check")
                 for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
+            } else if let skipped = result.skipped {
+                if skipped.hasPrefix("not applicable") { notApplicable += 1 } else { demonstrations += 1 }
+                Output.out("– \(counter) \(result.name) (\(path)): skipped, \(skipped)")
             } else if let error = result.error {
                 broken += 1
                 Output.out("✘ \(counter) \(result.name) (\(path)): could not run: \(error)")
             } else if result.passed {
                 passed += 1
                 Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, result.name, path, result.seconds))
+                for expectation in result.expectations where expectation.notApplicable {
+                    Output.out("    – line \(expectation.range.start.line): \(expectation.happened)")
+                }
             } else {
                 failed += 1
                 Output.out("✘ \(counter) \(result.name) (\(path))")
@@ -158,13 +206,69 @@ enum RunCommand {
             }
         }
 
-        var totals: (Int, Int, Int, Int, [(name: String, path: String, seconds: Double, failure: String?)]) {
+        var totals:
+            (
+                passed: Int, failed: Int, invalid: Int, broken: Int, demonstrations: Int, notApplicable: Int,
+                cases: [Case]
+            )
+        {
             lock.lock()
             defer { lock.unlock() }
-            return (passed, failed, invalid, broken, cases.sorted { $0.path < $1.path })
+            return (
+                passed, failed, invalid, broken, demonstrations, notApplicable, cases.sorted { $0.path < $1.path }
+            )
         }
     }
 }
+
+/// `--provider` and `--provider-file`: the provider under test, and how the summary names it.
+struct ProviderOption {
+    var underTest: ProviderUnderTest
+    var name: String
+
+    static func read(text: String?, file: String?) throws -> ProviderOption? {
+        switch (text, file) {
+        case (nil, nil): return nil
+        case (.some, .some): throw UsageError("give --provider or --provider-file, not both")
+        case (let text?, nil):
+            if let profile = ProviderProfile(rawValue: text) {
+                return ProviderOption(underTest: ProviderUnderTest(setup: .builtin(profile)), name: "builtin: \(text)")
+            }
+            guard text.hasPrefix("exec:") || text.hasPrefix("builtin:") else {
+                throw UsageError(
+                    "--provider takes a profile (\(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))), "
+                        + "<exec: COMMAND> or <builtin: PROFILE>; got <\(text)> (an http service needs --provider-file)"
+                )
+            }
+            let source = SourceFile(path: "--provider", text: "provider:\n  " + text + "\n")
+            let read = Checker.providerFile(source, directory: FileManager.default.currentDirectoryPath)
+            guard let provider = read.provider else {
+                throw UsageError(
+                    "--provider <\(text)>: "
+                        + read.diagnostics.map { "\($0.title): \($0.detail)" }.joined(separator: "; "))
+            }
+            return ProviderOption(underTest: provider, name: text.count > 60 ? String(text.prefix(57)) + "…" : text)
+        case (nil, let path?):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("--provider-file: no readable file <\(path)>")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw UsageError("--provider-file <\(path)>: not valid UTF-8")
+            }
+            let source = SourceFile(path: path, text: text)
+            let directory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+            let read = Checker.providerFile(source, directory: directory)
+            guard let provider = read.provider else {
+                for diagnostic in read.diagnostics { Output.error(diagnostic.render(in: source)) }
+                throw ProviderFileInvalid()
+            }
+            return ProviderOption(underTest: provider, name: path)
+        }
+    }
+}
+
+/// A provider file that does not check: its diagnostics are printed; exit 2, as for a scenario.
+struct ProviderFileInvalid: Error {}
 
 /// How `run` and `check` write their findings: for people only, or also as GitHub Actions annotations.
 enum OutputFormat: String, CaseIterable {

@@ -1,0 +1,34 @@
+import Foundation
+import Scenario
+
+/// What a provider does and does not do, a requirement a line: its verdict, the rule it checks in
+/// plain words (the first sentence of the scenario's own `teaches:`, so there is no second table to
+/// drift) and its file. Printed at the end of `run --provider-file` (Autobahn's one report per
+/// implementation, case by case).
+public enum ConformanceSummary {
+    public static func render(_ results: [ScenarioResult], provider: String) -> String {
+        let requirements = results.filter { $0.skipped == nil || $0.skipped!.hasPrefix("not applicable") }
+        var lines = [
+            "conformance of \(provider): \(requirements.count) requirement\(requirements.count == 1 ? "" : "s")"
+        ]
+        for result in requirements {
+            let mark = result.skipped != nil ? "–" : result.passed ? "✔" : "✘"
+            let verdict = result.skipped != nil ? "n/a   " : result.passed ? "passed" : "failed"
+            lines.append("  \(mark) \(verdict)  \(rule(result))  (\(result.path))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The first sentence of what the scenario teaches, else its name.
+    static func rule(_ result: ScenarioResult) -> String {
+        guard let teaches = result.teaches?.split(whereSeparator: \.isNewline).joined(separator: " "),
+            !teaches.isEmpty
+        else { return result.name }
+        var sentence = ""
+        for character in teaches {
+            sentence.append(character)
+            if character == ".", sentence.count > 20 { break }
+        }
+        return sentence.trimmingCharacters(in: .whitespaces)
+    }
+}
