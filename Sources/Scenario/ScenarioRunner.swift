@@ -123,6 +123,7 @@ public final class ScenarioRunner {
             }
             judgeAtEnd()
             requireSignsOfLife()
+            noteFaultsNeverMet()
             // Failures in the order of the file: checks judged at the end are written anywhere.
             result.expectations = result.expectations.enumerated().sorted {
                 ($0.element.range.start, $0.offset) < ($1.element.range.start, $1.offset)
@@ -522,6 +523,7 @@ public final class ScenarioRunner {
             if let problem = assembly.mock.arm(spec) {
                 throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
             }
+            armedFaults.append((step.range.start.line, fault.spec.kind.action.rawValue, Date().timeIntervalSince1970))
         case .expectAPNs(let expectation): judge(expectation, at: step.range)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
         case .expectProvider(let expectation): judge(expectation, at: step.range)
@@ -542,6 +544,8 @@ public final class ScenarioRunner {
 
     /// Checks declared `.atEnd`, judged after the last step (`judgeAtEnd`).
     private var atEnd: [(range: SourceRange, within: Double?, absence: Bool, check: () -> Finding)] = []
+    /// Faults armed, with their line and when: a failure says which the provider never met.
+    private var armedFaults: [(line: Int, action: String, at: Double)] = []
     /// Indices in `result.expectations` of checks that expect absence (see `requireSignsOfLife`).
     private var absences: Set<Int> = []
 
@@ -572,9 +576,17 @@ public final class ScenarioRunner {
                 found = check()
             }
             if judging == .whenSettled, found.passed, !providerIsInProcess {
+                // What came meanwhile may still be on its way (a push pending on the phone): it is
+                // given the expectation's window again to end.
                 waitUntilQuiet()
+                let settled = Date().addingTimeInterval(within ?? 0)
                 runWorld()
                 found = check()
+                while !found.passed, Date() < settled {
+                    usleep(10_000)
+                    runWorld()
+                    found = check()
+                }
             }
         }
         append(found, at: range, absence: absence)
@@ -620,6 +632,39 @@ public final class ScenarioRunner {
             result.expectations[index].happened =
                 "nothing to judge: the provider sent no push to anyone in this scenario, and an expectation that something did not happen counts only of a provider that showed signs of life"
             result.expectations[index].printed = provider.output
+        }
+    }
+
+    /// A requirement's fault that no push met — the provider opened a new connection, or sent
+    /// nothing, and so escaped the sick one — is said in words beside each failure: the
+    /// requirement did not test what it meant to.
+    private func noteFaultsNeverMet() {
+        guard result.expectations.contains(where: { !$0.passed }) else { return }
+        let events = recorder.events
+        var unmet: [String] = []
+        for fault in armedFaults {
+            let met = events.contains { event in
+                switch event {
+                case .push(let record): return record.at.wall >= fault.at && record.fault != nil
+                case .goAway(_, _, _, let at): return at.wall >= fault.at && fault.action == "goaway"
+                case .connectionRefused(_, _, let at):
+                    return at.wall >= fault.at && fault.action == "untrusted-server-certificate"
+                case .settings(_, _, _, let at), .streamRefused(_, _, _, let at):
+                    return at.wall >= fault.at && fault.action == "lower-streams-after-rejection"
+                default: return false
+                }
+            }
+            if !met { unmet.append("line \(fault.line) (\(fault.action))") }
+        }
+        guard !unmet.isEmpty else { return }
+        let connections = recorder.openedAt.count
+        let pushes = recorder.records.count
+        let note =
+            "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
+            + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
+            + " a provider that opens a new connection for each push escapes a sick one)"
+        for index in result.expectations.indices where !result.expectations[index].passed {
+            result.expectations[index].happened += note
         }
     }
 
@@ -722,7 +767,8 @@ public final class ScenarioRunner {
             }
             let happened =
                 fate.map { fate in
-                    let record = records.first { $0.apnsId == fate.apnsId }
+                    // The request behind the push: its apns-id, the last such before it was accepted.
+                    let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
                     var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
                     if !isThisCall(fate) {
                         text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall ?? "?")"
