@@ -24,10 +24,13 @@ public enum ConformanceSummary {
         guard let teaches = result.teaches?.split(whereSeparator: \.isNewline).joined(separator: " "),
             !teaches.isEmpty
         else { return result.name }
+        // A sentence ends at a full stop before a space (`.voip` and `iOS 26.4` go on).
         var sentence = ""
+        var previous: Character = " "
         for character in teaches {
+            if previous == ".", character == " ", sentence.count > 20 { break }
             sentence.append(character)
-            if character == ".", sentence.count > 20 { break }
+            previous = character
         }
         return sentence.trimmingCharacters(in: .whitespaces)
     }

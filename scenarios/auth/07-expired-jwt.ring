@@ -2,6 +2,8 @@ scenario: ExpiredProviderToken makes the provider sign a new JWT once (incident 
 teaches: |
   APNs refuses a JWT older than an hour with 403 ExpiredProviderToken. A correct provider signs a
   new one (on a new connection, since APNs wedges the old one) and retries once.
+apns:
+  auth: token
 phones:
   - name: alice
 steps:

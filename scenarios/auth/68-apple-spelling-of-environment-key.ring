@@ -3,6 +3,8 @@ teaches: |
   Apple's page names the answer to a key of the other environment BadEnvironmentKeyIdInToken; APNs
   has been seen to send BadEnvironmentKeyInToken (scenario 47). A provider should treat both as the
   same configuration error: no retry helps, so it does not send the push again.
+apns:
+  auth: token
 phones:
   - name: alice
 steps:

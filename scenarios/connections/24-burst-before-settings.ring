@@ -6,6 +6,8 @@ teaches: |
   were never processed and may be sent again at once; a client that retries only on HTTP statuses
   (node-apn does) loses them, and four of the five phones stay silent. A careful client starts a new
   connection at one stream.
+apns:
+  auth: token
 phones:
   - name: alice
   - name: bob

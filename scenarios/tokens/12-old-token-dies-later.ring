@@ -4,6 +4,8 @@ teaches: |
   (here an hour). Until then pushes to the old token are accepted but reach no phone. Two hours
   later the provider's JWT is old too: a correct provider signs a new one, gets the 410 and forgets
   the token.
+apns:
+  auth: token
 world:
   unregister-delay: 1h
 phones:
