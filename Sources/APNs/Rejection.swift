@@ -4,7 +4,8 @@ public struct Rejection: Error, Sendable, Equatable {
     public var check: Check
     /// What was sent and what was expected, quoting values as `<value>` (STYLE.md).
     public var detail: String
-    /// Set when a `voip-lint` rule refused it; its explanation replaces the reason's.
+    /// Set when a `voip-lint` rule refused it: the answer keeps `reason` (a client must understand
+    /// it), every description names the rule and explains it, never with the reason's words.
     public var lint: LintRule?
     /// For 410: when the token stopped being valid, milliseconds since 1970 ([RESP]).
     public var timestamp: Int64?
@@ -20,8 +21,12 @@ public struct Rejection: Error, Sendable, Equatable {
         self.timestamp = timestamp
     }
 
-    /// The sentence for a log or a report.
-    public var explanation: String { lint?.explanation ?? reason.explanation }
+    /// The sentence for a log or a report: the lint rule's name, what it refuses and why, or the
+    /// reason's explanation.
+    public var explanation: String { lint?.sentence ?? reason.explanation }
+
+    /// What the provider should send instead: the lint rule's advice, or the reason's.
+    public var whatToDo: String { lint?.whatToDo ?? reason.whatToDo }
 
     /// The JSON body APNs sends: `{"reason":…}`, plus `timestamp` with 410 ([RESP]).
     public var responseBody: String {
@@ -31,12 +36,35 @@ public struct Rejection: Error, Sendable, Equatable {
 }
 
 /// What the `voip-lint` profile refuses although Apple accepts it: each a VoIP provider must not do.
+/// On the wire the refusal is an Apple reason (`reason`), so that any client understands the answer;
+/// the log, the transcript (`lint`), the report and `ringside explain` name the rule
+/// (`voip-lint/expiration-not-zero`) and say what it refuses and why, in its own words: a future
+/// `apns-expiration` is a valid date that Apple accepts, not a bad one.
 public enum LintRule: String, CaseIterable, Sendable {
     case topicWithoutVoipSuffix = "topic-without-voip-suffix"
     case pushTypeNotVoip = "push-type-not-voip"
     case priorityNotImmediate = "priority-not-10"
-    case nonZeroExpiration = "non-zero-expiration"
+    case nonZeroExpiration = "expiration-not-zero"
 
+    static let prefix = "voip-lint/"
+
+    /// `voip-lint/<rule>`: what the transcript, the report and `ringside explain` call it.
+    public var name: String { Self.prefix + rawValue }
+
+    /// A rule from its name (`voip-lint/expiration-not-zero`), its short name (`expiration-not-zero`),
+    /// or the short name a transcript written before the names had (`non-zero-expiration`).
+    public init?(name: String) {
+        let short = name.hasPrefix(Self.prefix) ? String(name.dropFirst(Self.prefix.count)) : name
+        if let rule = LintRule(rawValue: short) {
+            self = rule
+        } else if short == "non-zero-expiration" {
+            self = .nonZeroExpiration
+        } else {
+            return nil
+        }
+    }
+
+    /// The Apple reason the refusal answers with.
     public var reason: Reason {
         switch self {
         case .topicWithoutVoipSuffix: return .topicDisallowed
@@ -46,23 +74,55 @@ public enum LintRule: String, CaseIterable, Sendable {
         }
     }
 
-    /// Why a VoIP provider must not do it ([PK-VOIP], [SEND]).
+    /// What the rule refuses, and that Apple itself would not (or not for that reason).
     public var explanation: String {
         switch self {
         case .topicWithoutVoipSuffix:
             return
-                "voip-lint: a VoIP push must name the topic <bundle>.voip; with the bare bundle id APNs treats it as a regular notification and PushKit never sees it, so the phone does not ring."
+                "a VoIP push (apns-push-type voip) names the bare bundle ID as its apns-topic instead of <bundle>.voip."
         case .pushTypeNotVoip:
             return
-                "voip-lint: a VoIP push must say apns-push-type: voip; without it APNs may delay or drop the push, and with another type a .voip topic is refused."
+                "a push to a <bundle>.voip topic has no apns-push-type, or one other than voip; Apple accepts a missing push type."
         case .priorityNotImmediate:
-            return
-                "voip-lint: a call must ring now: send VoIP pushes with apns-priority 10; priority 5 lets APNs hold the push to save power, and the caller hangs up before it arrives."
+            return "a VoIP push asks for apns-priority 5 or 1; Apple accepts both, a call cannot wait for either."
         case .nonZeroExpiration:
             return
-                "voip-lint: send VoIP pushes with apns-expiration 0; a stored push reaches a phone that comes back online after the call is over and rings for a call that no longer exists (a ghost call)."
+                "a VoIP push asks APNs to store it: its apns-expiration is a time still to come, or absent (stored up to 30 days). Apple accepts both: the date is valid, not a bad one."
         }
     }
+
+    /// Why a VoIP provider must not do it, with the sources of APNS-REFERENCE.md.
+    public var why: String {
+        switch self {
+        case .topicWithoutVoipSuffix:
+            return
+                "The VoIP topic is the bundle ID with .voip ([SEND]); PushKit receives only pushes to it, and APNs refuses a VoIP push to the bare bundle ID with TopicDisallowed (observed: PyAPNs2 #70, node-apn #658), so the phone does not ring."
+        case .pushTypeNotVoip:
+            return
+                "Apple asks for apns-push-type with every push: when it is missing or does not match, APNs may return an error, delay the push or drop it ([SEND]); a .voip topic with another type is refused with InvalidPushType (observed: apns2 #23)."
+        case .priorityNotImmediate:
+            return
+                "A call must ring now: 10 sends at once, 5 lets APNs mind the device's power and 1 never wakes it; such pushes may be grouped, throttled or not delivered ([SEND]), and the caller hangs up before a held push arrives."
+        case .nonZeroExpiration:
+            return
+                "APNs keeps a push it cannot deliver and tries again until that date ([SEND]): a phone that comes back online after the call is over rings for a call that no longer exists (a ghost call). Apple's PushKit advice is an expiration of 0 or a few seconds ([PK-VOIP])."
+        }
+    }
+
+    /// What to send instead.
+    public var whatToDo: String {
+        switch self {
+        case .topicWithoutVoipSuffix: return "Send apns-topic: <bundle>.voip (the contract's APNS_VOIP_TOPIC)."
+        case .pushTypeNotVoip: return "Send apns-push-type: voip with every VoIP push."
+        case .priorityNotImmediate: return "Send apns-priority: 10, or no apns-priority (10 is the default)."
+        case .nonZeroExpiration:
+            return
+                "Send apns-expiration: 0 (one delivery attempt, never stored), or a time already past, with every VoIP push."
+        }
+    }
+
+    /// The rule in one line of a log, a transcript or a report: its name, what it refuses and why.
+    public var sentence: String { "\(name): \(explanation) \(why)" }
 }
 
 /// An encoding of the provider token that Apple accepts but that is not what Apple documents: `voip-lint`

@@ -192,7 +192,7 @@ struct ConnectionStateMachine {
                 }
             let rejection = Rejection(
                 recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
-                timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
+                lint: recorded.lint, timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
             if recorded.judgedByTheRules {
                 // The recorded run judged this request's JWT: a valid one raised the stream limit then,
                 // and does now. The verdict itself is the recording's.

@@ -21,6 +21,9 @@ public final class ReplayPlan: @unchecked Sendable {
         /// Whether the recorded run judged the request by its rules (its JWT among them): false for an
         /// answer an armed fault gave first.
         public var judgedByTheRules = true
+        /// The `voip-lint` rule that refused it, from the line's `lint` (absent in older transcripts and
+        /// for other refusals; a short name as older transcripts wrote it is read too).
+        public var lint: LintRule? = nil
 
         /// The recorded 410's `timestamp` moved to the replay's time: it says when the token stopped
         /// being valid relative to the request, and a provider compares it with when it registered
@@ -139,7 +142,7 @@ public final class ReplayPlan: @unchecked Sendable {
                     worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 },
                     judgedByTheRules: (object["fault"] as? String).map {
                         !ConnectionStateMachine.answeredBeforeTheRules.contains($0)
-                    } ?? true))
+                    } ?? true, lint: (object["lint"] as? String).flatMap(LintRule.init(name:))))
         }
         return ReplayPlan(exchanges: exchanges)
     }

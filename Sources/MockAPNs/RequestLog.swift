@@ -54,7 +54,7 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
                 let status = record.status == 0 ? "GOAWAY" : String(record.status)
                 text += "\(status) \(rejection.reason.wire): \(rejection.detail). \(rejection.explanation)"
                 if let fault = record.fault { text += " [\(fault)]" }
-                text += " Hint: \(rejection.reason.whatToDo)"
+                text += " Hint: \(rejection.whatToDo)"
             } else if record.status == 200 {
                 text += "200 accepted, apns-id \(record.apnsId)"
             } else {

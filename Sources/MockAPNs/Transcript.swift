@@ -92,7 +92,8 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
                 line.field("check", rejection.check.rawValue)
                 line.field("detail", rejection.detail)
                 line.field("explanation", rejection.explanation)
-                line.field("lint", rejection.lint?.rawValue)
+                // The voip-lint rule that refused it (`voip-lint/expiration-not-zero`); absent otherwise.
+                line.field("lint", rejection.lint?.name)
                 line.field("timestamp", rejection.timestamp)
                 line.field("source", rejection.reason.source)
             }

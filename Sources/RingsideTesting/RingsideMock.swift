@@ -41,6 +41,8 @@ public final class RingsideMock: Sendable {
         public let caFile: String
         /// The test app's bundle ID (VoIP pushes go to `topic + ".voip"`).
         public let topic: String
+        /// The test app's VoIP topic, `topic + ".voip"` (`APNS_VOIP_TOPIC`): a VoIP push's `apns-topic`.
+        public let voipTopic: String
         public let keyFile: String
         public let keyId: String
         public let teamId: String
@@ -121,9 +123,10 @@ public final class RingsideMock: Sendable {
             url: assembly.url, host: server.host, port: assembly.server.port, certs: certs)
         contract = Contract(
             url: assembly.url, host: server.host, port: assembly.server.port, caFile: variables["APNS_CA_FILE"]!,
-            topic: ProviderContract.topic, keyFile: variables["APNS_KEY_FILE"]!, keyId: ProviderContract.keyId,
-            teamId: ProviderContract.teamId, certificateFile: variables["APNS_CERT_FILE"]!,
-            certificateKeyFile: variables["APNS_CERT_KEY_FILE"]!, environment: variables)
+            topic: ProviderContract.topic, voipTopic: ProviderContract.voipTopic,
+            keyFile: variables["APNS_KEY_FILE"]!, keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
+            certificateFile: variables["APNS_CERT_FILE"]!, certificateKeyFile: variables["APNS_CERT_KEY_FILE"]!,
+            environment: variables)
     }
 
     static func locateCerts() throws -> String {

@@ -8,6 +8,8 @@ public enum ProviderContract {
     public static let teamId = "RINGTEAM01"
     /// The test app's bundle ID, which is also its topic (VoIP pushes add `.voip`).
     public static let topic = ScenarioPlan.testBundleId
+    /// The test app's VoIP topic, `<bundle>.voip`: what a VoIP push names in `apns-topic` ([SEND] §2.2).
+    public static let voipTopic = topic + ".voip"
     /// The password of every `certs-test/client-*.p12` (certs-test/generate.sh).
     public static let p12Password = "ringside"
 
@@ -18,6 +20,7 @@ public enum ProviderContract {
         [
             ("APNS_URL", url), ("APNS_HOST", host), ("APNS_PORT", String(port)),
             ("APNS_CA_FILE", certs + "/ca.pem"), ("APNS_TOPIC", topic),
+            ("APNS_VOIP_TOPIC", voipTopic),
             ("APNS_KEY_FILE", certs + "/AuthKey_\(keyId).p8"), ("APNS_KEY_ID", keyId), ("APNS_TEAM_ID", teamId),
             ("APNS_CERT_FILE", certs + "/client-\(certificate).pem"),
             ("APNS_CERT_KEY_FILE", certs + "/client-\(certificate).key"),

@@ -43,7 +43,7 @@ struct ContractValues {
 
     var placeholders: [Placeholder: String] {
         [
-            .topic: (environment["APNS_TOPIC"] ?? "") + ".voip", .url: url, .ca: environment["APNS_CA_FILE"] ?? "",
+            .topic: environment["APNS_VOIP_TOPIC"] ?? "", .url: url, .ca: environment["APNS_CA_FILE"] ?? "",
             .jwt: jwt, .cert: environment["APNS_CERT_FILE"] ?? "", .certKey: environment["APNS_CERT_KEY_FILE"] ?? "",
             .dir: directory,
         ]

@@ -320,8 +320,8 @@ public final class ScenarioRunner {
                 var answer = [String]()
                 if let rejection = record.rejection {
                     answer = [
-                        "\(rejection.reason.status) \(rejection.reason.wire): \(rejection.reason.explanation)",
-                        "what to do: \(rejection.reason.whatToDo)", "here: \(rejection.detail)",
+                        "\(rejection.reason.status) \(rejection.reason.wire): \(rejection.explanation)",
+                        "what to do: \(rejection.whatToDo)", "here: \(rejection.detail)",
                     ]
                 } else if record.status == 200 {
                     answer = ["200: accepted, apns-id \(record.apnsId); accepted is not delivered"]
@@ -1112,10 +1112,12 @@ struct PushIdentity: Hashable {
 }
 
 extension PushRecord {
-    /// The answer as a report shows it: `200`, `410 Unregistered`, or the fault that kept it.
+    /// The answer as a report shows it: `200`, `410 Unregistered`, `400 BadPriority
+    /// (voip-lint/priority-not-10)`, or the fault that kept it.
     var answer: String {
         let notes = self.notes.map { " · note: \($0.rawValue)" }.joined()
-        return status == 0 ? (fault ?? "no answer") : "\(status)\(rejection.map { " \($0.reason.wire)" } ?? "")\(notes)"
+        let reason = rejection.map { " \($0.reason.wire)" + ($0.lint.map { " (\($0.name))" } ?? "") } ?? ""
+        return status == 0 ? (fault ?? "no answer") : "\(status)\(reason)\(notes)"
     }
 }
 

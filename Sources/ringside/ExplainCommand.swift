@@ -16,6 +16,8 @@ enum ExplainCommand {
           ringside explain '{"event":"push",…}'      a transcript line: the request and its answer
           ringside explain rules                     every rule of APNs and the phone (expect phone … rules:)
           ringside explain stored-keeps-oldest       one rule
+          ringside explain voip-lint                 every voip-lint rule; 'ringside explain
+                                                     voip-lint/expiration-not-zero' one
           ringside explain faults                    every fault action; 'ringside explain goaway' one
           ringside explain keywords                  every scenario keyword; 'ringside explain throttle' one
         """
@@ -47,6 +49,7 @@ enum ExplainCommand {
         }
         let words =
             Reason.allCases.map(\.wire) + HeaderVocabulary.entries.map(\.name) + PhoneRule.allCases.map(\.rawValue)
+            + LintRule.allCases.map(\.name)
             + FaultSpec.Action.allCases.map(\.rawValue) + Array(Keywords.steps.keys)
             + Keywords.keys.keys.map { String($0.split(separator: ".").last!) }
         let hint = didYouMean(first, among: words).map { "; did you mean <\($0)>?" } ?? ""
@@ -74,6 +77,11 @@ enum ExplainCommand {
                     "  \($0.replacingOccurrences(of: "top.", with: "")): \(Keywords.keys[$0]!)"
                 }
                 .joined(separator: "\n")
+        case "voip-lint":
+            return
+                "voip-lint rules (`--profile voip-lint`, `apns: profile: voip-lint`): what a VoIP provider must never send, though Apple accepts most of it; each answers with an Apple reason ('ringside explain RULE' says why):\n"
+                + LintRule.allCases.map { "  \($0.name) (\($0.reason.status) \($0.reason.wire)): \($0.explanation)" }
+                .joined(separator: "\n")
         case "outcomes":
             return "Outcomes of a push (`expect phone … outcome:`), with their reasons (`reason:`):\n"
                 + RingOutcome.Kind.allCases.map { kind in
@@ -83,6 +91,7 @@ enum ExplainCommand {
         }
         // A word may be several things (do-not-disturb is a step and a rule): each is said.
         var found: [String] = []
+        if let rule = LintRule(name: word) { found.append(explain(rule)) }
         if let rule = PhoneRule(rawValue: word) { found.append("rule \(rule.rawValue): \(rule.summary)") }
         if let action = FaultSpec.Action(rawValue: word) {
             let options = Schema.faultOptions(action).map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }
@@ -117,6 +126,16 @@ enum ExplainCommand {
         What to do:    \(reason.whatToDo)
         Retry?         \(retry(reason))
         Source:        \(reason.source)
+        """
+    }
+
+    /// A `voip-lint` rule: what it refuses, why, what to send, and the Apple reason it answers with.
+    static func explain(_ rule: LintRule) -> String {
+        """
+        \(rule.name): answers \(rule.reason.status) \(rule.reason.wire) under the voip-lint profile (an Apple reason, so that any client understands; the reason's own meaning does not apply)
+        What it refuses: \(rule.explanation)
+        Why:             \(rule.why)
+        What to do:      \(rule.whatToDo)
         """
     }
 
@@ -209,7 +228,8 @@ enum ExplainCommand {
         if let status = object["status"] as? Int {
             if let wire = object["reason"] as? String, let reason = Reason(wire: wire) {
                 out.append("→ \(status) \(wire): \(object["detail"] as? String ?? "")")
-                out.append(explain(reason))
+                // A voip-lint refusal is explained by its rule, not by the reason it answers with.
+                out.append((object["lint"] as? String).flatMap(LintRule.init(name:)).map(explain) ?? explain(reason))
             } else {
                 out.append("→ \(status) accepted")
             }

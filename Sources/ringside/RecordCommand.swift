@@ -12,8 +12,8 @@ enum RecordCommand {
         Usage: ringside record [--out FILE] [--certs DIR] -- COMMAND [ARGUMENT…]
 
         Starts a fake APNs (any well-formed token accepted), runs COMMAND with the provider contract
-        (APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, …) in its
-        environment until it exits, and writes a scenario (default recorded.ring) that runs the same
+        (APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_VOIP_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID,
+        …) in its environment until it exits, and writes a scenario (default recorded.ring) that runs the same
         command and expects the same answers.
 
         Exit codes: 0 recorded, 3 the mock could not start, 64 bad arguments.

@@ -51,7 +51,7 @@ enum SendCommand {
                 let value = try arguments.value(option) ?? fallback
                 if let value, value != "none" { headers.append((name, value)) }
             }
-            try header("--topic", "apns-topic", "\(ProviderContract.topic).voip")
+            try header("--topic", "apns-topic", ProviderContract.voipTopic)
             try header("--push-type", "apns-push-type", "voip")
             try header("--priority", "apns-priority", "10")
             try header("--expiration", "apns-expiration", "0")

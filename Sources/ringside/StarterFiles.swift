@@ -31,7 +31,7 @@ enum StarterFiles {
         #   {url}    the fake APNs's URL, https://127.0.0.1:PORT
         #   {ca}     the CA file that signs the fake APNs's certificate (trust it, as you trust Apple's)
         #   {jwt}    a provider token signed with the test key (APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID)
-        #   {topic}  your app's VoIP topic: the bundle ID with .voip
+        #   {topic}  your app's VoIP topic: the bundle ID with .voip (APNS_VOIP_TOPIC)
         #   {token}  the device token of the phone the call is for
         #   {payload} the VoIP payload, JSON: {"aps":{},"callUUID":…,"handle":…}
         #   also {callId}, {caller}, {user}, {cert}, {certKey}, {dir}
@@ -56,10 +56,10 @@ enum StarterFiles {
 
     static let httpService = #"""
         # The http adapter: your backend as a long-running service. Ringside starts `http:` with
-        # PORT and the provider contract in its environment — APNS_URL, APNS_CA_FILE, APNS_TOPIC,
-        # APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID (token auth) or APNS_CERT_FILE, APNS_CERT_KEY_FILE
-        # (certificate auth) — waits until `ready` answers 200 (10 s at most), then sends each
-        # template as `METHOD /path body` to http://127.0.0.1:PORT, and stops the service at the end.
+        # PORT and the provider contract in its environment — APNS_URL, APNS_CA_FILE, APNS_VOIP_TOPIC
+        # (bundle ID + .voip), APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID (token auth) or APNS_CERT_FILE,
+        # APNS_CERT_KEY_FILE (certificate auth) — waits until `ready` answers 200 (10 s at most), then
+        # sends each template as `METHOD /path body` to http://127.0.0.1:PORT, and stops it at the end.
         # Placeholders: {port} the service's port; {user} the user; {token} the device token; {kind}
         # voip or alert (register); {callId} the call's UUID and {caller} who calls (call); {dir} this
         # file's folder. example-service.py stands in for your service: put your command in `http:`.
@@ -95,7 +95,7 @@ enum StarterFiles {
         #!/usr/bin/env python3
         """A stand-in push provider for http-service.ring, in Python's standard library.
 
-        It reads the provider contract from the environment (APNS_URL, APNS_CA_FILE, APNS_TOPIC,
+        It reads the provider contract from the environment (APNS_URL, APNS_CA_FILE, APNS_VOIP_TOPIC,
         APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID) and listens on PORT:
           GET  /health                                    200 when ready
           POST /register   {"user": …, "token": …}
@@ -131,7 +131,7 @@ enum StarterFiles {
             result = subprocess.run(
                 ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-o", "/dev/null",
                  "-w", "%{http_code}", "-H", f"authorization: bearer {jwt()}",
-                 "-H", f"apns-topic: {os.environ['APNS_TOPIC']}.voip", "-H", "apns-push-type: voip",
+                 "-H", f"apns-topic: {os.environ['APNS_VOIP_TOPIC']}", "-H", "apns-push-type: voip",
                  "-H", "apns-priority: 10", "-H", "apns-expiration: 0", "--data-binary", payload,
                  f"{os.environ['APNS_URL']}/3/device/{token}"],
                 capture_output=True, text=True)

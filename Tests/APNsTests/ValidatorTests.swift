@@ -140,6 +140,34 @@ import Testing
     }
 
     @Test(
+        "A future expiration refused by voip-lint keeps BadExpirationDate on the wire but names its lint rule, not a bad date",
+        arguments: AuthMode.allCases)
+    func futureExpirationNamesTheRule(mode: AuthMode) throws {
+        let request = Fixtures.voipPush().with("apns-expiration", "1900000000")
+        let rejection = try #require(validate(request, mode: mode, settings: Self.lint).rejection)
+        #expect(rejection.reason == .badExpirationDate)
+        #expect(rejection.responseBody == #"{"reason":"BadExpirationDate"}"#)
+        let explanation = rejection.explanation
+        #expect(explanation.hasPrefix("voip-lint/expiration-not-zero: "), "\(explanation)")
+        #expect(!explanation.contains(Reason.badExpirationDate.explanation), "\(explanation)")
+        #expect(!explanation.lowercased().contains("bad expiration date"), "\(explanation)")
+        #expect(!explanation.lowercased().contains("not a unix time"), "\(explanation)")
+        #expect(explanation.contains("ghost call") && explanation.contains("[PK-VOIP]"), "\(explanation)")
+    }
+
+    @Test("Every lint rule has a voip-lint/ name, read back from its name, its short name or an older short name")
+    func ruleNames() {
+        for rule in LintRule.allCases {
+            #expect(rule.name == "voip-lint/" + rule.rawValue)
+            #expect(LintRule(name: rule.name) == rule && LintRule(name: rule.rawValue) == rule)
+            #expect(rule.whatToDo != rule.reason.whatToDo && rule.why != rule.explanation)
+        }
+        #expect(LintRule.nonZeroExpiration.name == "voip-lint/expiration-not-zero")
+        #expect(LintRule(name: "non-zero-expiration") == .nonZeroExpiration)
+        #expect(LintRule(name: "voip-lint/bogus") == nil)
+    }
+
+    @Test(
         "A .voip topic without a push type is accepted by apple and refused by voip-lint", arguments: AuthMode.allCases)
     func missingPushType(mode: AuthMode) {
         let request = Fixtures.voipPush().with("apns-push-type", nil)

@@ -102,7 +102,7 @@ import Testing
         #expect(line.contains("Hint:"))
         let json = TranscriptWriter.render(.push(record))
         #expect(json.contains(#""reason":"BadPriority""#))
-        #expect(json.contains(#""lint":"priority-not-10""#))
+        #expect(json.contains(#""lint":"voip-lint/priority-not-10""#))
         #expect(json.contains("<signature redacted>"))
         #expect(!json.contains(String(Paths.jwt().suffix(30))))
     }

@@ -17,9 +17,10 @@ import World
 
     /// A token connection's machine (no client certificate), with `world` behind it if given.
     static func machine(
-        world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), replay: ReplayPlan? = nil, seed: UInt64 = 7
+        world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), replay: ReplayPlan? = nil, seed: UInt64 = 7,
+        validation: ValidationSettings = ValidationSettings()
     ) -> ConnectionStateMachine {
-        var configuration = MockConfiguration(validation: ValidationSettings(), keys: keys)
+        var configuration = MockConfiguration(validation: validation, keys: keys)
         configuration.world = world
         configuration.faults = faults
         configuration.replay = replay
@@ -227,6 +228,48 @@ import World
             ])
         var armed = Self.machine(replay: try replay(fault: ConnectionStateMachine.armedFault))
         #expect(Self.decide(&armed, Self.push(stream: 1)) == ["respond 1 410 ids 2", "record 410 Unregistered"])
+    }
+
+    /// A voip-lint refusal goes through the transcript and back: the line's `lint` names the rule
+    /// (`voip-lint/expiration-not-zero`) and a replay of it refuses with the same rule, so that its log
+    /// and report explain the rule, not the reason. A line without `lint`, or with the short name
+    /// transcripts wrote before (`non-zero-expiration`), still replays.
+    @Test func aLintRefusalKeepsItsRuleThroughTheTranscript() throws {
+        func rejection(_ actions: [ConnectionAction]) -> Rejection? {
+            actions.lazy.compactMap { action -> Rejection? in
+                if case .record(_, _, let rejection, _, _) = action { return rejection } else { return nil }
+            }.first
+        }
+        // No apns-expiration: stored up to 30 days, which voip-lint refuses.
+        var linted = Self.machine(validation: ValidationSettings(profile: .voipLint))
+        var actions: [ConnectionAction] = []
+        let now = SystemClock().now()
+        _ = linted.receive(Self.push(stream: 1), at: now, into: &actions)
+        let refused = try #require(rejection(actions))
+        #expect(refused.lint == .nonZeroExpiration)
+        let record = PushRecord(
+            connection: 1, streamId: 1, at: now, request: linted.request,
+            messageId: MessageId(sent: "123e4567-e89b-12d3-a456-4266554400a0")!,
+            status: refused.reason.status, rejection: refused, accepted: nil, fault: nil)
+        let line = TranscriptWriter.render(.push(record))
+        #expect(line.contains(#""lint":"voip-lint/expiration-not-zero""#), "\(line)")
+
+        func replayed(_ text: String) throws -> Rejection {
+            var machine = Self.machine(replay: ReplayPlan.parse(transcript: text))
+            var actions: [ConnectionAction] = []
+            _ = machine.receive(Self.push(stream: 1), at: SystemClock().now(), into: &actions)
+            return try #require(rejection(actions))
+        }
+        let again = try replayed(line)
+        #expect(again.reason == .badExpirationDate)
+        #expect(again.lint == .nonZeroExpiration)
+        #expect(again.explanation.hasPrefix("voip-lint/expiration-not-zero: "), "\(again.explanation)")
+        let older = line.replacingOccurrences(of: "voip-lint/expiration-not-zero", with: "non-zero-expiration")
+        #expect(try replayed(older).lint == .nonZeroExpiration)
+        let oldest = line.replacingOccurrences(of: #","lint":"voip-lint/expiration-not-zero""#, with: "")
+        #expect(oldest != line)
+        let plain = try replayed(oldest)
+        #expect(plain.reason == .badExpirationDate && plain.lint == nil)
     }
 
     /// Ids come from the connection's seeded generator: the same seed, the same ids.

@@ -114,4 +114,34 @@ import World
             #expect(one.stdout.contains(word), "\(word): \(one.stdout)")
         }
     }
+
+    @Test("explain names a voip-lint rule and explains it with its own words, not its reason's")
+    func explainsLintRule() throws {
+        let rule = try run(Self.binary, ["explain", "voip-lint/expiration-not-zero"])
+        #expect(rule.status == 0, "\(rule.stderr)")
+        #expect(rule.stdout.hasPrefix("voip-lint/expiration-not-zero: answers 400 BadExpirationDate"), "\(rule.stdout)")
+        #expect(rule.stdout.contains("ghost call"), "\(rule.stdout)")
+        #expect(rule.stdout.contains("[PK-VOIP]"), "\(rule.stdout)")
+        #expect(!rule.stdout.contains(Reason.badExpirationDate.explanation), "\(rule.stdout)")
+        let short = try run(Self.binary, ["explain", "expiration-not-zero"])
+        #expect(short.status == 0 && short.stdout.contains("voip-lint/expiration-not-zero: answers"), "\(short.stdout)")
+        let all = try run(Self.binary, ["explain", "voip-lint"])
+        #expect(all.status == 0)
+        for name in ["topic-without-voip-suffix", "push-type-not-voip", "priority-not-10", "expiration-not-zero"] {
+            #expect(all.stdout.contains("  voip-lint/\(name) ("), "\(name): \(all.stdout)")
+        }
+        let near = try run(Self.binary, ["explain", "voip-lint/expiration-not-zeor"])
+        #expect(near.status == 64 && near.stderr.contains("did you mean <voip-lint/expiration-not-zero>?"))
+        // A transcript line of a lint refusal is explained by its rule; without `lint`, by its reason.
+        let line =
+            #"{"event":"push","status":400,"reason":"BadExpirationDate","detail":"apns-expiration <1900000000>, expected <0> (or a time already past)","lint":"voip-lint/expiration-not-zero","request":{":method":"POST",":path":"/3/device/abcd","apns-topic":"com.ringside.testapp.voip","apns-expiration":"1900000000"}}"#
+        let linted = try run(Self.binary, ["explain", line])
+        #expect(linted.status == 0)
+        #expect(linted.stdout.contains("voip-lint/expiration-not-zero: answers 400"), "\(linted.stdout)")
+        #expect(!linted.stdout.contains(Reason.badExpirationDate.explanation), "\(linted.stdout)")
+        let plain = try run(
+            Self.binary,
+            ["explain", line.replacingOccurrences(of: #""lint":"voip-lint/expiration-not-zero","#, with: "")])
+        #expect(plain.stdout.contains("What it means: \(Reason.badExpirationDate.explanation)"), "\(plain.stdout)")
+    }
 }

@@ -13,7 +13,7 @@ import Testing
             [
                 "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2", "--cacert", mock.contract.caFile, "-H",
                 "authorization: bearer \(Paths.jwt())", "-H", "apns-expiration: \(expiration)", "-H",
-                "apns-topic: \(mock.contract.topic).voip", "-H",
+                "apns-topic: \(mock.contract.voipTopic)", "-H",
                 "apns-push-type: voip", "-H", "x-trace: 42", "-d", #"{"aps":{},"callUUID":"\#(call)"}"#,
                 "\(mock.contract.url)/3/device/\(token)",
             ])
@@ -24,6 +24,8 @@ import Testing
     func phonesAndOutcomes() async throws {
         let mock = try await RingsideMock.start()
         #expect(mock.contract.environment["APNS_URL"] == mock.contract.url)
+        #expect(mock.contract.voipTopic == "com.ringside.testapp.voip")
+        #expect(mock.contract.environment["APNS_VOIP_TOPIC"] == mock.contract.voipTopic)
         #expect(FileManager.default.fileExists(atPath: mock.contract.keyFile))
         let alice = try await mock.addPhone("alice")
         #expect(try Self.push(mock, token: alice.voipToken) == 200)

@@ -137,11 +137,12 @@ import Testing
         let serve = try Serve([])
         let contract = serve.contract
         for key in [
-            "APNS_URL", "APNS_HOST", "APNS_PORT", "APNS_CA_FILE", "APNS_TOPIC", "APNS_KEY_FILE", "APNS_KEY_ID",
-            "APNS_TEAM_ID", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE",
+            "APNS_URL", "APNS_HOST", "APNS_PORT", "APNS_CA_FILE", "APNS_TOPIC", "APNS_VOIP_TOPIC", "APNS_KEY_FILE",
+            "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE",
         ] {
             #expect(contract[key] != nil, "\(key)")
         }
+        #expect(contract["APNS_VOIP_TOPIC"] == "com.ringside.testapp.voip")
         let token = try run(
             Self.binary,
             [
@@ -152,7 +153,7 @@ import Testing
         let url = "\(contract["APNS_URL"]!)/3/device/\(Paths.voipToken)"
         let accepted = try Curl.send([
             "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H",
-            "apns-topic: \(contract["APNS_TOPIC"]!).voip",
+            "apns-topic: \(contract["APNS_VOIP_TOPIC"] ?? "")",
             "-H", "apns-push-type: voip", "-H", "apns-expiration: 0", "--data-binary", #"{"aps":{}}"#, url,
         ])
         #expect(accepted.status == 200)

@@ -8,7 +8,7 @@ server, a token store, and aioapns (a real APNs client from PyPI) to send VoIP p
   POST /call       {"user": …, "callId": …, "caller": …}      ring every phone of the user
 
 Where APNs is comes from the provider contract in the environment (APNS_URL, APNS_CA_FILE,
-APNS_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID); against Apple you would leave them unset.
+APNS_VOIP_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID); against Apple you would leave them unset.
 It does what Apple asks: one client (one HTTP/2 connection, one JWT reused) for the whole service,
 push type voip, priority 10, an expiration of now (aioapns's time_to_live=0: APNs never stores the
 push, so an old call cannot ring), a token forgotten after 410 Unregistered or BadDeviceToken, and
@@ -47,7 +47,7 @@ def apns_client():
     with open(os.environ["APNS_KEY_FILE"]) as f:
         key = f.read()
     return APNs(key=key, key_id=os.environ["APNS_KEY_ID"], team_id=os.environ["APNS_TEAM_ID"],
-                topic=os.environ["APNS_TOPIC"] + ".voip", use_sandbox=True,
+                topic=os.environ["APNS_VOIP_TOPIC"], use_sandbox=True,
                 ssl_context=ssl.create_default_context(cafile=os.environ["APNS_CA_FILE"]))
 
 
