@@ -96,8 +96,8 @@ public final class ScenarioRunner {
         }
         result.name = plan.name
         result.teaches = plan.teaches
-        if providerUnderTest != nil {
-            if plan.pinsProvider {
+        if let providerUnderTest {
+            if plan.pinsProvider, !providerUnderTest.alsoDemonstrations {
                 result.skipped = "a demonstration: it pins its own provider (\(Self.describe(plan.provider)))"
                 return
             }
@@ -743,7 +743,9 @@ public final class ScenarioRunner {
             var note = ""
             // A ghost — a push that rang after the caller gave up — is what the caller lived
             // through: a later push (a "cancel") does not hide it.
-            if expectation.outcome != .rangLate, let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }) {
+            if expectation.outcome != .rangLate, let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
+                ghost.number != fate?.number
+            {
                 fate = ghost
                 note = " (a ghost: it rang after the caller gave up; a later push does not undo that)"
             } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,

@@ -270,10 +270,11 @@ struct Lowering {
         }
         if let node = top.node("provider") {
             provider = lowerProvider(node, inProviderFile: false)
-            plan.pinsProvider = true
+            // Naming the reference provider, the default, is no demonstration (the README's example).
+            if case .builtin(.reference) = provider {} else { plan.pinsProvider = true }
         }
         if let node = top.node("apns") { plan.apns = lowerAPNs(node) }
-        if !plan.pinsProvider, let providerUnderTest {
+        if let providerUnderTest, !plan.pinsProvider || providerUnderTest.alsoDemonstrations {
             provider = providerUnderTest.setup
             runsProviderUnderTest = true
             if let declared = plan.apns.declaredAuthentication, declared != providerUnderTest.authentication {

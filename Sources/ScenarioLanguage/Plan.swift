@@ -96,6 +96,9 @@ public struct ProviderUnderTest: Sendable {
     public var authentication: ProviderAuthentication = .token
     /// What `{dir}` stands for in its commands: the provider file's folder.
     public var directory: String?
+    /// Runs the demonstrations against it too, replacing the provider they pin: for Ringside's own
+    /// tests (a provider that sends nothing must fail every scenario), never from the command line.
+    public var alsoDemonstrations = false
 
     public init(setup: ProviderSetup, authentication: ProviderAuthentication = .token, directory: String? = nil) {
         self.setup = setup

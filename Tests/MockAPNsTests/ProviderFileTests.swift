@@ -94,7 +94,7 @@ import Testing
             Self.binary,
             [
                 "run", "--certs", Paths.certs, "--provider", "exec: " + curl,
-                Paths.scenario("71-keeps-its-connection.ring"),
+                Paths.scenario("73-keeps-its-connection.ring"),
             ])
         #expect(result.status == 1, "\(result.stdout)")
         #expect(result.stdout.contains("3 opened"), "\(result.stdout)")

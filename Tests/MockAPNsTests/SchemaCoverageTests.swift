@@ -55,6 +55,8 @@ import World
         "fault=lower-streams-after-rejection":
             "MAX_CONCURRENT_STREAMS drops to 1 (ConnectionTests); no client here exceeds it, so no verdict shows it",
         "outcome-reason=callUUIDAlreadyExists": "a repeated call id ends as the outcome `duplicate`",
+        "provider.auth":
+            "a provider file's word, refused in a scenario: ProviderFileTests.otherAuthenticationNotApplicable shows it makes a requirement not applicable",
     ]
 
     // MARK: Building blocks
@@ -540,7 +542,7 @@ import World
         pairs.append(swap(["provider.register"], httpProvider + ringsAlice, "POST /register", "POST /nope"))
         pairs.append(swap(["provider.call"], httpProvider + ringsAlice, "POST /call", "POST /nope"))
         let unregister =
-            "phones:\n  - name: alice\nsteps:\n  - register: alice\n  - unregister: alice\n  - call: alice\n  - expect apns: nothing\n    count: 0\n"
+            "phones:\n  - name: alice\n  - name: carol\nsteps:\n  - register: alice\n  - register: carol\n  - unregister: alice\n  - call: alice\n  - call: carol\n  - expect apns: nothing to alice\n    phone: alice\n    count: 0\n"
         pairs.append(swap(["provider.unregister"], httpProvider + unregister, "POST /unregister", "POST /nope"))
         pairs.append(swap(["step.unregister"], unregister, "  - unregister: alice\n", ""))
         // steps
