@@ -365,7 +365,7 @@ public final class ScenarioRunner {
     static func lanes(_ rule: PhoneRule) -> (ScenarioResult.LadderEvent.Party, ScenarioResult.LadderEvent.Party) {
         switch rule {
         case .tokenRetired, .expirationZeroNotStored, .storedWhileOffline, .storedKeepsOldest, .storedReplacedByNewer,
-            .storedExpired, .deliveredWhenBackOnline:
+            .storedExpired, .deliveredWhenBackOnline, .lowPriorityMissed, .noPushTypeMissed:
             return (.apns, .apns)
         case .handedToApp: return (.phone, .app)
         case .reportedToCallKit: return (.app, .phone)
@@ -386,7 +386,7 @@ public final class ScenarioRunner {
         .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
         .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
         .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
-        .forceQuit, .dailyVoIPBudget, .tokenRetired,
+        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed,
     ]
 
     /// Each header of a request, with what it means to APNs (`ringside explain HEADER`).
@@ -428,6 +428,8 @@ public final class ScenarioRunner {
             let callUUID = callIdGenerator.next().lowercased()
             if let name { callIds[name] = callUUID }
             let started = clock.now()
+            let placedAt = started.world
+            world.withWorld { $0.callPlaced(uuid: callUUID, at: placedAt) }
             for phone in phones { lastCall[phone] = started.world }
             callStarts.append(started.wall)
             try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
