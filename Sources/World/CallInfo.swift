@@ -25,7 +25,8 @@ public struct CallInfo: Sendable {
 
     /// A call id's hash regardless of case: CallKit reads a UUID in either case as the same call.
     public static func hashOfCallId(_ id: String) -> Int {
-        id.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? id.lowercased().hashValue : id.hashValue
+        id.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            ? id.lowercased().hashValue : id.hashValue
     }
 
     /// Whether `id` is a UUID an app can hand to CallKit (8-4-4-4-12 hex digits, either case).
