@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Token-based authentication of one connection: the rules of [TOKEN] and APNS-REFERENCE §4.
 ///
 /// A value per connection: it remembers the team and key the connection was bound to at its first
@@ -37,9 +39,10 @@ public struct TokenAuthentication: Sendable {
     }
 
     /// Judges the `authorization` header of one request.
+    /// `sightings`: when each JWT was first seen on any connection of the mock (nil: this one only).
     public mutating func authenticate(
         authorization: String?, keys: KeyStore, environment: APNsEnvironment,
-        environmentKeyReason: Reason, at now: Moment
+        environmentKeyReason: Reason, sightings: JWTSightings? = nil, at now: Moment
     ) -> Result<Accepted, Rejection> {
         // The common case first: the JWT this connection already proved (one memcmp, no parsing).
         // Read in place: binding `current` would copy it, a retain for each of the token's strings.
@@ -127,7 +130,9 @@ public struct TokenAuthentication: Sendable {
                         "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)")
             )
         }
-        if case .failure(let rejection) = checkAge(issuedAt: token.issuedAt, firstSeen: now, now: now) {
+        // First seen on another connection before the world clock moved: aged from then (DESIGN.md "Time").
+        let firstSeen = sightings?.firstSeen(String(jwt), at: now) ?? now
+        if case .failure(let rejection) = checkAge(issuedAt: token.issuedAt, firstSeen: firstSeen, now: now) {
             return .failure(rejection)
         }
         if let lastChange, now.world - lastChange.world < Self.minimumRefreshInterval {
@@ -140,7 +145,7 @@ public struct TokenAuthentication: Sendable {
                 ))
         }
         let isFirst = current == nil
-        current = (authorization, token, now)
+        current = (authorization, token, firstSeen)
         lastChange = now
         pinnedTeamId = token.teamId
         if pinnedKeyId == nil { pinnedKeyId = token.keyId }
@@ -166,5 +171,37 @@ public struct TokenAuthentication: Sendable {
                     detail: "the JWT's iat \(issuedAt) is \(Int(-age)) s in the future"))
         }
         return .success(())
+    }
+}
+
+/// When each JWT was first seen, shared by a mock's connections: a JWT's age is its `iat` age when
+/// first seen plus the world time since (DESIGN.md "Time"), whichever connection sees it later.
+/// The latest `capacity` JWTs are kept; a forgotten one is judged from its next sight.
+public final class JWTSightings: Sendable {
+    public static let capacity = 4096
+
+    private struct Table {
+        var seen: [String: Moment] = [:]
+        var order: [String] = []
+        var next = 0
+    }
+    private let table = Mutex(Table())
+
+    public init() {}
+
+    /// When `jwt` was first seen; `now` if this is the first time (and recorded).
+    public func firstSeen(_ jwt: String, at now: Moment) -> Moment {
+        table.withLock { table in
+            if let seen = table.seen[jwt] { return seen }
+            table.seen[jwt] = now
+            if table.order.count < Self.capacity {
+                table.order.append(jwt)
+            } else {
+                table.seen[table.order[table.next]] = nil
+                table.order[table.next] = jwt
+                table.next = (table.next + 1) % Self.capacity
+            }
+            return now
+        }
     }
 }

@@ -157,6 +157,8 @@ public final class Validator: Sendable {
     public let settings: ValidationSettings
     public let keys: KeyStore
     public let directory: any DeviceDirectory
+    /// When each JWT was first seen, on any connection judged here.
+    public let sightings = JWTSightings()
 
     public init(settings: ValidationSettings, keys: KeyStore, directory: any DeviceDirectory = EveryTokenRegistered()) {
         self.settings = settings
@@ -416,7 +418,7 @@ public final class Validator: Sendable {
         }
         let result = credentials.tokenState!.authenticate(
             authorization: request.authorization, keys: keys, environment: settings.environment,
-            environmentKeyReason: settings.environmentKeyReason, at: now)
+            environmentKeyReason: settings.environmentKeyReason, sightings: sightings, at: now)
         switch result {
         case .failure(let rejection): return rejection
         case .success(let accepted):

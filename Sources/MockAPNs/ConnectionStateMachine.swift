@@ -73,6 +73,9 @@ struct ConnectionStateMachine {
     /// Set when the client certificate could not be read; every request gets `BadCertificate`.
     private var certificateProblem: String?
     private var ids: MessageIdGenerator
+    /// `apns-unique-id`s, seeded from the system whatever the mock's seed: Apple's are unique, and
+    /// no transcript records them, so a replay repeats without them (`apns-id`s follow the seed).
+    private var uniqueIds = MessageIdGenerator(seed: nil)
     /// The request being decided, as a push request (its transcript line reads it).
     private(set) var request = PushRequest()
     private var closing = false
@@ -393,7 +396,7 @@ struct ConnectionStateMachine {
     /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]). Ids change
     /// with every response: never worth a place in the HPACK table (`UniqueField`).
     private mutating func idFields(_ apnsId: MessageId) -> UniqueFields {
-        UniqueFields(Self.field("apns-id", apnsId), isSandbox ? Self.field("apns-unique-id", ids.nextId()) : nil)
+        UniqueFields(Self.field("apns-id", apnsId), isSandbox ? Self.field("apns-unique-id", uniqueIds.nextId()) : nil)
     }
 
     private static func field(_ name: StaticString, _ id: MessageId) -> UniqueField {

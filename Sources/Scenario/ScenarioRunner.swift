@@ -405,7 +405,7 @@ public final class ScenarioRunner {
     static func lanes(_ rule: PhoneRule) -> (ScenarioResult.LadderEvent.Party, ScenarioResult.LadderEvent.Party) {
         switch rule {
         case .tokenRetired, .expirationZeroNotStored, .storedWhileOffline, .storedKeepsOldest, .storedReplacedByNewer,
-            .storedExpired, .deliveredWhenBackOnline:
+            .storedExpired, .deliveredWhenBackOnline, .lowPriorityMissed, .noPushTypeMissed:
             return (.apns, .apns)
         case .handedToApp: return (.phone, .app)
         case .reportedToCallKit: return (.app, .phone)
@@ -426,7 +426,7 @@ public final class ScenarioRunner {
         .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
         .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
         .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
-        .forceQuit, .dailyVoIPBudget, .tokenRetired,
+        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed,
     ]
 
     /// Each header of a request, with what it means to APNs (`ringside explain HEADER`).
@@ -469,6 +469,9 @@ public final class ScenarioRunner {
             if let name { callIds[name] = callUUID }
             let started = clock.now()
             callsById[callUUID] = step.range.start.line
+            // The caller waits from here: lateness is measured from the call, not from APNs's 200.
+            let placedAt = started.world
+            world.withWorld { $0.callPlaced(uuid: callUUID, at: placedAt) }
             for phone in phones {
                 lastCall[phone] = started.world
                 lastCallId[phone] = callUUID

@@ -383,6 +383,7 @@ struct Lowering {
             }
         }
         if let accepts = boolean(block, "accept-unknown-tokens") { setup.acceptsUnknownTokens = accepts }
+        if let delivered = boolean(block, "wrong-pushes-delivered") { setup.settings.wrongPushesDelivered = delivered }
         return setup
     }
 

@@ -24,6 +24,8 @@ public enum Keywords {
         "world.throttle": "N per DURATION to one token before 429 TooManyRequests, or off",
         "world.accept-unknown-tokens": "true: any well-formed token is accepted and reaches no phone",
         "world.keep-stored": "latest (Apple) or oldest: which push APNs keeps for an offline phone",
+        "world.wrong-pushes-delivered":
+            "true: a VoIP push at priority 5 or 1, or without apns-push-type, rings (default: the phone misses it)",
         "phone.name": "the name steps call the phone by",
         "phone.online": "whether the phone is reachable at the start (default true)",
         "phone.apps": "the phone's apps (default one: com.ringside.testapp)",

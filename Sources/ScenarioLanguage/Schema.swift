@@ -11,7 +11,7 @@ public enum Schema {
     public static let apns = ["environment", "auth", "certificate", "profile", "folklore"]
     public static let world = [
         "unregister-delay", "unreported-limit", "ring-timeout", "delivery-latency", "throttle", "accept-unknown-tokens",
-        "keep-stored",
+        "keep-stored", "wrong-pushes-delivered",
     ]
     public static let phone = ["name", "online", "apps"]
     public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]

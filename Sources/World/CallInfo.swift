@@ -1,3 +1,4 @@
+import APNs
 import Glibc
 
 /// The call a VoIP payload announces: Apple's example carries `callUUID` and `handle` ([PK-VOIP]).
@@ -19,8 +20,17 @@ public struct CallInfo: Sendable {
 
     public init(body: [UInt8]) {
         read(body)
-        uuidHash = uuid?.hashValue
+        uuidHash = uuid.map(Self.hashOfCallId)
     }
+
+    /// A call id's hash regardless of case: CallKit reads a UUID in either case as the same call.
+    public static func hashOfCallId(_ id: String) -> Int {
+        id.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            ? id.lowercased().hashValue : id.hashValue
+    }
+
+    /// Whether `id` is a UUID an app can hand to CallKit (8-4-4-4-12 hex digits, either case).
+    public static func isCallUUID(_ id: String) -> Bool { UUIDSyntax.isCanonical(id) }
 
     private mutating func read(_ body: [UInt8]) {
         var scanner = Scanner(bytes: body)

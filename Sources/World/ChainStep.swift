@@ -1,3 +1,5 @@
+import APNs
+
 /// One step of a push's story, kept small (a million pushes must fit) and put into words on demand.
 public enum ChainStep: Sendable, Equatable {
     case accepted
@@ -11,6 +13,8 @@ public enum ChainStep: Sendable, Equatable {
     case backOnline
     case appNotInstalled
     case regularNotification
+    case lowPriority(Priority)
+    case noPushType
     case appBlocked(kills: Int)
     case forceQuit
     case dailyBudget(Int)
@@ -67,6 +71,12 @@ public enum ChainStep: Sendable, Equatable {
         case .regularNotification:
             return
                 "a regular notification reached the phone: it may show a banner, but only a PushKit VoIP push can ring"
+        case .lowPriority(let priority):
+            return
+                "apns-priority \(priority.rawValue) lets APNs group, delay or drop the push to save power: this VoIP push never reaches the app in time to ring"
+        case .noPushType:
+            return
+                "the push has no apns-push-type, which lets APNs delay or drop it: this VoIP push never reaches the app in time to ring"
         case .appBlocked(let kills):
             return
                 "the system stopped delivering VoIP pushes to this app after \(kills) unreported pushes; only a reinstall restores it"
@@ -145,6 +155,8 @@ public enum ChainStep: Sendable, Equatable {
         case .backOnline: return .deliveredWhenBackOnline
         case .appNotInstalled: return .appNotInstalled
         case .regularNotification: return .regularNotification
+        case .lowPriority: return .lowPriorityMissed
+        case .noPushType: return .noPushTypeMissed
         case .appBlocked: return .deliveryBlocked
         case .forceQuit: return .forceQuit
         case .dailyBudget: return .dailyVoIPBudget
@@ -236,6 +248,8 @@ public enum PhoneRule: String, Sendable, CaseIterable {
     case deliveredWhenBackOnline = "delivered-when-back-online"
     case appNotInstalled = "app-not-installed"
     case regularNotification = "regular-notification"
+    case lowPriorityMissed = "low-priority-missed"
+    case noPushTypeMissed = "no-push-type-missed"
     case deliveryBlocked = "delivery-blocked"
     case forceQuit = "force-quit"
     case dailyVoIPBudget = "daily-voip-budget"
@@ -278,6 +292,10 @@ public enum PhoneRule: String, Sendable, CaseIterable {
         case .deliveredWhenBackOnline: return "the phone comes back online and APNs delivers the stored push"
         case .appNotInstalled: return "the app was deleted: nothing receives the push"
         case .regularNotification: return "a push to the regular (alert) token is no VoIP push: PushKit never sees it"
+        case .lowPriorityMissed:
+            return "a VoIP push at priority 5 or 1 may be grouped, delayed or dropped: by default the phone misses it"
+        case .noPushTypeMissed:
+            return "a VoIP push without apns-push-type may be delayed or dropped: by default the phone misses it"
         case .deliveryBlocked:
             return "the system no longer delivers VoIP pushes to an app that failed to report too often"
         case .forceQuit: return "folklore: a force-quit app gets no VoIP pushes until it is launched again"

@@ -99,6 +99,11 @@ public struct VirtualApp: Sendable {
     public var isVoIPBlocked = false
     /// (day number, VoIP pushes delivered that day), for the folklore daily budget.
     var budget: (day: Int, count: Int) = (0, 0)
+    /// Which issue of tokens the app holds (the world's count): a push keeps the one it was sent to.
+    var tokenEpoch: UInt32 = 0
+    /// The latest call ids this app reported, for `callUUIDAlreadyExists`: each app's CXProvider
+    /// detects its own duplicates, so two apps on one phone may report the same id.
+    var reportedCalls = RecentCalls()
 }
 
 /// A virtual iPhone: online or not, its user's settings, its apps, the push APNs stores for it.
@@ -113,8 +118,6 @@ public struct VirtualPhone: Sendable {
     /// The call the user is on, if any.
     public var activeCall: String?
     public var apps: AppList
-    /// The latest call ids reported to CallKit on this phone, for `callUUIDAlreadyExists`.
-    var reportedCalls = RecentCalls()
     /// One stored push per app while offline ([SEND], [METRICS]), by bundle id → push number.
     var stored: [String: Int] = [:]
 

@@ -69,6 +69,11 @@ struct PushEntry: Sendable {
     /// The app's index on the phone when the push arrived, and the phone's app layout then
     /// (`AppList.layout`): while the layout is the same, the index names the app.
     var app: (index: Int32, layout: UInt32) = (-1, 0)
+    /// The app's `tokenEpoch` when the push arrived: a reinstall or rotation since gave it new tokens,
+    /// and this push's token reaches nothing.
+    var tokenEpoch: UInt32 = 0
+    /// False when the request had no `apns-push-type` (the phone misses such a VoIP push by default).
+    var hasPushType = true
 
     init(
         identity: Identity, sentAt: Double, expiration: Int64?, priority: Priority, phone: Int32, kind: TokenKind?

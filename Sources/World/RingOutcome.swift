@@ -3,7 +3,7 @@ public enum RingOutcome: Sendable, Equatable {
     /// Still travelling, stored, or waiting for the system's check.
     case pending
     case rang(callUUID: String?, caller: String?)
-    /// Rang after the call could have ended (`ringTimeout` after it was sent): a ghost call.
+    /// Rang after the call could have ended (`ringTimeout` after it was placed, else sent): a ghost call.
     case rangLate(callUUID: String?, caller: String?, lateBy: Double)
     case notDelivered(NotDelivered)
     case appKilled(KillRule)
@@ -71,6 +71,8 @@ public enum NotDelivered: String, Sendable, Codable, CaseIterable {
     case notReportedAllowed = "not-reported-allowed"
     case forceQuit = "force-quit"
     case dailyBudget = "daily-budget"
+    case lowPriority = "low-priority"
+    case noPushType = "no-push-type"
 }
 
 /// Which enforcement killed the app (APNS-REFERENCE §8.3).

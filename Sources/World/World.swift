@@ -103,10 +103,18 @@ public final class World {
 
     /// The index of push `number`'s app on phone `id`: the one it had on arrival while the phone's
     /// apps are laid out the same (no search, no read of the push's strings), else by bundle id.
+    /// Nil also when the app holds other tokens now (reinstalled, rotated): the push's token is dead.
     private func appIndex(of number: Int, phone id: Int) -> Int? {
         let hint = peek(number, { $0.app })
-        if hint.index >= 0, hint.layout == phones[id].apps.layout { return Int(hint.index) }
-        return phones[id].appIndex(peek(number, { $0.bundleId }) ?? "")
+        let index: Int
+        if hint.index >= 0, hint.layout == phones[id].apps.layout {
+            index = Int(hint.index)
+        } else {
+            guard let found = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else { return nil }
+            index = found
+        }
+        guard phones[id].apps.read(index, { $0.tokenEpoch }) == peek(number, { $0.tokenEpoch }) else { return nil }
+        return index
     }
 
     /// Reads of a remembered push, borrowed (see `subscript(push:)`).
@@ -122,6 +130,10 @@ public final class World {
     @exclusivity(unchecked) private var penaltyUntil: [String: Double] = [:]
     /// Pushes whose outcome became final since the last `takeFinished()`.
     @exclusivity(unchecked) private var finishedSinceLastTake: [Int] = []
+    /// Issues of tokens so far: each install, reinstall or rotation takes the next (`VirtualApp.tokenEpoch`).
+    @exclusivity(unchecked) private var tokenEpochs: UInt32 = 0
+    /// When calls were placed (`callPlaced`): a caller waits from the call, not from APNs' answer.
+    @exclusivity(unchecked) private var placedCalls = PlacedCalls()
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
         self.settings = settings
@@ -156,9 +168,15 @@ public final class World {
             bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
             voipToken: issueToken(), alertToken: issueToken())
         app.isEntitled = spec.isEntitled
+        app.tokenEpoch = nextTokenEpoch()
         phones[id].apps.append(app)
         register(app, phone: id, at: now)
         return true
+    }
+
+    private func nextTokenEpoch() -> UInt32 {
+        tokenEpochs &+= 1
+        return tokenEpochs
     }
 
     private func issueToken() -> TokenValue {
@@ -201,7 +219,8 @@ public final class World {
             if app >= 0 {
                 return TokenRecord(
                     phone: phone, bundleId: phones[phone].apps.bundleId(at: app), kind: entry.kind,
-                    retiredAt: nil, app: (Int32(app), phones[phone].apps.layout))
+                    retiredAt: nil, app: (Int32(app), phones[phone].apps.layout),
+                    tokenEpoch: phones[phone].apps.read(app, { $0.tokenEpoch }))
             }
         }
         if let old = registry.retired(token, environment: environment) {
@@ -285,6 +304,7 @@ public final class World {
             retireTokens(of: app, phone: id, at: now)
             app.voipToken = issueToken()
             app.alertToken = issueToken()
+            app.tokenEpoch = nextTokenEpoch()
             if event == .reinstall {
                 app.unreportedKills = 0
                 app.isVoIPBlocked = false
@@ -304,6 +324,11 @@ public final class World {
         }
         phones[id].apps[index] = app
     }
+
+    /// The caller placed call `uuid` at world time `time`: a ring is late from then, however long
+    /// the provider or its queue took to send the push. Any case names the same call; the latest
+    /// `PlacedCalls.capacity` calls are kept.
+    public func callPlaced(uuid: String, at time: Double) { placedCalls.record(uuid, at: time) }
 
     // MARK: What APNs asks
 
@@ -430,7 +455,11 @@ public final class World {
             identity: identity, sentAt: now, expiration: push.expiration, priority: push.priority,
             phone: record.map { Int32($0.phone) } ?? -1, kind: record?.kind)
         entry.callHash = call.uuidHash
-        if let record { entry.app = record.app }
+        entry.hasPushType = push.pushType != nil
+        if let record {
+            entry.app = record.app
+            entry.tokenEpoch = record.tokenEpoch
+        }
         entry.note(now, .accepted)
         recent.append(entry)
         pendingCount += 1
@@ -536,6 +565,18 @@ public final class World {
             finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
             return
         }
+        // [SEND]: what Apple says may happen to such a push happens here, unless the scenario opts out.
+        if !settings.wrongPushesDelivered {
+            let priority = peek(number, { $0.priority })
+            if priority != .immediate {
+                finish(number, .notDelivered(.lowPriority), now, .lowPriority(priority))
+                return
+            }
+            if !peek(number, { $0.hasPushType }) {
+                finish(number, .notDelivered(.noPushType), now, .noPushType)
+                return
+            }
+        }
         if app.isVoIPBlocked {
             finish(number, .notDelivered(.appBlocked), now, .appBlocked(kills: app.unreportedKills))
             return
@@ -570,7 +611,7 @@ public final class World {
             report(number, at: now, app: index)
         case .reportsOnlyWellFormed:
             // The call's strings only here: made on another core, each read was a cache miss.
-            if peek(number, { $0.callUUID }) != nil, peek(number, { $0.caller }) != nil {
+            if peek(number, { $0.callUUID }).map(CallInfo.isCallUUID) == true, peek(number, { $0.caller }) != nil {
                 report(number, at: now, app: index)
             } else {
                 self[push: number].note(now, .notWellFormed)
@@ -658,8 +699,15 @@ public final class World {
     /// report or its kill): nothing is left to report the call, and nothing rings. The report and
     /// the kill once returned without this, and the push stayed pending for ever: never told, never
     /// forgotten, one of `maximumPending` (an adversary found it).
+    /// An app still installed under that bundle id holds new tokens (reinstalled, rotated): the
+    /// push's token is retired, and the new app must not ring for it.
     private func appGone(_ number: Int, at now: Double) {
-        finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
+        let id = Int(peek(number, { $0.phone }))
+        if id >= 0, phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") != nil {
+            finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
+        } else {
+            finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
+        }
     }
 
     /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
@@ -675,7 +723,7 @@ public final class World {
         self[push: number].note(now, .reported)
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
-        } else if let callHash, phones[id].reportedCalls.contains(callHash) {
+        } else if let callHash, phones[id].apps.read(index, { $0.reportedCalls.contains(callHash) }) {
             // The entry keeps its call id once: the ending does not name it.
             finish(number, ending: .duplicate, now, .duplicate)
         } else if phones[id].doNotDisturb,
@@ -687,8 +735,9 @@ public final class World {
         {
             finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
         } else {
-            if let callHash { phones[id].reportedCalls.insert(callHash) }
-            let late = now - peek(number, { $0.sentAt })
+            if let callHash { phones[id].apps[index].reportedCalls.insert(callHash) }
+            let placed = placedCalls.isEmpty ? nil : peek(number, { $0.callUUID }).flatMap(placedCalls.time(of:))
+            let late = now - (placed ?? peek(number, { $0.sentAt }))
             if late > settings.ringTimeout {
                 finish(number, ending: .rangLate(lateBy: late), now, .rangLate(late))
             } else {
@@ -864,6 +913,8 @@ struct TokenRecord {
     var retiredAt: Double?
     /// A live token's app index on the phone, and the phone's app layout (`AppList.layout`).
     var app: (index: Int32, layout: UInt32) = (-1, 0)
+    /// A live token's app's `tokenEpoch`.
+    var tokenEpoch: UInt32 = 0
 }
 
 /// What became of one accepted push.
@@ -1007,4 +1058,28 @@ struct ScheduledEvent: Comparable {
 
     static func < (a: ScheduledEvent, b: ScheduledEvent) -> Bool { (a.at, a.sequence) < (b.at, b.sequence) }
     static func == (a: ScheduledEvent, b: ScheduledEvent) -> Bool { a.at == b.at && a.sequence == b.sequence }
+}
+
+/// When the latest calls were placed, by lower-cased call id; the oldest are forgotten past `capacity`.
+struct PlacedCalls {
+    static let capacity = 10_000
+    private var times: [String: Double] = [:]
+    private var order: [String] = []
+    private var next = 0
+
+    var isEmpty: Bool { times.isEmpty }
+
+    mutating func record(_ uuid: String, at time: Double) {
+        let key = uuid.lowercased()
+        guard times.updateValue(time, forKey: key) == nil else { return }
+        if order.count < Self.capacity {
+            order.append(key)
+            return
+        }
+        times[order[next]] = nil
+        order[next] = key
+        next = (next + 1) % Self.capacity
+    }
+
+    func time(of uuid: String) -> Double? { times[uuid.lowercased()] }
 }

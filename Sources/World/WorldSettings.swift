@@ -21,7 +21,8 @@ public struct WorldSettings: Sendable, Codable, Equatable {
     /// Unreported VoIP pushes after which the system stops delivering them to the app until reinstall.
     /// Apple documents no number (APNS-REFERENCE §8.3).
     public var unreportedLimit = 3
-    /// A push that reaches the phone more than this after it was sent rings for a call that is over.
+    /// A push that rings more than this after its call was placed (`World.callPlaced`; else after the
+    /// push was sent) rings for a call that is over.
     public var ringTimeout: Double = 30
     /// On iOS 26.4, a push delayed this long by the network gets `mustReport = false` ([PK-META]).
     public var longNetworkDelay: Double = 30
@@ -30,6 +31,9 @@ public struct WorldSettings: Sendable, Codable, Equatable {
     public var throttle: Throttle? = Throttle(count: 50, window: 60)
     /// Opt-in rules practitioners report and Apple does not document (tag F).
     public var folklore = Folklore()
+    /// Apple says a VoIP push at priority 5 or 1, or without `apns-push-type`, *may* be delayed or
+    /// dropped ([SEND]); by default the phone misses it. True: it is delivered like a correct one.
+    public var wrongPushesDelivered = false
 
     public init() {}
 

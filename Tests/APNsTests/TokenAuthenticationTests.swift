@@ -46,6 +46,23 @@ import Testing
         #expect(push(jwt, &credentials, at: later).reason == .expiredProviderToken)
     }
 
+    @Test("A JWT first seen on one connection, then the world clock advanced 2 h, is expired on a new connection")
+    func firstSightIsShared() {
+        var first = AuthMode.token.credentials()
+        let jwt = Fixtures.jwt()
+        #expect(push(jwt, &first).reason == nil)
+        let later = Moment(world: Fixtures.start.world + 7200, wall: Fixtures.start.wall + 1)
+        var second = AuthMode.token.credentials()
+        #expect(push(jwt, &second, at: later).reason == .expiredProviderToken)
+        // Another mock (another validator) never saw it: fresh by its wall-clock age.
+        var elsewhere = AuthMode.token.credentials()
+        let other = Validator(settings: ValidationSettings(), keys: Fixtures.keys)
+        #expect(
+            other.validate(
+                Fixtures.voipPush(authorization: "bearer \(jwt)"), credentials: &elsewhere, at: later
+            ).reason == nil)
+    }
+
     @Test("A JWT from an unknown key, a wrong team, a bad signature or garbage is InvalidProviderToken")
     func invalidTokens() {
         let unknownKey = try! ProviderToken.sign(

@@ -26,6 +26,17 @@ import Testing
         #expect(again.headers["apns-unique-id"] != again.headers["apns-id"])
     }
 
+    /// `apns-id`s follow the seed (a replay repeats the transcript); `apns-unique-id`s, in no
+    /// transcript, are unique as Apple's are.
+    @Test("Two mocks with the same seed give the same apns-id and different apns-unique-ids")
+    func uniqueIdsDifferAcrossServers() throws {
+        let first = try Curl.applePush(try MockServer(seed: 7))
+        let second = try Curl.applePush(try MockServer(seed: 7))
+        #expect(first.headers["apns-id"] == second.headers["apns-id"])
+        #expect(UUIDSyntax.isCanonical(first.headers["apns-unique-id"] ?? ""))
+        #expect(first.headers["apns-unique-id"] != second.headers["apns-unique-id"])
+    }
+
     @Test("Production does not return apns-unique-id")
     func productionHasNoUniqueId() throws {
         let server = try MockServer(settings: ValidationSettings(environment: .production))

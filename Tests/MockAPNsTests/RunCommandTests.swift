@@ -68,6 +68,10 @@ import Testing
                 "24-burst-before-settings.ring", "drops-refused-streams", "24-burst-before-settings.ring:30:5",
                 "refused unprocessed (REFUSED_STREAM, over MAX_CONCURRENT_STREAMS 1"
             ),
+            (
+                "01-a-call-rings.ring", "priority-5", "01-a-call-rings.ring:18:5",
+                "happened: not-delivered (low-priority)"
+            ),
         ])
     func brokenProvider(file: String, profile: String, location: String, explanation: String) throws {
         let result = try run(

@@ -212,8 +212,20 @@ import World
         pairs.append(
             swap(
                 ["apns.profile", "profile=apple", "profile=voip-lint", "builtin=priority-5"],
-                "apns:\n  profile: apple\nprovider:\n  builtin: priority-5\n" + ringsAlice, "profile: apple",
-                "profile: voip-lint"))
+                "apns:\n  profile: apple\nworld:\n  wrong-pushes-delivered: true\nprovider:\n  builtin: priority-5\n"
+                    + ringsAlice, "profile: apple", "profile: voip-lint"))
+        // What Apple says may become of a VoIP push at priority 5 or without a push type: missed by default.
+        pairs.append(
+            swap(
+                ["world.wrong-pushes-delivered", "outcome-reason=low-priority"],
+                "world:\n  wrong-pushes-delivered: false\nprovider:\n  builtin: priority-5\nphones:\n  - name: alice\nsteps:\n  - register: alice\n  - call: alice\n  - expect phone: alice\n    outcome: not-delivered\n    reason: low-priority\n",
+                "wrong-pushes-delivered: false", "wrong-pushes-delivered: true"))
+        let untyped = curl().replacingOccurrences(of: " -H \"apns-push-type: voip\"", with: "")
+        pairs.append(
+            swap(
+                ["outcome-reason=no-push-type"],
+                "world:\n  wrong-pushes-delivered: false\nprovider:\n  exec: \(untyped)\nphones:\n  - name: alice\nsteps:\n  - register: alice\n  - call: alice\n  - expect phone: alice\n    outcome: not-delivered\n    reason: no-push-type\n",
+                "wrong-pushes-delivered: false", "wrong-pushes-delivered: true"))
         pairs.append(
             swap(
                 ["apns.folklore", "folklore=dead-token-penalty"],

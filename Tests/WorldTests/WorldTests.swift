@@ -24,10 +24,10 @@ import World
     func push(
         _ world: World, token: String, at time: Double, expiration: Int64? = 0, priority: Priority = .immediate,
         call: String = "5f6c5d5e-0000-4000-8000-000000000001", caller: String? = "alice",
-        topic: String = "\(bundle).voip"
+        topic: String = "\(bundle).voip", pushType: PushType? = .voip
     ) -> Int {
         let accepted = AcceptedPush(
-            deviceToken: token, topic: topic, pushType: .voip, priority: priority, expiration: expiration,
+            deviceToken: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
             collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
         var body = #"{"aps":{},"callUUID":"\#(call)""#
         if let caller { body += #","handle":"\#(caller)""# }
@@ -529,5 +529,110 @@ import World
         #expect(TokenValue(hex: token)?.description == token)
         #expect(TokenValue(bytes: TokenValue(hex: token)!.bytes) == TokenValue(hex: token))
         #expect(world.lookup(token: token, topic: "\(Self.bundle).voip", environment: .sandbox, at: 0) == .active)
+    }
+
+    @Test(
+        "A VoIP push at priority 5 or 1, or without apns-push-type, is missed by default and rings with wrongPushesDelivered"
+    )
+    func wrongPushesMissed() {
+        let (world, _, token) = world()
+        let five = push(world, token: token, at: t0, priority: .considerPower, call: Self.call(1))
+        let one = push(world, token: token, at: t0, priority: .powerFirst, call: Self.call(2))
+        let untyped = push(world, token: token, at: t0, call: Self.call(3), pushType: nil)
+        let right = push(world, token: token, at: t0, call: Self.call(4))
+        world.run(until: t0 + 1)
+        #expect(world.pushes[five].outcome == .notDelivered(.lowPriority))
+        #expect(world.pushes[five].chain.last?.step.rule == .lowPriorityMissed)
+        #expect(world.pushes[five].explanation.contains("apns-priority 5"))
+        #expect(world.pushes[one].outcome == .notDelivered(.lowPriority))
+        #expect(world.pushes[untyped].outcome == .notDelivered(.noPushType))
+        #expect(world.pushes[untyped].chain.last?.step.rule == .noPushTypeMissed)
+        #expect(world.pushes[right].outcome.kind == "rang")
+        var settings = WorldSettings()
+        settings.wrongPushesDelivered = true
+        let (lenient, _, lenientToken) = self.world(settings: settings)
+        let numbers = [
+            push(lenient, token: lenientToken, at: t0, priority: .considerPower, call: Self.call(1)),
+            push(lenient, token: lenientToken, at: t0, priority: .powerFirst, call: Self.call(2)),
+            push(lenient, token: lenientToken, at: t0, call: Self.call(3), pushType: nil),
+        ]
+        lenient.run(until: t0 + 1)
+        for number in numbers { #expect(lenient.pushes[number].outcome.kind == "rang") }
+    }
+
+    @Test("A push in flight to the old token of an app uninstalled and installed again, or reinstalled, rings nothing")
+    func inFlightToOldToken() {
+        var settings = WorldSettings()
+        settings.deliveryLatency = 5
+        let (world, phone, old) = world(settings: settings)
+        let inFlight = push(world, token: old, at: t0, call: Self.call(1))
+        world.apply(.uninstall, phone: phone, bundleId: Self.bundle, at: t0 + 1)
+        world.install(AppSpec(bundleId: Self.bundle), phone: phone, at: t0 + 2)
+        let new = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+        world.run(until: t0 + 10)
+        #expect(world.pushes[inFlight].outcome == .notDelivered(.tokenDead))
+        #expect(world.pushes[inFlight].chain.last?.step == .tokenRetired)
+        let second = push(world, token: new, at: t0 + 20, call: Self.call(2))
+        world.apply(.reinstall, phone: phone, bundleId: Self.bundle, at: t0 + 21)
+        world.run(until: t0 + 30)
+        #expect(world.pushes[second].outcome == .notDelivered(.tokenDead))
+        let newest = world.token(phone: phone, bundleId: Self.bundle, kind: .voip)!
+        let third = push(world, token: newest, at: t0 + 40, call: Self.call(3))
+        world.run(until: t0 + 50)
+        #expect(world.pushes[third].outcome.kind == "rang")
+    }
+
+    @Test("Duplicate call ids are per app (each CXProvider), in any case")
+    func duplicatesPerApp() {
+        var settings = WorldSettings()
+        settings.throttle = nil
+        let world = World(settings: settings, seed: 3)
+        let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
+        let a = world.token(phone: phone, bundleId: "a", kind: .voip)!
+        let b = world.token(phone: phone, bundleId: "b", kind: .voip)!
+        let toA = push(world, token: a, at: t0, call: Self.call(1), topic: "a.voip")
+        let toB = push(world, token: b, at: t0, call: Self.call(1), topic: "b.voip")
+        let againA = push(world, token: a, at: t0 + 1, call: Self.call(1).uppercased(), topic: "a.voip")
+        world.run(until: t0 + 2)
+        #expect(world.pushes[toA].outcome.kind == "rang")
+        #expect(world.pushes[toB].outcome.kind == "rang", "another app's CXProvider does not know app a's call")
+        #expect(world.pushes[againA].outcome.kind == "duplicate", "the same UUID in upper case is the same call")
+    }
+
+    @Test("A ring is late from when the call was placed (any case), not from when APNs accepted the push")
+    func lateFromPlacement() {
+        var settings = WorldSettings()
+        settings.ringTimeout = 1
+        let (world, _, token) = world(settings: settings)
+        world.callPlaced(uuid: Self.call(1).uppercased(), at: t0)
+        let queued = push(world, token: token, at: t0 + 3, call: Self.call(1))
+        let unknown = push(world, token: token, at: t0 + 3, call: Self.call(2))
+        world.run(until: t0 + 4)
+        guard case .rangLate(_, _, let lateBy) = world.pushes[queued].outcome else {
+            Issue.record("expected rang late, got \(world.pushes[queued].outcome)")
+            return
+        }
+        #expect(abs(lateBy - 3.05) < 0.001)
+        #expect(world.pushes[unknown].outcome.kind == "rang", "a call never placed is timed from the push")
+    }
+
+    @Test("reports-only-well-formed does not report a call id that is missing, empty or not a UUID")
+    func wellFormedNeedsUUID() {
+        for call in ["", "not-a-uuid", "5f6c5d5e-0000-4000-8000-00000000000", "5f6c5d5e-0000-4000-8000-00000000000g"] {
+            let (world, _, token) = world(.reportsOnlyWellFormed)
+            let number = push(world, token: token, at: t0, call: call)
+            world.run(until: t0 + 1)
+            #expect(world.pushes[number].outcome == .appKilled(.delegateReturnedWithoutReport), "call id <\(call)>")
+        }
+        let (world, _, token) = world(.reportsOnlyWellFormed)
+        let missing = world.accept(
+            AcceptedPush(
+                deviceToken: token, topic: "\(Self.bundle).voip", pushType: .voip, priority: .immediate,
+                expiration: 0, collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false),
+            environment: .sandbox, body: Array(#"{"aps":{},"handle":"bob"}"#.utf8), apnsId: "m", at: t0)
+        let upper = push(world, token: token, at: t0, call: Self.call(9).uppercased())
+        world.run(until: t0 + 1)
+        #expect(world.pushes[missing].outcome == .appKilled(.delegateReturnedWithoutReport))
+        #expect(world.pushes[upper].outcome.kind == "rang")
     }
 }
