@@ -320,6 +320,8 @@ public struct APNsExpectation: Sendable {
     /// Real time to wait for the requests to arrive (none: judged at once).
     public var within: Double?
 
+    public init(label: String) { self.label = label }
+
     /// When each of its checks is judged.
     public var judging: (refused: Judging, refusedStreams: Judging, goAway: Judging, requests: Judging) {
         (
@@ -342,6 +344,12 @@ public struct PhoneExpectation: Sendable {
     /// Rules the push's story must show (`ringside explain rules`), in any order.
     public var rules: [PhoneRule] = []
 
+    public init(phone: PhoneRef, outcome: RingOutcome.Kind, within: Double) {
+        self.phone = phone
+        self.outcome = outcome
+        self.within = within
+    }
+
     public var judging: Judging { .whenSettled }
 }
 
@@ -358,6 +366,8 @@ public struct ProviderExpectation: Sendable {
     /// `stopped: false`, never stopped).
     public var stopped: String?
     public var within: Double?
+
+    public init(label: String) { self.label = label }
 
     /// When each of its checks is judged, and whether it expects absence (then it counts only when
     /// the provider pushed in the scenario: a provider that does nothing must not pass it).
