@@ -11,7 +11,7 @@ binary=${1:-.build/debug/ringside}
 [[ -x "$binary" ]] || { swift build --product ringside 2>&1 | tail -n 1; binary=.build/debug/ringside; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-profiles=$("$binary" run --help | tr -d '\n' | sed 's/.*naive one:\(.*\)); --provider .*/\1/' | tr ',' '\n' | tr -d ' ')
+profiles=$("$binary" run --help | tr -d '\n' | sed 's/.*naive one:\(.*\)); --provider .*/\1/' | tr ',' '\n' | tr -d ' ' | grep -v '^reference$')
 curl='exec: curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '"'"'{payload}'"'"' {url}/3/device/{token}'
 run() { # name, then the provider option
     local name=$1
