@@ -47,7 +47,8 @@ enum ReplayCommand {
             }
             let file = SourceFile(path: scenario, text: String(decoding: data, as: UTF8.self))
             let result = ScenarioRunner.run(
-                file, certs: certs, providerUnderTest: provider.map { ProviderUnderTest(setup: .builtin($0)) }, replay: plan,
+                file, certs: certs, providerUnderTest: provider.map { ProviderUnderTest(setup: .builtin($0)) },
+                replay: plan,
                 seed: seed)
             if !result.diagnostics.isEmpty {
                 for diagnostic in result.diagnostics { Output.error(diagnostic.render(in: file)) }
