@@ -2,12 +2,13 @@
 # Installs what Ringside needs on a fresh Debian 12 machine, only what is missing:
 # the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
 # tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, a JDK for its HTTP/2 client,
-# and aioapns, kalyke-apns and apns2-up from PyPI).
+# python3-h2 for the starter service, and aioapns, kalyke-apns and apns2-up from PyPI).
 set -euo pipefail
 
 packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip chromium)
+  # python3-h2: the HTTP/2 client of the starter service `ringside init` writes (system python3 too).
+  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium)
   # java.net.http.HttpClient: a client that reads only PKCS#8 RSA keys and .p12 bundles (JDK 11+).
   command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[1-9]|[2-9][0-9])' \
     || packages+=(openjdk-17-jdk-headless)

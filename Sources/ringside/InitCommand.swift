@@ -11,7 +11,10 @@ enum InitCommand {
         Writes a starter folder (default ./ringside) for a push provider's repository:
           exec-curl.ring        a provider that is one curl command per push (the exec adapter)
           http-service.ring     a long-running service driven over HTTP (the http adapter)
-          example-service.py    the stand-in service http-service.ring starts; replace it with yours
+          provider.ring         your provider, for the bundled library's requirements:
+                                ringside run <the release's scenarios/> --provider-file ringside/provider.ring
+          example-service.py    the stand-in service both start (one HTTP/2 connection; needs python3-h2);
+                                it passes every requirement; replace it with yours
           ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)
           README.md             what each file is, and the next commands to run
         Refuses to overwrite a file that exists. Then: 'ringside run DIR'.

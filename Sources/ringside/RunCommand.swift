@@ -81,6 +81,8 @@ enum RunCommand {
             let selected: [(path: String, file: SourceFile)] = files.compactMap { path in
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
                 if let filter, !path.contains(filter), !text.contains(filter) { return nil }
+                // A provider file beside the scenarios (`ringside init` writes one) is no scenario.
+                if !paths.contains(path), isProviderFile(text) { return nil }
                 return (path, SourceFile(path: path, text: text))
             }
             if let filter, selected.isEmpty {
@@ -219,6 +221,16 @@ enum RunCommand {
             )
         }
     }
+}
+
+/// Whether a `.ring` file is a provider file (`--provider-file`): its only top-level key is
+/// `provider:`.
+func isProviderFile(_ text: String) -> Bool {
+    let keys = text.split(whereSeparator: \.isNewline).filter { line in
+        guard let first = line.first else { return false }
+        return first != " " && first != "#" && first != "-" && line.contains(":")
+    }.map { String($0.prefix { $0 != ":" }) }
+    return keys == ["provider"]
 }
 
 /// `--provider` and `--provider-file`: the provider under test, and how the summary names it.

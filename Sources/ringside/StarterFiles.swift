@@ -2,7 +2,8 @@
 enum StarterFiles {
     static let all: [(path: String, text: String)] = [
         ("README.md", readme), ("exec-curl.ring", execCurl), ("http-service.ring", httpService),
-        ("example-service.py", exampleService), ("ci/github-actions.yml", githubActions),
+        ("provider.ring", providerFile), ("example-service.py", exampleService),
+        ("ci/github-actions.yml", githubActions),
         ("ci/gitlab-ci.yml", gitlabCI),
     ]
 
@@ -19,8 +20,15 @@ enum StarterFiles {
         - `http-service.ring` — the `http` adapter: Ringside starts your service, waits for it, asks
           it to register tokens and place calls, and stops it. `example-service.py` stands in for
           your service until you put your own command in `http:`.
-        - `ci/` — jobs for GitHub Actions and GitLab CI that run this folder and keep JUnit and HTML
-          reports.
+        - `provider.ring` — your provider, described once: the bundled library's requirements run
+          against it (`ringside run <the release's scenarios/> --provider-file provider.ring`) and
+          each says what your provider does and does not do. `example-service.py` stands in for it: it
+          keeps one HTTP/2 connection (Python's `h2`: `apt-get install python3-h2` or `pip install
+          h2`) and passes every requirement; `STARTER_MISTAKE=expiration-hour` or
+          `STARTER_MISTAKE=connection-per-push` makes a classic mistake, and the requirements about it
+          fail.
+        - `ci/` — jobs for GitHub Actions and GitLab CI that run this folder and the requirements, and
+          keep JUnit and HTML reports.
 
         Next: `ringside run --report report.html .`, then open report.html. The language:
         docs/scenario-language.md in the Ringside release.
@@ -91,53 +99,145 @@ enum StarterFiles {
             never-pushes: alice
         """#
 
+    static let providerFile = #"""
+        # Your provider, for the bundled library of requirements:
+        #   ringside run <the release's scenarios/> --provider-file ringside/provider.ring
+        # Every scenario that names no provider of its own (a requirement) runs against this one; those
+        # that pin a broken provider to demonstrate an incident are skipped. The section is a scenario's
+        # `provider:` (builtin, exec, or http with its templates, as in http-service.ring), and `auth:`
+        # says how your provider authenticates to APNs: token (a JWT) or certificate. {dir} is this
+        # file's folder. Put your service's command in `http:`.
+        provider:
+          http: python3 "{dir}/example-service.py"
+          ready: http://127.0.0.1:{port}/health
+          register: POST /register {"user":"{user}","token":"{token}"}
+          unregister: POST /unregister {"token":"{token}"}
+          call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
+          auth: token
+        """#
+
     static let exampleService = #"""
         #!/usr/bin/env python3
-        """A stand-in push provider for http-service.ring, in Python's standard library.
+        """A stand-in push provider for provider.ring: what Ringside's requirements ask of yours.
 
         It reads the provider contract from the environment (APNS_URL, APNS_CA_FILE, APNS_VOIP_TOPIC,
         APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID) and listens on PORT:
           GET  /health                                    200 when ready
-          POST /register   {"user": …, "token": …}
-          POST /unregister {"token": …}
+          POST /register   {"user": …, "token": …}        keeps one entry per token
+          POST /unregister {"token": …}                   the user logged out: forget the token
           POST /call       {"user": …, "callId": …, "caller": …}  one VoIP push per token of the user
-        It signs its JWT with the openssl CLI, pushes with curl --http2, and forgets a token that APNs
-        answers 410 for. Replace it with your own service.
+        It keeps ONE HTTP/2 connection to APNs (the `h2` package: pip install h2) and sends every push on
+        it: push type voip, priority 10, expiration 0. It signs a JWT (openssl CLI) and reuses it, signing a
+        new one after ExpiredProviderToken; forgets a token after 410, BadDeviceToken or ExpiredToken;
+        retries 429 and 5xx with exponential back-off; opens a new connection after GOAWAY, a lost
+        connection, or two 500s in a row; and verifies APNs's certificate against APNS_CA_FILE.
+        STARTER_MISTAKE makes a classic mistake on purpose: expiration-hour (a stored push rings after the
+        call is over) or connection-per-push (a new TLS connection for every push).
         """
-        import base64, http.server, json, os, subprocess, time
+        import base64, http.server, json, os, socket, ssl, subprocess, threading, time, urllib.parse
 
+        import h2.config, h2.connection, h2.events
+
+        MISTAKE = os.environ.get("STARTER_MISTAKE", "")
         TOKENS = {}  # token -> user
-        JWT = {"value": None, "issued": 0}
+        LOCK = threading.Lock()  # one push at a time, on one connection
 
 
         def b64url(data):
             return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-        def jwt():
-            if not JWT["value"] or time.time() - JWT["issued"] > 50 * 60:  # one JWT per 50 minutes
+        class APNs:
+            def __init__(self):
+                self.url = urllib.parse.urlparse(os.environ["APNS_URL"])
+                self.context = ssl.create_default_context(cafile=os.environ["APNS_CA_FILE"])
+                self.context.set_alpn_protocols(["h2"])
+                self.sock, self.conn, self.jwt, self.failures = None, None, None, 0
+
+            def sign(self):
                 header = b64url(json.dumps({"alg": "ES256", "kid": os.environ["APNS_KEY_ID"]}).encode())
-                issued = int(time.time())
-                claims = b64url(json.dumps({"iss": os.environ["APNS_TEAM_ID"], "iat": issued}).encode())
+                claims = b64url(json.dumps({"iss": os.environ["APNS_TEAM_ID"], "iat": int(time.time())}).encode())
                 signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", os.environ["APNS_KEY_FILE"]],
-                                           input=f"{header}.{claims}".encode(), capture_output=True,
-                                           check=True).stdout
-                JWT["value"], JWT["issued"] = f"{header}.{claims}.{b64url(signature)}", issued
-            return JWT["value"]
+                                           input=f"{header}.{claims}".encode(), capture_output=True, check=True).stdout
+                self.jwt = f"{header}.{claims}.{b64url(signature)}"
+
+            def close(self):
+                if self.sock:
+                    self.sock.close()
+                self.sock, self.conn, self.failures = None, None, 0
+
+            def connect(self):
+                raw = socket.create_connection((self.url.hostname, self.url.port), timeout=5)
+                self.sock = self.context.wrap_socket(raw, server_hostname=self.url.hostname)
+                self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+                self.conn.initiate_connection()
+                self.sock.sendall(self.conn.data_to_send())
+
+            def send_once(self, token, payload, expiration):
+                """One request: (status, reason), or (0, why) when the connection failed."""
+                if self.jwt is None:
+                    self.sign()
+                if self.conn is None or MISTAKE == "connection-per-push":
+                    self.close()
+                    self.connect()
+                stream = self.conn.get_next_available_stream_id()
+                self.conn.send_headers(stream, [
+                    (":method", "POST"), (":scheme", "https"), (":authority", self.url.hostname),
+                    (":path", f"/3/device/{token}"), ("authorization", f"bearer {self.jwt}"),
+                    ("apns-topic", os.environ["APNS_VOIP_TOPIC"]), ("apns-push-type", "voip"),
+                    ("apns-priority", "10"), ("apns-expiration", expiration)])
+                self.conn.send_data(stream, payload, end_stream=True)
+                self.sock.sendall(self.conn.data_to_send())
+                status, body = 0, b""
+                while True:
+                    data = self.sock.recv(65536)
+                    if not data:
+                        self.close()
+                        return 0, "connection closed"
+                    for event in self.conn.receive_data(data):
+                        if isinstance(event, h2.events.ResponseReceived) and event.stream_id == stream:
+                            status = int(dict(event.headers)[b":status"])
+                        elif isinstance(event, h2.events.DataReceived) and event.stream_id == stream:
+                            body += event.data
+                            self.conn.acknowledge_received_data(event.flow_controlled_length, stream)
+                        elif isinstance(event, h2.events.StreamEnded) and event.stream_id == stream:
+                            self.sock.sendall(self.conn.data_to_send())
+                            reason = json.loads(body).get("reason", "") if body else ""
+                            return status, reason
+                        elif isinstance(event, h2.events.StreamReset) and event.stream_id == stream:
+                            return 0, "stream refused"  # not processed: send it again
+                        elif isinstance(event, h2.events.ConnectionTerminated):
+                            self.close()  # GOAWAY: this connection is done; a new one carries the rest
+                            return 0, "goaway"
+                    self.sock.sendall(self.conn.data_to_send())
+
+            def push(self, token, call_id, caller):
+                payload = json.dumps({"aps": {}, "callUUID": call_id, "handle": caller}).encode()
+                expiration = str(int(time.time()) + 3600) if MISTAKE == "expiration-hour" else "0"
+                status, reason = 0, ""
+                for attempt in range(5):
+                    try:
+                        status, reason = self.send_once(token, payload, expiration)
+                    except ssl.SSLCertVerificationError as error:
+                        self.close()
+                        return 0, f"not APNs: {error.verify_message}"  # an impostor gets nothing, ever
+                    except OSError as error:
+                        self.close()
+                        status, reason = 0, str(error)
+                    if status == 403 and reason == "ExpiredProviderToken":
+                        self.sign()
+                        continue
+                    self.failures = self.failures + 1 if status == 500 else 0
+                    if self.failures >= 2:
+                        self.close()  # a sick connection: retire it
+                    if status in (0, 429) or status >= 500:
+                        time.sleep(0.2 * 2 ** attempt)
+                        continue
+                    break
+                return status, reason
 
 
-        def push(token, call_id, caller):
-            payload = json.dumps({"aps": {}, "callUUID": call_id, "handle": caller})
-            result = subprocess.run(
-                ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-o", "/dev/null",
-                 "-w", "%{http_code}", "-H", f"authorization: bearer {jwt()}",
-                 "-H", f"apns-topic: {os.environ['APNS_VOIP_TOPIC']}", "-H", "apns-push-type: voip",
-                 "-H", "apns-priority: 10", "-H", "apns-expiration: 0", "--data-binary", payload,
-                 f"{os.environ['APNS_URL']}/3/device/{token}"],
-                capture_output=True, text=True)
-            if result.stdout == "410":
-                TOKENS.pop(token, None)  # Unregistered: never push this token again
-            return result.stdout
+        APNS = APNs()
 
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -157,15 +257,21 @@ enum StarterFiles {
 
             def do_POST(self):
                 data = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                if self.path == "/register":
-                    TOKENS[data["token"]] = data["user"]
-                elif self.path == "/unregister":
-                    TOKENS.pop(data["token"], None)
-                elif self.path == "/call":
-                    tokens = [token for token, user in list(TOKENS.items()) if user == data["user"]]
-                    return self.answer(200, {"pushes": [push(t, data["callId"], data["caller"]) for t in tokens]})
-                else:
-                    return self.answer(404, {})
+                with LOCK:
+                    if self.path == "/register":
+                        TOKENS[data["token"]] = data["user"]
+                    elif self.path == "/unregister":
+                        TOKENS.pop(data["token"], None)
+                    elif self.path == "/call":
+                        pushes = []
+                        for token in [t for t, user in TOKENS.items() if user == data["user"]]:
+                            status, reason = APNS.push(token, data["callId"], data["caller"])
+                            if status == 410 or reason in ("BadDeviceToken", "ExpiredToken"):
+                                TOKENS.pop(token, None)  # dead: never push this token again
+                            pushes.append({"token": token, "status": status, "reason": reason})
+                        return self.answer(200, {"pushes": pushes})
+                    else:
+                        return self.answer(404, {})
                 self.answer(200, {})
 
 
@@ -173,7 +279,8 @@ enum StarterFiles {
         """#
 
     static let githubActions = #"""
-        # .github/workflows/ringside.yml: the scenarios in ringside/ on every push, in two shards.
+        # .github/workflows/ringside.yml: the scenarios in ringside/ on every push, in two shards, and
+        # the bundled library's requirements against your provider (ringside/provider.ring) in the first.
         # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it).
         name: ringside
         on: [push, pull_request]
@@ -191,10 +298,15 @@ enum StarterFiles {
                   test -n "$RINGSIDE_TARBALL_URL" || { echo "set the repository variable RINGSIDE_TARBALL_URL"; exit 1; }
                   curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
                   echo "$PWD/$(ls -d ringside-*/ | head -n 1)bin" >> "$GITHUB_PATH"
+                  echo "RINGSIDE_LIBRARY=$PWD/$(ls -d ringside-*/ | head -n 1)scenarios" >> "$GITHUB_ENV"
+                  sudo apt-get install -y -qq python3-h2
                 env:
                   RINGSIDE_TARBALL_URL: ${{ vars.RINGSIDE_TARBALL_URL }}
               - name: Run the scenarios
                 run: ringside run --format github --shard ${{ matrix.shard }}/2 --junit junit-${{ matrix.shard }}.xml --report report-${{ matrix.shard }}.html ringside/
+              - name: Run the bundled requirements against your provider
+                if: matrix.shard == 1
+                run: ringside run --format github --jobs 2 --junit requirements.xml --provider-file ringside/provider.ring "$RINGSIDE_LIBRARY"
               - uses: actions/upload-artifact@v4
                 if: always()
                 with:
@@ -202,19 +314,22 @@ enum StarterFiles {
                   path: |
                     junit-${{ matrix.shard }}.xml
                     report-${{ matrix.shard }}.html
+                    requirements.xml
         """#
 
     static let gitlabCI = #"""
-        # .gitlab-ci.yml: the scenarios in ringside/ in two parallel jobs, JUnit shown in merge requests.
+        # .gitlab-ci.yml: the scenarios in ringside/ in two parallel jobs, and the bundled library's
+        # requirements against your provider (ringside/provider.ring); JUnit shown in merge requests.
         # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it).
         ringside:
           image: debian:12
           parallel: 2
-          before_script:
-            - apt-get update -qq && apt-get install -y -qq curl ca-certificates libnghttp2-14 libssl3 libcurl4 python3 openssl
+          before_script: &install
+            - apt-get update -qq && apt-get install -y -qq curl ca-certificates libnghttp2-14 libssl3 libcurl4 python3 python3-h2 openssl
             - test -n "$RINGSIDE_TARBALL_URL" || { echo "set the CI/CD variable RINGSIDE_TARBALL_URL"; exit 1; }
             - curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
             - export PATH="$PWD/$(ls -d ringside-*/ | head -n 1)bin:$PATH"
+            - export RINGSIDE_LIBRARY="$PWD/$(ls -d ringside-*/ | head -n 1)scenarios"
           script:
             - ringside run --shard $CI_NODE_INDEX/$CI_NODE_TOTAL --junit junit.xml --report report.html ringside/
           artifacts:
@@ -222,5 +337,14 @@ enum StarterFiles {
             paths: [report.html]
             reports:
               junit: junit.xml
+        ringside-requirements:
+          image: debian:12
+          before_script: *install
+          script:
+            - ringside run --jobs 2 --junit requirements.xml --provider-file ringside/provider.ring "$RINGSIDE_LIBRARY"
+          artifacts:
+            when: always
+            reports:
+              junit: requirements.xml
         """#
 }

@@ -41,7 +41,9 @@ import Testing
     func starterScenariosCanFail() throws {
         let folder = try Self.initialized()
         // The stand-in service keeps a token after its 410 (incident 2).
-        try Self.edit(folder + "/ringside/example-service.py", "TOKENS.pop(token, None)  # Unregistered", "pass  #")
+        try Self.edit(
+            folder + "/ringside/example-service.py", "TOKENS.pop(token, None)  # dead: never push this token again",
+            "pass  #")
         let service = try Self.runScenario(folder, "http-service.ring")
         #expect(service.status == 1, "\(service.stdout)")
         #expect(service.stdout.contains("http-service.ring:33:5"), "\(service.stdout)")
@@ -49,6 +51,33 @@ import Testing
         try Self.edit(folder + "/ringside/exec-curl.ring", "{url}/3/device/{token}", "{url}/3/device/00{token}")
         let curl = try Self.runScenario(folder, "exec-curl.ring")
         #expect(curl.status == 1, "\(curl.stdout)")
+    }
+
+    /// The library's requirements that apply to a provider with token authentication.
+    static let requirements = Paths.bundled.filter {
+        let text = (try? String(contentsOfFile: Paths.root + "/scenarios/" + $0, encoding: .utf8)) ?? ""
+        return (!text.contains("\nprovider:") || text.contains("builtin: reference"))
+            && !text.contains("auth: certificate")
+    }.count
+
+    @Test(
+        "The starter service passes the requirements, and each of its classic mistakes fails the ones about it",
+        arguments: [
+            ("expiration-hour", ["02-expiration-zero-no-ghost.ring", "14-offline-briefly.ring"]),
+            ("connection-per-push", ["73-keeps-its-connection.ring", "22-sick-connection.ring"]),
+        ])
+    func starterMistakesFail(mistake: String, failing: [String]) throws {
+        let folder = try Self.initialized()
+        let files = failing + ["01-a-call-rings.ring"]
+        let arguments = ["run", "--certs", Paths.certs, "--provider-file", "ringside/provider.ring"]
+        let correct = try run(Self.binary, arguments + files.map(Paths.scenario), directory: folder)
+        #expect(correct.status == 0, "\(correct.stdout)")
+        let wrong = try run(
+            "/usr/bin/env", ["STARTER_MISTAKE=\(mistake)", Self.binary] + arguments + files.map(Paths.scenario),
+            directory: folder)
+        #expect(wrong.status == 1, "\(wrong.stdout)")
+        for name in failing { #expect(wrong.stdout.contains("✘ failed") && wrong.stdout.contains(name + ")")) }
+        #expect(wrong.stdout.contains("requirements: 1 passed, \(failing.count) failed"), "\(wrong.stdout)")
     }
 
     /// The YAML blocks of docs/ci.md, in order.
@@ -83,12 +112,20 @@ import Testing
                 }
             }
         }
-        #expect(commands.count == 4)
+        // The requirements job runs once per recipe (not per shard), on the checkout's library.
+        var seen = Set<String>()
+        commands = commands.filter { seen.insert($0).inserted }
+        #expect(commands.count == 6, "\(commands)")
         for command in commands {
-            let words = command.split(separator: " ").map(String.init)
+            let words = command.split(separator: " ").map {
+                $0 == "\"$RINGSIDE_LIBRARY\"" ? Paths.root + "/scenarios" : String($0)
+            }
             let result = try run(Self.binary, Array(words.dropFirst()) + ["--certs", Paths.certs], directory: folder)
             #expect(result.status == 0, "\(command)\n\(result.stdout)")
-            #expect(result.stdout.contains("scenarios: 1 passed, 0 failed"), "\(command)\n\(result.stdout)")
+            let summary =
+                command.contains("--provider-file")
+                ? "requirements: \(Self.requirements) passed, 0 failed" : "scenarios: 1 passed, 0 failed"
+            #expect(result.stdout.contains(summary), "\(command)\n\(result.stdout.suffix(2000))")
             for (index, word) in words.enumerated() where word == "--junit" || word == "--report" {
                 #expect(FileManager.default.fileExists(atPath: folder + "/" + words[index + 1]), "\(command)")
             }
