@@ -16,7 +16,7 @@ curl='exec: curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "author
 run() { # name, then the provider option
     local name=$1
     shift
-    "$binary" run --certs certs-test --jobs 2 --junit "$out/$name.xml" "$@" scenarios >"$out/$name.log" 2>&1 || true
+    "$binary" run --certs certs-test --jobs 4 --junit "$out/$name.xml" "$@" scenarios >"$out/$name.log" 2>&1 || true
     [[ -s "$out/$name.xml" ]] || { echo "conformance-matrix: $name did not run:" >&2; tail -n 5 "$out/$name.log" >&2; exit 3; }
 }
 run reference --provider reference
