@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-20000}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(http2 request jwt certificate scenario control transcript payload)
+((${#targets[@]})) || targets=(http2 request jwt certificate scenario control transcript payload escape)
 
 # libFuzzer without its main(): RingsideFuzz has its own and calls LLVMFuzzerRunDriver (SwiftPM
 # renames an executable's entry point, so libFuzzer's main would collide with it).

@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import ScenarioLanguage
 
 /// What a provider does and does not do, a requirement a line: its verdict, the rule it checks in
 /// plain words (the first sentence of the scenario's own `teaches:`, so there is no second table to
@@ -14,7 +15,8 @@ public enum ConformanceSummary {
         for result in requirements {
             let mark = result.skipped != nil ? "–" : result.passed ? "✔" : "✘"
             let verdict = result.skipped != nil ? "n/a   " : result.passed ? "passed" : "failed"
-            lines.append("  \(mark) \(verdict)  \(rule(result))  (\(result.path))")
+            lines.append(
+                "  \(mark) \(verdict)  \(OutsideText.visible(rule(result)))  (\(OutsideText.visible(result.path)))")
         }
         return lines.joined(separator: "\n")
     }

@@ -7,16 +7,18 @@ public enum ConsoleReport {
     /// The failure of a scenario in plain text (for JUnit), or nil when it passed.
     public static func failure(_ result: ScenarioResult, in file: SourceFile) -> String? {
         if result.passed { return nil }
-        if let error = result.error { return "could not run: \(error)" }
+        if let error = result.error { return "could not run: \(OutsideText.visible(error))" }
         if !result.diagnostics.isEmpty { return result.diagnostics.map { $0.render(in: file) }.joined(separator: "\n") }
         return result.expectations.filter { !$0.passed }.map { expectation in
             Diagnostic(
                 "Expectation failed", at: expectation.range,
                 detail: "expected \(expectation.expected); happened: \(expectation.happened)"
             )
-            .render(in: file) + expectation.chain.map { "\n    - \($0)" }.joined()
+            .render(in: file) + expectation.chain.map { "\n    - \(OutsideText.visible($0))" }.joined()
                 + (expectation.printed.isEmpty
-                    ? "" : "\n    the provider printed:" + expectation.printed.map { "\n      | \($0)" }.joined())
+                    ? ""
+                    : "\n    the provider printed:"
+                        + expectation.printed.map { "\n      | \(OutsideText.visible($0))" }.joined())
         }.joined(separator: "\n")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import ScenarioLanguage
 
 /// One self-contained HTML page (no network, no external file): a summary with pass/fail filters,
 /// then per scenario what it teaches, its failures linked to their lines, and a sequence diagram
@@ -200,8 +201,11 @@ public enum HTMLReport {
         .source .number { display: inline-block; width: 3em; color: #888; } .source .failing { background: #ffebe9; }
         """
 
+    /// Outside text for the page: each line made `visible` (no control character, no bidirectional
+    /// override) and marked up; the line breaks themselves are kept (OutsideText, issue 27).
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            OutsideText.markup(OutsideText.visible(String($0)))
+        }.joined(separator: "\n")
     }
 }

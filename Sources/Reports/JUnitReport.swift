@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioLanguage
 
 /// A JUnit XML report for CI systems: one testsuite, one testcase per scenario.
 public enum JUnitReport {
@@ -8,7 +9,9 @@ public enum JUnitReport {
     public static func render(
         _ cases: [(name: String, path: String, seconds: Double, failure: String?, skipped: String?)]
     ) -> String {
-        let escape = HTMLReport.escape  // XML needs the same four entities
+        // A single outside value is made visible; the failure text already is (ConsoleReport).
+        let field = { (text: String) in OutsideText.markup(OutsideText.visible(text)) }
+        let escape = OutsideText.markup
         let failures = cases.filter { $0.failure != nil }.count
         let skipped = cases.filter { $0.skipped != nil }.count
         let total = cases.reduce(0) { $0 + $1.seconds }
@@ -18,12 +21,12 @@ public enum JUnitReport {
             + "\n"
         for testCase in cases {
             xml +=
-                #"  <testcase classname="\#(escape(testCase.path))" name="\#(escape(testCase.name))" time="\#(String(format: "%.3f", testCase.seconds))""#
+                #"  <testcase classname="\#(field(testCase.path))" name="\#(field(testCase.name))" time="\#(String(format: "%.3f", testCase.seconds))""#
             if let failure = testCase.failure {
                 let first = failure.split(separator: "\n").prefix(2).joined(separator: " ")
                 xml += ">\n    <failure message=\"\(escape(first))\">\(escape(failure))</failure>\n  </testcase>\n"
             } else if let why = testCase.skipped {
-                xml += ">\n    <skipped message=\"\(escape(why))\"/>\n  </testcase>\n"
+                xml += ">\n    <skipped message=\"\(field(why))\"/>\n  </testcase>\n"
             } else {
                 xml += "/>\n"
             }

@@ -24,6 +24,9 @@ enum Target: String, CaseIterable {
     case transcript
     /// A push's payload as the world reads it for the call it announces (`CallInfo`).
     case payload
+    /// Outside text as Ringside writes it (OutsideText, issue 27): the property is that what comes
+    /// out reads back to the same text and holds no raw control byte, in every output kind.
+    case escape
 
     func run(_ bytes: UnsafeRawBufferPointer) {
         switch self {
@@ -36,6 +39,23 @@ enum Target: String, CaseIterable {
         case .control: Self.control(bytes)
         case .transcript: _ = ReplayPlan.parse(transcript: String(decoding: bytes, as: UTF8.self))
         case .payload: _ = CallInfo(body: Array(bytes))
+        case .escape: Self.escape(bytes)
+        }
+    }
+
+    static func escape(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let shown = OutsideText.visible(text)
+        guard OutsideText.readBack(shown) == text else { fatalError("visible does not read back: \(shown)") }
+        for scalar in shown.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            fatalError("a raw control byte \(scalar.value) in \(shown)")
+        }
+        let data = OutsideText.workflowData(shown)
+        guard !data.contains("\n"), !data.contains("\r") else { fatalError("a line break in workflow data") }
+        let markup = OutsideText.markup(text)
+        for scalar in markup.unicodeScalars
+        where (scalar.value < 0x20 && scalar != "\n" && scalar != "\r" && scalar != "\t") || scalar == "<" {
+            fatalError("markup lets \(scalar.value) through")
         }
     }
 

@@ -21,12 +21,14 @@ public struct Diagnostic: Error, Sendable, Equatable {
         let caretPad = String(repeating: " ", count: max(0, range.start.column - 1))
         var detail = detail
         if let suggestion { detail += "; did you mean <\(suggestion)>?" }
+        // The file's name, its line and the values quoted in the detail are outside text.
+        let visible = OutsideText.visible
         return """
-            error: \(title)
-            \(gutter)--> \(file.path):\(range.start.line):\(range.start.column)
+            error: \(visible(title))
+            \(gutter)--> \(visible(file.path)):\(range.start.line):\(range.start.column)
             \(gutter) |
-            \(number) | \(source)
-            \(gutter) | \(caretPad)\(String(repeating: "^", count: range.length)) \(detail)
+            \(number) | \(visible(String(source)))
+            \(gutter) | \(caretPad)\(String(repeating: "^", count: range.length)) \(visible(detail))
             \(gutter) |
             """
     }

@@ -39,7 +39,7 @@ enum CheckCommand {
             let file = SourceFile(path: path, text: String(decoding: data, as: UTF8.self))
             let problems = Checker.check(file)
             if problems.isEmpty {
-                Output.out("\(path): ok")
+                Output.out("\(OutsideText.visible(path)): ok")
             } else {
                 failed = true
                 for problem in problems { Output.error(problem.render(in: file)) }

@@ -182,25 +182,29 @@ enum RunCommand {
             kept.append(result)
             cases.append((result.name, path, result.seconds, ConsoleReport.failure(result, in: file), result.skipped))
             let counter = "[\(done)/\(total)]"
+            // Names, paths and messages are outside text (a scenario's, a provider's): shown visibly.
+            let visible = OutsideText.visible
+            let path = visible(path)
+            let name = visible(result.name)
             if !result.diagnostics.isEmpty {
                 invalid += 1
                 Output.out("✘ \(counter) \(path): does not check")
                 for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
             } else if let skipped = result.skipped {
                 if skipped.hasPrefix("not applicable") { notApplicable += 1 } else { demonstrations += 1 }
-                Output.out("– \(counter) \(result.name) (\(path)): skipped, \(skipped)")
+                Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped))")
             } else if let error = result.error {
                 broken += 1
-                Output.out("✘ \(counter) \(result.name) (\(path)): could not run: \(error)")
+                Output.out("✘ \(counter) \(name) (\(path)): could not run: \(visible(error))")
             } else if result.passed {
                 passed += 1
-                Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, result.name, path, result.seconds))
+                Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, name, path, result.seconds))
                 for expectation in result.expectations where expectation.notApplicable {
-                    Output.out("    – line \(expectation.range.start.line): \(expectation.happened)")
+                    Output.out("    – line \(expectation.range.start.line): \(visible(expectation.happened))")
                 }
             } else {
                 failed += 1
-                Output.out("✘ \(counter) \(result.name) (\(path))")
+                Output.out("✘ \(counter) \(name) (\(path))")
                 if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
             if format == .github {

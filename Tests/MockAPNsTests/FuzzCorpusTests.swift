@@ -8,7 +8,7 @@ import Testing
 
     @Test(
         "Every seed and every crash found so far runs through its target without a trap",
-        arguments: ["http2", "request", "jwt", "certificate", "scenario", "control", "transcript", "payload"])
+        arguments: ["http2", "request", "jwt", "certificate", "scenario", "control", "transcript", "payload", "escape"])
     func corpus(target: String) throws {
         let folder = Paths.root + "/Fuzz/corpus/" + target
         let inputs = try FileManager.default.contentsOfDirectory(atPath: folder)
