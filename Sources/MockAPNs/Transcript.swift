@@ -13,12 +13,7 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
 
     public init(path: String) throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CocoaError(
-                .fileWriteUnknown,
-                userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-        }
+        fd = try OutputFiles.openForStreaming(path)
     }
 
     deinit { close(fd) }

@@ -1,4 +1,5 @@
 import Foundation
+import MockAPNs
 
 /// `ringside init [DIR]`: writes a starter folder into a provider's repository — a scenario per
 /// adapter with its placeholders explained, a stand-in service for the `http` one, and CI snippets
@@ -17,7 +18,8 @@ enum InitCommand {
                                 it passes every requirement; replace it with yours
           ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)
           README.md             what each file is, and the next commands to run
-        Refuses to overwrite a file that exists. Then: 'ringside run DIR'.
+        Refuses a folder that is a symbolic link or holds anything, and writes the whole folder or
+        nothing (into a new folder beside it, renamed into place). Then: 'ringside run DIR'.
 
         Exit codes: 0 written, 3 a file exists or cannot be written, 64 bad arguments.
         """
@@ -36,24 +38,39 @@ enum InitCommand {
                 throw UsageError("init takes a folder name, got <\(folder)>; see 'ringside init --help'")
             }
             let manager = FileManager.default
+            // Only where asked: not through a link, not over a folder that holds anything, and never
+            // half-written — the files go to a new folder beside it, renamed into place at the end.
+            do { try OutputFiles.refuseLink(folder) } catch { throw InitError(description: "\(error); nothing was written") }
             var isDirectory: ObjCBool = false
-            if manager.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
-                throw InitError(description: "\(folder) is a file, not a folder; nothing was written")
+            if manager.fileExists(atPath: folder, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw InitError(description: "\(folder) is a file, not a folder; nothing was written")
+                }
+                let inside = (try? manager.contentsOfDirectory(atPath: folder)) ?? []
+                guard inside.isEmpty else {
+                    throw InitError(
+                        description: "\(folder) exists and is not empty (\(inside.sorted().prefix(3).joined(separator: ", "))); nothing was written")
+                }
             }
-            for file in StarterFiles.all where manager.fileExists(atPath: "\(folder)/\(file.path)") {
-                throw InitError(description: "\(folder)/\(file.path) exists; nothing was written")
-            }
-            for file in StarterFiles.all {
-                let path = "\(folder)/\(file.path)"
-                do {
+            let parent = (folder as NSString).deletingLastPathComponent
+            let staging = (parent.isEmpty ? "." : parent) + "/.ringside-init-\(UUID().uuidString)"
+            do {
+                for file in StarterFiles.all {
+                    let path = "\(staging)/\(file.path)"
                     try manager.createDirectory(
                         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                    try (file.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-                } catch {
-                    throw InitError(description: "cannot write \(path): \((error as NSError).localizedDescription)")
+                    try OutputFiles.write(file.text + "\n", to: path)
                 }
-                Output.out("wrote \(path)")
+                if manager.fileExists(atPath: folder) { try manager.removeItem(atPath: folder) }  // empty, checked above
+                guard rename(staging, folder) == 0 else {
+                    throw InitError(description: "cannot create \(folder): \(String(cString: strerror(errno)))")
+                }
+            } catch {
+                try? manager.removeItem(atPath: staging)
+                if let error = error as? InitError { throw error }
+                throw InitError(description: "cannot write the starter folder \(folder): \(error); nothing was written")
             }
+            for file in StarterFiles.all { Output.out("wrote \(folder)/\(file.path)") }
             Output.out("next: ringside run \(folder)")
             return ExitCode.success
         }

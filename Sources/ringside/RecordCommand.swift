@@ -89,7 +89,7 @@ enum RecordCommand {
                 text += "  - expect apns: recorded\n    count: \(group.count)\n    status: \(group.status)\n"
                 if let reason = group.reason { text += "    reason: \(reason)\n" }
             }
-            try text.write(toFile: out, atomically: true, encoding: .utf8)
+            try OutputFiles.write(text, to: out)
             Output.out(
                 "recorded \(groups.values.reduce(0) { $0 + $1.count }) requests into \(out) (the command exited \(process.terminationStatus))"
             )

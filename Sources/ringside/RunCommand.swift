@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import MockAPNs
 import Provider
 import Reports
 import Scenario
@@ -89,6 +90,7 @@ enum RunCommand {
                 throw UsageError("--filter <\(filter)> matches no scenario")
             }
             if let transcripts {
+                try OutputFiles.refuseLink(transcripts)
                 try FileManager.default.createDirectory(atPath: transcripts, withIntermediateDirectories: true)
                 var names = Set<String>()
                 for (path, _) in selected where !names.insert((path as NSString).lastPathComponent).inserted {
@@ -131,10 +133,10 @@ enum RunCommand {
                     "scenarios: \(totals.passed) passed, \(totals.failed + totals.invalid + totals.broken) failed")
             }
             if let junit {
-                try JUnitReport.render(totals.cases).write(toFile: junit, atomically: true, encoding: .utf8)
+                try OutputFiles.write(JUnitReport.render(totals.cases), to: junit)
             }
             if let report {
-                try HTMLReport.render(tally.results).write(toFile: report, atomically: true, encoding: .utf8)
+                try OutputFiles.write(HTMLReport.render(tally.results), to: report)
             }
             if totals.invalid > 0 { return ExitCode.scenarioInvalid }
             if totals.broken > 0 { return ExitCode.cannotProceed }

@@ -220,7 +220,7 @@ enum ServeCommand {
             do {
                 assembly.mock.addObserver(try TranscriptWriter(path: path))
             } catch {
-                Output.error("error: cannot write the transcript \(path): \(error.localizedDescription)")
+                Output.error("error: cannot write the transcript: \(error)")
                 return ExitCode.cannotProceed
             }
         }

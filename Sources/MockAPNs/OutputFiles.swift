@@ -1,0 +1,60 @@
+import Foundation
+import Glibc
+
+/// Files Ringside writes (reports, transcripts, the starter folder), only where it is asked
+/// (issue 27): never through a symbolic link a pull request could plant, never half-written.
+public enum OutputFiles {
+    /// Why a file was not written, in words, naming the file.
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Refuses a path whose last component is a symbolic link.
+    public static func refuseLink(_ path: String) throws {
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            throw Refused(
+                description: "\(path) is a symbolic link; Ringside writes only where it is asked, never through a link")
+        }
+    }
+
+    /// Replaces `path` with `text` as a whole: written to a new file beside it (created exclusively,
+    /// never through a link), then renamed into place, so that nobody reads half of it.
+    public static func write(_ text: String, to path: String) throws {
+        try refuseLink(path)
+        let folder = (path as NSString).deletingLastPathComponent
+        var template = Array(((folder.isEmpty ? "." : folder) + "/.ringside-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = Array(text.utf8)
+        let count = bytes.count
+        var offset = 0
+        var failure: Int32 = 0
+        while offset < count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, count - offset) }
+            if written <= 0 {
+                failure = errno
+                break
+            }
+            offset += written
+        }
+        if failure == 0, fchmod(fd, 0o644) != 0 || fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Opens `path` to write as events come (a transcript): created or emptied, never through a link.
+    public static func openForStreaming(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            if errno == ELOOP { try refuseLink(path) }
+            throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// Files are written only where asked (issue 27): a planted symbolic link is refused with exit 3 and
+/// a clear message, and the file it points at is left as it was.
+@Suite struct OutputFilesTests {
+    static let binary = RunCommandTests.binary
+
+    static func folder() throws -> String {
+        let folder = NSTemporaryDirectory() + "ringside-links-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "precious\n".write(toFile: folder + "/precious.txt", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    static func untouched(_ folder: String) throws -> Bool {
+        try String(contentsOfFile: folder + "/precious.txt", encoding: .utf8) == "precious\n"
+    }
+
+    @Test(
+        "run --junit, --report and --transcript refuse a planted link",
+        arguments: ["--junit", "--report", "--transcript"])
+    func runRefusesLinks(option: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var target = folder + "/out"
+        if option == "--transcript" {
+            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: target + "/01-a-call-rings.jsonl", withDestinationPath: folder + "/precious.txt")
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: folder + "/precious.txt")
+        }
+        if option == "--report" { target = folder + "/out" }
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, option, target, Paths.scenario("01-a-call-rings.ring")])
+        #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("is a symbolic link"), "\(result.stdout) \(result.stderr)")
+        #expect(try Self.untouched(folder))
+    }
+
+    @Test("serve --transcript refuses a planted link")
+    func serveRefusesLink() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/t.jsonl", withDestinationPath: folder + "/precious.txt")
+        let result = try run(
+            Self.binary, ["serve", "--certs", Paths.certs, "--port", "0", "--transcript", folder + "/t.jsonl"])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("is a symbolic link"), "\(result.stderr)")
+        #expect(try Self.untouched(folder))
+    }
+
+    @Test("init refuses a linked or non-empty folder and writes nothing")
+    func initRefuses() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/ringside", withDestinationPath: folder + "/elsewhere")
+        let linked = try run(Self.binary, ["init", "ringside"], directory: folder)
+        #expect(linked.status == 3, "\(linked.stderr)")
+        #expect(linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/elsewhere").isEmpty)
+        let notEmpty = try run(Self.binary, ["init", "."], directory: folder)
+        #expect(notEmpty.status == 3)
+        #expect(notEmpty.stderr.contains("is not empty"), "\(notEmpty.stderr)")
+        // Nothing half-written is left beside it.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                "elsewhere", "precious.txt", "ringside",
+            ])
+    }
+}
