@@ -40,7 +40,9 @@ enum InitCommand {
             let manager = FileManager.default
             // Only where asked: not through a link, not over a folder that holds anything, and never
             // half-written — the files go to a new folder beside it, renamed into place at the end.
-            do { try OutputFiles.refuseLink(folder) } catch { throw InitError(description: "\(error); nothing was written") }
+            do { try OutputFiles.refuseLink(folder) } catch {
+                throw InitError(description: "\(error); nothing was written")
+            }
             var isDirectory: ObjCBool = false
             if manager.fileExists(atPath: folder, isDirectory: &isDirectory) {
                 guard isDirectory.boolValue else {
@@ -49,7 +51,9 @@ enum InitCommand {
                 let inside = (try? manager.contentsOfDirectory(atPath: folder)) ?? []
                 guard inside.isEmpty else {
                     throw InitError(
-                        description: "\(folder) exists and is not empty (\(inside.sorted().prefix(3).joined(separator: ", "))); nothing was written")
+                        description:
+                            "\(folder) exists and is not empty (\(inside.sorted().prefix(3).joined(separator: ", "))); nothing was written"
+                    )
                 }
             }
             let parent = (folder as NSString).deletingLastPathComponent
@@ -61,7 +65,8 @@ enum InitCommand {
                         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                     try OutputFiles.write(file.text + "\n", to: path)
                 }
-                if manager.fileExists(atPath: folder) { try manager.removeItem(atPath: folder) }  // empty, checked above
+                // An empty folder (checked above) gives way to the written one.
+                if manager.fileExists(atPath: folder) { try manager.removeItem(atPath: folder) }
                 guard rename(staging, folder) == 0 else {
                     throw InitError(description: "cannot create \(folder): \(String(cString: strerror(errno)))")
                 }
