@@ -48,6 +48,7 @@ final class HTTP1Session {
         }
         var request = HTTP2Request(streamId: nextStreamId)
         var length = 0
+        var lengths = 0
         for (name, value) in [(":method", String(requestLine[0])), (":path", String(requestLine[1]))] {
             request.appendField(name: name, value: value)
         }
@@ -59,9 +60,11 @@ final class HTTP1Session {
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"])
             if name == "content-length" {
-                // RFC 9110 §8.6: digits only (no sign, no list).
+                // RFC 9110 §8.6: digits only (no sign, no list). A second Content-Length, even an equal
+                // one, is refused (RFC 9112 §6.3: request smuggling starts with two lengths).
+                lengths += 1
                 let digits = (1...18).contains(value.utf8.count) && value.utf8.allSatisfy { (48...57).contains($0) }
-                length = digits ? Int(value) ?? -1 : -1
+                length = digits && lengths == 1 ? Int(value) ?? -1 : -1
             }
             if name == "transfer-encoding" {
                 failure = "chunked bodies are not supported; send Content-Length"

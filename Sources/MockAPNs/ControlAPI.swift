@@ -599,7 +599,7 @@ final class ControlConnection: HTTP2ConnectionHandler {
             if name.elementsEqual("authorization".utf8) { authorization = String(decoding: value, as: UTF8.self) }
         }
         let answer: ControlAPI.Answer
-        if let token = api.requiredToken, authorization != "Bearer \(token)", authorization != "bearer \(token)" {
+        if let token = api.requiredToken, !ControlToken.matches(authorization, token) {
             answer = .error(401, "this control API needs `authorization: Bearer <RINGSIDE_CONTROL_TOKEN>`")
         } else if request.bodyLength > request.body.count {
             answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
@@ -617,4 +617,27 @@ final class ControlConnection: HTTP2ConnectionHandler {
     func idleGoAwayDebugData() -> [UInt8] { [] }
     func closed(why: String) {}
     func refusedStream(_ streamId: Int32, _ why: StreamRefusal) {}
+}
+
+/// The control API's token: drawn from the system's CSPRNG and compared in constant time (issue 27).
+public enum ControlToken {
+    /// 32 random bytes as hex, from `SystemRandomNumberGenerator` (getrandom(2)).
+    public static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Whether `authorization` is `Bearer <token>` (the scheme in any case), comparing every byte
+    /// whatever the first difference, so that timing tells nothing of the token.
+    public static func matches(_ authorization: String?, _ token: String) -> Bool {
+        guard let authorization, authorization.utf8.count == 7 + token.utf8.count,
+            authorization.prefix(7).lowercased() == "bearer "
+        else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(authorization.utf8.dropFirst(7), token.utf8) { difference |= a ^ b }
+        return difference == 0
+    }
 }

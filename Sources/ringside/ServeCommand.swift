@@ -194,10 +194,18 @@ enum ServeCommand {
         // Anyone who can reach the control API can reset the world and read the transcript.
         var options = options
         if options.controlToken == nil, !loopback {
-            var ids = MessageIdGenerator(seed: nil)
-            options.controlToken = ids.next().replacingOccurrences(of: "-", with: "")
+            options.controlToken = ControlToken.make()
         }
         mockOptions.controlToken = options.controlToken
+        // The soft open-file limit is 1,024 here while --max-connections defaults to 10,000: raise it
+        // to the hard limit, and say so when even that cannot hold the connections allowed.
+        let files = FileLimit.raiseToHard()
+        let needed = UInt64(options.maximumConnections) + 64
+        if files < needed {
+            Output.error(
+                "warning: the open-file limit is \(files), fewer than --max-connections \(options.maximumConnections) needs (about \(needed)): connections past it will fail in accept; raise the hard limit (ulimit -Hn)"
+            )
+        }
         let assembly: MockAssembly
         do {
             assembly = try MockAssembly(mockOptions)
@@ -262,5 +270,20 @@ enum ServeCommand {
         if let token = options.controlToken { variables.append(("RINGSIDE_CONTROL_TOKEN", token)) }
         let lines = variables.map { "\($0.name)=\(shellQuoted($0.value))" }
         Output.out(lines.joined(separator: "\n"))
+    }
+}
+
+/// The process's open-file limit (RLIMIT_NOFILE).
+enum FileLimit {
+    /// Raises the soft limit to the hard one; returns the soft limit now.
+    static func raiseToHard() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return UInt64(limit.rlim_cur)
     }
 }

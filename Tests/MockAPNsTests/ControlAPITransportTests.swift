@@ -276,6 +276,32 @@ import World
         #expect((try world.control("GET", "/health") as? [String: Any])?["status"] as? String == "ok")
     }
 
+    @Test("Two Content-Length headers, equal or not, get 400 (RFC 9112 §6.3), and the control API keeps serving")
+    func twoContentLengths() throws {
+        let world = try WorldServer()
+        let port = try #require(URLComponents(string: world.controlURL)?.port)
+        for lengths in ["0\\r\\nContent-Length: 2", "0\\r\\nContent-Length: 0"] {
+            let raw = try run(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import socket; s = socket.create_connection(('127.0.0.1', \(port))); s.settimeout(5); s.sendall(b'GET /health HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: \(lengths)\\r\\n\\r\\n{}{}{}'); print(s.recv(100).split(b'\\r\\n')[0].decode())",
+                ])
+            #expect(raw.stdout.hasPrefix("HTTP/1.1 400"), "\(lengths): \(raw.stdout) \(raw.stderr)")
+        }
+        #expect((try world.control("GET", "/health") as? [String: Any])?["status"] as? String == "ok")
+    }
+
+    @Test("The control token is 64 hex digits from the system's generator, compared whole")
+    func controlToken() {
+        let a = ControlToken.make()
+        #expect(a.count == 64 && a.allSatisfy(\.isHexDigit))
+        #expect(a != ControlToken.make())
+        #expect(ControlToken.matches("Bearer " + a, a) && ControlToken.matches("bearer " + a, a))
+        #expect(!ControlToken.matches("Bearer " + a.dropLast() + "0", a) || a.last == "0")
+        #expect(!ControlToken.matches("Bearer " + a + "0", a) && !ControlToken.matches(nil, a))
+    }
+
     @Test("The control port closes connections over its cap at once; once they go, it serves again")
     func controlConnectionsCapped() throws {
         let world = try WorldServer()

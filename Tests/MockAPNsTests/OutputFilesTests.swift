@@ -73,3 +73,24 @@ import Testing
             ])
     }
 }
+
+/// `serve`'s open-file limit (issue 27): the soft limit is raised to the hard one, and a hard limit
+/// that cannot hold `--max-connections` is said at start-up.
+@Suite struct FileLimitTests {
+    @Test("serve raises the soft open-file limit to the hard one and warns when it is still too low")
+    func raisesTheLimit() throws {
+        let script = """
+            ulimit -Sn 1024; ulimit -Hn 4096
+            "$0" serve --certs "$1" --port 0 --quiet >/dev/null 2>"$2" &
+            pid=$!; sleep 1.5; grep 'Max open files' /proc/$pid/limits; kill $pid; wait $pid 2>/dev/null; cat "$2"
+            """
+        let log = NSTemporaryDirectory() + "ringside-limit-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try run("/bin/bash", ["-c", script, RunCommandTests.binary, Paths.certs, log])
+        let limits =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
+        #expect(limits.count >= 5 && limits[3] == "4096" && limits[4] == "4096", "\(result.stdout)")
+        #expect(result.stdout.contains("warning: the open-file limit is 4096"), "\(result.stdout)")
+    }
+}
