@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Glibc
 
 /// Serves a recorded run's answers back, in order (`ringside replay`): the i-th request gets the
 /// i-th recorded answer when it matches the i-th recorded request; the first request that differs is
@@ -117,34 +118,81 @@ public final class ReplayPlan: @unchecked Sendable {
     }
 
     /// Reads the `push` lines of a JSONL transcript.
+    /// Reads a transcript event by event (a line at a time: a million events need no more memory
+    /// than their exchanges). A line that is not UTF-8 or not JSON is an error naming the file, the
+    /// line and the event; a last line cut short (a crash while writing it) is left out.
     public static func load(transcript path: String) throws -> ReplayPlan {
-        parse(transcript: try String(contentsOfFile: path, encoding: .utf8))
+        guard let file = fopen(path, "r") else {
+            throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        var exchanges: [Exchange] = []
+        var number = 0
+        while true {
+            let length = getline(&buffer, &capacity, file)
+            guard length >= 0, let buffer else { break }
+            number += 1
+            guard length <= longestLine else {
+                throw TranscriptError(description: "\(path):\(number): a line of \(length) bytes, longer than \(longestLine)")
+            }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+            let complete = length > 0 && bytes[length - 1] == UInt8(ascii: "\n")
+            guard let line = String(validating: bytes.prefix(complete ? length - 1 : length), as: UTF8.self) else {
+                throw TranscriptError(description: "\(path):\(number): not valid UTF-8 (event \(number))")
+            }
+            if line.isEmpty { continue }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+                if !complete { break }  // the line being written when the run stopped
+                throw TranscriptError(description: "\(path):\(number): not a JSON object (event \(number))")
+            }
+            if let exchange = exchange(object) { exchanges.append(exchange) }
+        }
+        return ReplayPlan(exchanges: exchanges)
     }
 
-    /// Reads the `push` lines of a transcript's text; other lines are skipped.
+    /// The longest transcript line read: far above any event the mock writes (a request keeps 1 KB of
+    /// each of at most 32 extra headers and a 5 KB payload).
+    public static let longestLine = 4 << 20
+
+    /// Why a transcript could not be read, naming the file and the line.
+    public struct TranscriptError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads the `push` lines of a transcript's text; other lines are skipped (the fuzzer's entry).
     public static func parse(transcript text: String) -> ReplayPlan {
         var exchanges: [Exchange] = []
         for line in text.split(separator: "\n") {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                object["event"] as? String == "push", let request = object["request"] as? [String: Any]
+                let exchange = exchange(object)
             else { continue }
-            var fields: [String: String] = [:]
-            for key in compared { fields[key] = request[key] as? String }
-            let arrived = (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 }
-            fields["apns-expiration"] = expiration(fields["apns-expiration"], at: arrived ?? 0)
-            fields["authentication"] = request["authorization"] == nil ? "no JWT" : "JWT"
-            exchanges.append(
-                Exchange(
-                    request: fields, status: object["status"] as? Int ?? 0,
-                    reason: (object["reason"] as? String).flatMap(Reason.init(wire:)),
-                    timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String,
-                    wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 },
-                    worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 },
-                    judgedByTheRules: (object["fault"] as? String).map {
-                        !ConnectionStateMachine.answeredBeforeTheRules.contains($0)
-                    } ?? true, lint: (object["lint"] as? String).flatMap(LintRule.init(name:))))
+            exchanges.append(exchange)
         }
         return ReplayPlan(exchanges: exchanges)
+    }
+
+    /// A `push` event as an exchange; nil for other events.
+    static func exchange(_ object: [String: Any]) -> Exchange? {
+        guard object["event"] as? String == "push", let request = object["request"] as? [String: Any] else {
+            return nil
+        }
+        var fields: [String: String] = [:]
+        for key in compared { fields[key] = request[key] as? String }
+        let arrived = (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 }
+        fields["apns-expiration"] = expiration(fields["apns-expiration"], at: arrived ?? 0)
+        fields["authentication"] = request["authorization"] == nil ? "no JWT" : "JWT"
+        return Exchange(
+            request: fields, status: object["status"] as? Int ?? 0,
+            reason: (object["reason"] as? String).flatMap(Reason.init(wire:)),
+            timestamp: (object["timestamp"] as? NSNumber)?.int64Value, apnsId: object["apnsId"] as? String,
+            wallTime: (object["wallTime"] as? NSNumber).map { $0.doubleValue / 1000 },
+            worldTime: (object["worldTime"] as? NSNumber).map { $0.doubleValue / 1000 },
+            judgedByTheRules: (object["fault"] as? String).map {
+                !ConnectionStateMachine.answeredBeforeTheRules.contains($0)
+            } ?? true, lint: (object["lint"] as? String).flatMap(LintRule.init(name:)))
     }
 
     /// The recorded answer for this request, or nil once the run has diverged. Requests a provider

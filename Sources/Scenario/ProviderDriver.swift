@@ -162,8 +162,14 @@ final class HTTPServiceProvider: ProviderDriver {
     deinit { stop() }
 
     private func send(_ name: String, _ template: RequestTemplate?, _ values: [Placeholder: String]) throws {
-        // The checker refuses a step whose template is missing.
-        guard let template else { preconditionFailure("the checker lets no step through without its template") }
+        // In a scenario the checker refuses a step whose template is missing; a provider file run
+        // against the library may lack one, and then the provider cannot be told: the step fails.
+        guard let template else {
+            throw StepFailure(
+                expected: "the http provider to be told of this step (its <\(name):> request template)",
+                happened: "the provider file has no <\(name):> template: the provider cannot be told, so it cannot act on it",
+                output: [])
+        }
         var values = values
         values[.port] = String(port)
         let path = template.path.filled(values)

@@ -565,10 +565,10 @@ public final class ScenarioRunner {
             atEnd.append((range, within, absence, check))
             return
         case .afterQuiet:
-            if !providerIsInProcess { waitUntilQuiet() }
+            let quiet = providerIsInProcess || waitUntilQuiet(atMost: within)
             if let within { sleep(until: started.addingTimeInterval(within)) }
             runWorld()
-            found = check()
+            found = quiet ? check() : notQuiet(check())
         case .whenItHolds, .whenSettled:
             let deadline = started.addingTimeInterval(within ?? 0)
             runWorld()
@@ -581,10 +581,10 @@ public final class ScenarioRunner {
             if judging == .whenSettled, found.passed, !providerIsInProcess {
                 // What came meanwhile may still be on its way (a push pending on the phone): it is
                 // given the expectation's window again to end.
-                waitUntilQuiet()
+                let quiet = waitUntilQuiet(atMost: within)
                 let settled = Date().addingTimeInterval(within ?? 0)
                 runWorld()
-                found = check()
+                found = quiet ? check() : notQuiet(check())
                 while !found.passed, Date() < settled {
                     usleep(10_000)
                     runWorld()
@@ -617,10 +617,13 @@ public final class ScenarioRunner {
     private func judgeAtEnd() {
         guard !atEnd.isEmpty else { return }
         let started = Date()
-        if !providerIsInProcess { waitUntilQuiet() }
-        sleep(until: started.addingTimeInterval(atEnd.compactMap(\.within).max() ?? 0))
+        let longest = atEnd.compactMap(\.within).max()
+        let quiet = providerIsInProcess || waitUntilQuiet(atMost: longest)
+        sleep(until: started.addingTimeInterval(longest ?? 0))
         runWorld()
-        for pending in atEnd { append(pending.check(), at: pending.range, absence: pending.absence) }
+        for pending in atEnd {
+            append(quiet ? pending.check() : notQuiet(pending.check()), at: pending.range, absence: pending.absence)
+        }
         atEnd = []
     }
 
@@ -631,7 +634,15 @@ public final class ScenarioRunner {
         guard !absences.isEmpty else { return }
         // A refused handshake is reported by the server's thread and may come a moment after the
         // step that caused it (seen under load in CI): a scenario that looks dead gets a second.
-        var alive: Bool { !recorder.records.isEmpty || !recorder.refusals.isEmpty }
+        // A push is a request to a device token; a refusal counts when a TLS handshake really
+        // failed (a TCP probe or a GET is no attempt to push).
+        var alive: Bool {
+            recorder.records.contains { $0.request.deviceToken != nil }
+                || recorder.refusals.contains {
+                    !$0.why.hasPrefix("closed before the TLS handshake")
+                        && !$0.why.hasPrefix("the TLS handshake did not finish")
+                }
+        }
         let deadline = Date().addingTimeInterval(1)
         while !alive, Date() < deadline { usleep(10_000) }
         guard !alive else { return }
@@ -684,19 +695,30 @@ public final class ScenarioRunner {
 
     /// An exec or http provider may still be sending when its step ends (a command that backgrounds
     /// curl, a service that queues pushes): waits until no process an exec command started still
-    /// runs, and with an http service until the mock has seen nothing for `quietPeriod` counted from
-    /// the call; `longestQuietWait` at most.
-    private func waitUntilQuiet() {
+    /// runs, and with an http service until the mock has seen nothing for `quietPeriod`; at most
+    /// `longestQuietWait` or `within`, whichever is longer. False when the provider never went quiet.
+    private func waitUntilQuiet(atMost within: Double?) -> Bool {
         let started = Date().timeIntervalSince1970
         let service = httpProvider?.marker
+        let longest = max(Self.longestQuietWait, within ?? 0)
         while true {
             let now = Date().timeIntervalSince1970
-            if now - started >= Self.longestQuietWait { return }
             let commandsDone = !children.anyRunning(except: service)
             let quiet = service == nil || now - max(started, recorder.lastEventAt) >= Self.quietPeriod
-            if commandsDone, quiet { return }
+            if commandsDone, quiet { return true }
+            if now - started >= longest { return false }
             usleep(10_000)
         }
+    }
+
+    /// A check whose provider never went quiet is not judged as if it had: what it still does is
+    /// unseen, so it fails and says so (a longer `within` waits longer).
+    private func notQuiet(_ found: Finding) -> Finding {
+        (
+            false, found.expected,
+            "not judged: the provider was still busy (a command it started still ran, or its service kept sending) after \(Self.duration(Self.longestQuietWait)); give the expectation a longer `within`. So far: \(found.happened)",
+            found.chain
+        )
     }
 
     static let quietPeriod = 0.75
@@ -751,7 +773,18 @@ public final class ScenarioRunner {
             var note = ""
             // A ghost — a push that rang after the caller gave up — is what the caller lived
             // through: a later push (a "cancel") does not hide it.
-            if expectation.outcome != .rangLate, let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
+            if let thisCall, callUUID == nil,
+                let phantom = judged.last(where: {
+                    ($0.outcome.finalKind == .rang || $0.outcome.finalKind == .rangLate)
+                        && $0.callUUID?.lowercased() != thisCall
+                }), phantom.number != fate?.number
+            {
+                // A phantom — the phone rang with another call's id, or a made-up one — is what the
+                // user lived through: a later push for the right call does not undo it.
+                fate = phantom
+                note = " (a phantom ring; a later push does not undo it)"
+            } else if expectation.outcome != .rangLate,
+                let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
                 ghost.number != fate?.number
             {
                 fate = ghost
@@ -764,8 +797,11 @@ public final class ScenarioRunner {
                 let rung = judged.last(where: {
                     $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
                 }),
-                let first = records.first(where: { $0.apnsId == rung.apnsId }),
-                first.status != 200 || first.fault != nil
+                // The request whose push rang: its answer must not have reached the provider.
+                let rang = records.last(where: {
+                    $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
+                        && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
+                }), rang.status != 200 || rang.fault != nil
             {
                 fate = rung
                 note = " (then a resend of the same call was refused as a duplicate)"
@@ -780,7 +816,8 @@ public final class ScenarioRunner {
                     // The request behind the push: its apns-id, the last such before it was accepted.
                     let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
                     var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
-                    if !isThisCall(fate) {
+                    let rang = fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate
+                    if let thisCall, rang, fate.callUUID?.lowercased() != thisCall {
                         text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall ?? "?")"
                     }
                     if !missing.isEmpty {

@@ -39,8 +39,10 @@ public struct CallInfo: Sendable {
             guard scanner.skipSpaces(), scanner.take(UInt8(ascii: ":")), scanner.skipSpaces() else { return }
             if scanner.peek == UInt8(ascii: "\"") {
                 guard let value = scanner.string() else { return }
-                if uuid == nil, scanner.isOne(of: Self.uuidKeys, key) { uuid = scanner.text(value) }
-                if caller == nil, scanner.isOne(of: Self.callerKeys, key), !value.range.isEmpty {
+                // A key given twice: the last wins, as Foundation's JSONSerialization (the app's
+                // parser) reads it (RFC 8259 §4: "report the last name/value pair only").
+                if scanner.isOne(of: Self.uuidKeys, key) { uuid = scanner.text(value) }
+                if scanner.isOne(of: Self.callerKeys, key), !value.range.isEmpty {
                     caller = scanner.text(value)  // "" names no one
                 }
             } else if !scanner.skipValue() {

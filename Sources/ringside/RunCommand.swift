@@ -66,20 +66,8 @@ enum RunCommand {
             let certs = try TestCredentials.required(try arguments.value("--certs"))
             let paths = try arguments.remaining()
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
-            var files = try scenarioFiles(paths)
-            if let shard {
-                let parts = shard.split(separator: "/").compactMap { Int($0) }
-                guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
-                    throw UsageError("--shard takes k/n with 1 ≤ k ≤ n, got <\(shard)>")
-                }
-                let all = files.count
-                files = files.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
-                guard !files.isEmpty else {
-                    throw UsageError(
-                        "--shard \(shard) selects no scenario: there are \(all), fewer than \(parts[1]) shards")
-                }
-            }
-            let selected: [(path: String, file: SourceFile)] = files.compactMap { path in
+            let files = try scenarioFiles(paths)
+            var selected: [(path: String, file: SourceFile)] = files.compactMap { path in
                 let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
                 if let filter, !path.contains(filter), !text.contains(filter) { return nil }
                 // A provider file beside the scenarios (`ringside init` writes one) is no scenario.
@@ -88,6 +76,19 @@ enum RunCommand {
             }
             if let filter, selected.isEmpty {
                 throw UsageError("--filter <\(filter)> matches no scenario")
+            }
+            // Sliced after the filter: every shard of a filtered run gets its share.
+            if let shard {
+                let parts = shard.split(separator: "/").compactMap { Int($0) }
+                guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
+                    throw UsageError("--shard takes k/n with 1 ≤ k ≤ n, got <\(shard)>")
+                }
+                let all = selected.count
+                selected = selected.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
+                guard !selected.isEmpty else {
+                    throw UsageError(
+                        "--shard \(shard) selects no scenario: there are \(all), fewer than \(parts[1]) shards")
+                }
             }
             if let transcripts {
                 try OutputFiles.refuseLink(transcripts)
@@ -100,11 +101,12 @@ enum RunCommand {
                 }
             }
             let tally = Tally(format: format)
+            let total = selected.count
             // Independent scenarios run in parallel, each with its own mock on a free port.
             let queue = DispatchQueue(label: "ringside.run", attributes: .concurrent)
             let slots = DispatchSemaphore(value: jobs)
             let group = DispatchGroup()
-            for (path, file) in selected {
+            for (path, file) in selected as [(path: String, file: SourceFile)] {
                 slots.wait()
                 group.enter()
                 queue.async {
@@ -117,7 +119,7 @@ enum RunCommand {
                     }
                     let result = ScenarioRunner.run(
                         file, certs: certs, providerUnderTest: provider?.underTest, transcript: transcript, seed: seed)
-                    tally.report(result, file: file, path: path, total: selected.count)
+                    tally.report(result, file: file, path: path, total: total)
                 }
             }
             group.wait()

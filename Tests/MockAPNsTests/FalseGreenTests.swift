@@ -29,6 +29,11 @@ import Testing
             ("10-ghost-hidden-by-a-later-push.ring", "a ghost"),
             ("11-second-push-40ms-later.ring", "duplicate"),
             ("12-same-jwt-respelt.ring", "the provider kept its JWT"),
+            ("13-phantom-ring-then-the-right-push.ring", "a phantom ring"),
+            ("14-duplicate-excused-by-another-tokens-410.ring", "duplicate"),
+            ("15-port-probe-is-no-sign-of-life.ring", "nothing to judge"),
+            ("16-get-is-no-sign-of-life.ring", "nothing to judge"),
+            ("17-callUUID-given-twice.ring", "which no call of this scenario was given"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)

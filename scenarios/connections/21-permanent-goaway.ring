@@ -17,9 +17,11 @@ steps:
     from: bob
   - call: alice
     from: carol
+  - call: alice
+    from: dave
   - expect apns: the certificate is for the other environment
     reason: BadCertificateEnvironment
-  - expect provider: no reconnect storm
-    connections-at-most: 2
+  - expect provider: no reconnect storm, no new connection for the next calls
+    connections-at-most: 1
   - expect provider: one clear alarm
     stopped: BadCertificateEnvironment
