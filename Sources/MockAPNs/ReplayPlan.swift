@@ -136,7 +136,8 @@ public final class ReplayPlan: @unchecked Sendable {
             guard length >= 0, let buffer else { break }
             number += 1
             guard length <= longestLine else {
-                throw TranscriptError(description: "\(path):\(number): a line of \(length) bytes, longer than \(longestLine)")
+                throw TranscriptError(
+                    description: "\(path):\(number): a line of \(length) bytes, longer than \(longestLine)")
             }
             let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
             let complete = length > 0 && bytes[length - 1] == UInt8(ascii: "\n")

@@ -167,7 +167,8 @@ final class HTTPServiceProvider: ProviderDriver {
         guard let template else {
             throw StepFailure(
                 expected: "the http provider to be told of this step (its <\(name):> request template)",
-                happened: "the provider file has no <\(name):> template: the provider cannot be told, so it cannot act on it",
+                happened:
+                    "the provider file has no <\(name):> template: the provider cannot be told, so it cannot act on it",
                 output: [])
         }
         var values = values

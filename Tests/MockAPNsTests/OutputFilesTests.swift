@@ -94,3 +94,21 @@ import Testing
         #expect(result.stdout.contains("warning: the open-file limit is 4096"), "\(result.stdout)")
     }
 }
+
+/// Errors about files say which file, which line and what is wrong, in words (issue 27).
+@Suite struct FileErrorTests {
+    @Test("A transcript with one bad byte: file:line: not valid UTF-8, and which event")
+    func transcriptBadByte() throws {
+        let path = NSTemporaryDirectory() + "ringside-bad-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var data = Data(#"{"event":"connection-opened"}"#.utf8 + [10])
+        data.append(contentsOf: Array(#"{"event":"push","x":""#.utf8) + [0xFF] + Array("\"}\n".utf8))
+        try data.write(to: URL(fileURLWithPath: path))
+        let result = try run(
+            RunCommandTests.binary,
+            ["replay", "--certs", Paths.certs, path, "--scenario", Paths.scenario("01-a-call-rings.ring")])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):2: not valid UTF-8 (event 2)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NSCocoaErrorDomain"))
+    }
+}
