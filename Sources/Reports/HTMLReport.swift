@@ -91,6 +91,10 @@ public enum HTMLReport {
         return html + "</section>\n"
     }
 
+    /// The most messages a scenario's diagram shows (issue 27: 20,000 pushes made a 45 MB page no
+    /// browser rendered); the rest are counted, and the transcript (`run --transcript DIR`) has all.
+    public static let shownEvents = 400
+
     /// The sequence diagram: a grid of four lifelines, one row per message.
     static func diagram(_ result: ScenarioResult, id: String) -> String {
         guard !result.ladder.isEmpty else { return "" }
@@ -98,7 +102,15 @@ public enum HTMLReport {
         var html = "<div class=\"diagram\">\n<div class=\"lanes-head\"><div></div>"
         html += lanes.map { "<div class=\"lane-name\">\(name($0))</div>" }.joined() + "</div>\n"
         let start = result.ladder.first?.at ?? 0
-        for event in result.ladder {
+        // A page a browser opens: at most `shownEvents` messages a scenario, failures first.
+        var shown = Set(result.ladder.indices)
+        if result.ladder.count > shownEvents {
+            let failed = result.ladder.indices.filter { result.ladder[$0].failed }.prefix(shownEvents)
+            let others = result.ladder.indices.filter { !result.ladder[$0].failed }.prefix(shownEvents - failed.count)
+            shown = Set(failed).union(others)
+        }
+        let leftOut = result.ladder.count - shown.count
+        for (index, event) in result.ladder.enumerated() where shown.contains(index) {
             var classes = "event kind-\(event.kind.rawValue)"
             if event.failed { classes += " failed-step" }
             if event.kind == .clockJump {
@@ -134,6 +146,10 @@ public enum HTMLReport {
                 html += event.details.map { "<li>\(escape($0))</li>" }.joined() + "</ul></details>"
             }
             html += "</div></div></div>\n"
+        }
+        if leftOut > 0 {
+            html +=
+                "<p class=\"left-out\">\(leftOut) more message\(leftOut == 1 ? "" : "s") left out of this diagram (it shows \(shownEvents) at most, failures always); every event is in the scenario's transcript: <code>ringside run --transcript DIR</code></p>\n"
         }
         return html + "</div>\n"
     }

@@ -32,11 +32,11 @@ enum CheckCommand {
         }
         var failed = false
         for path in arguments {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                Output.error("error: cannot read <\(path)>")
+            let file: SourceFile
+            do { file = try SourceFile.read(path) } catch {
+                Output.error("error: \(OutsideText.visible("\(error)"))")
                 return ExitCode.usage
             }
-            let file = SourceFile(path: path, text: String(decoding: data, as: UTF8.self))
             let problems = Checker.check(file)
             if problems.isEmpty {
                 Output.out("\(OutsideText.visible(path)): ok")

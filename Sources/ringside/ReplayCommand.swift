@@ -42,10 +42,8 @@ enum ReplayCommand {
             let rest = try arguments.remaining()
             guard rest.count == 1 else { throw UsageError("give one transcript file") }
             let plan = try ReplayPlan.load(transcript: rest[0])
-            guard let data = FileManager.default.contents(atPath: scenario) else {
-                throw UsageError("cannot read <\(scenario)>")
-            }
-            let file = SourceFile(path: scenario, text: String(decoding: data, as: UTF8.self))
+            let file: SourceFile
+            do { file = try SourceFile.read(scenario) } catch { throw UsageError("\(error)") }
             let result = ScenarioRunner.run(
                 file, certs: certs, providerUnderTest: provider.map { ProviderUnderTest(setup: .builtin($0)) },
                 replay: plan,

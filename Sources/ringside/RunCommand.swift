@@ -29,7 +29,9 @@ enum RunCommand {
         \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))); --provider 'exec: COMMAND'
         with a command.
 
-        --report FILE.html writes one self-contained page with a sequence diagram per scenario.
+        --report FILE.html writes one self-contained page with a sequence diagram per scenario (at most
+        400 messages each, failures first; the rest are counted, and --transcript keeps them all).
+        Reports and transcripts are never written through a symbolic link (exit 3).
         --junit FILE writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>);
         --transcript DIR one JSONL transcript per scenario. --jobs N (at least 1) runs N scenarios at
         once; --shard K/N runs the K-th of N slices (for CI machines); --filter keeps files whose path
@@ -67,12 +69,12 @@ enum RunCommand {
             let paths = try arguments.remaining()
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
             let files = try scenarioFiles(paths)
-            var selected: [(path: String, file: SourceFile)] = files.compactMap { path in
-                let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-                if let filter, !path.contains(filter), !text.contains(filter) { return nil }
+            var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in
+                let file = try SourceFile.read(path)
+                if let filter, !path.contains(filter), !file.text.contains(filter) { return nil }
                 // A provider file beside the scenarios (`ringside init` writes one) is no scenario.
-                if !paths.contains(path), isProviderFile(text) { return nil }
-                return (path, SourceFile(path: path, text: text))
+                if !paths.contains(path), isProviderFile(file.text) { return nil }
+                return (path, file)
             }
             if let filter, selected.isEmpty {
                 throw UsageError("--filter <\(filter)> matches no scenario")
@@ -269,13 +271,8 @@ struct ProviderOption {
             }
             return ProviderOption(underTest: provider, name: text.count > 60 ? String(text.prefix(57)) + "…" : text)
         case (nil, let path?):
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("--provider-file: no readable file <\(path)>")
-            }
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw UsageError("--provider-file <\(path)>: not valid UTF-8")
-            }
-            let source = SourceFile(path: path, text: text)
+            let source: SourceFile
+            do { source = try SourceFile.read(path) } catch { throw UsageError("--provider-file: \(error)") }
             let directory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
             let read = Checker.providerFile(source, directory: directory)
             guard let provider = read.provider else {

@@ -112,3 +112,42 @@ import Testing
         #expect(!result.stderr.contains("NSCocoaErrorDomain"))
     }
 }
+
+/// Resources bounded by design (issue 27): a scenario file over the documented size is refused, and
+/// a report of many pushes stays a page a browser opens.
+@Suite struct BoundedOutputTests {
+    @Test("check and run refuse a scenario file over 1 MiB, saying so")
+    func largeScenarioRefused() throws {
+        let path = NSTemporaryDirectory() + "ringside-large-\(UUID().uuidString).ring"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ("scenario: large\nsteps:\n" + String(repeating: "  - wait: 1ms\n", count: 90_000)).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        for command in ["check", "run"] {
+            let result = try run(
+                RunCommandTests.binary,
+                [command, "--certs", Paths.certs, path].filter {
+                    command == "run" || $0 != "--certs" && $0 != Paths.certs
+                })
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("is larger than 1 MiB"), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test("A report of 120 calls shows the documented number of messages and says what it left out")
+    func reportBounded() throws {
+        let folder = NSTemporaryDirectory() + "ringside-report-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let calls = String(repeating: "  - call: alice\n", count: 120)
+        try
+            "scenario: many\nworld:\n  throttle: off\nphones:\n  - name: alice\nsteps:\n  - register: alice\n\(calls)  - expect phone: alice\n    outcome: rang\n"
+            .write(toFile: folder + "/many.ring", atomically: true, encoding: .utf8)
+        let result = try run(
+            RunCommandTests.binary,
+            ["run", "--certs", Paths.certs, "--report", folder + "/r.html", folder + "/many.ring"])
+        #expect(result.status == 0, "\(result.stdout)")
+        let page = try String(contentsOfFile: folder + "/r.html", encoding: .utf8)
+        #expect(page.components(separatedBy: "<div class=\"event ").count - 1 == 400)
+        #expect(page.contains("more messages left out of this diagram"))
+    }
+}
