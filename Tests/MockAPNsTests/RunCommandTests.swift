@@ -37,7 +37,7 @@ import Testing
                 "happened: 2 of 2 requests matched"
             ),
             (
-                "15-goaway-then-call-again.ring", "ignores-goaway", "15-goaway-then-call-again.ring:23:5",
+                "15-goaway-then-call-again.ring", "ignores-goaway", "15-goaway-then-call-again.ring:21:5",
                 "no push reached APNs for this phone"
             ),
             (
@@ -53,8 +53,8 @@ import Testing
                 "17-sandbox-token-to-production.ring:25:5", "1 push after a refusal"
             ),
             (
-                "21-permanent-goaway.ring", "reconnect-storm", "21-permanent-goaway.ring:22:5",
-                "at most 2 connections to APNs"
+                "21-permanent-goaway.ring", "reconnect-storm", "21-permanent-goaway.ring:24:5",
+                "at most 1 connection to APNs"
             ),
             (
                 "22-sick-connection.ring", "sticks-to-sick-connection", "22-sick-connection.ring:24:5",

@@ -2,8 +2,6 @@ scenario: After GOAWAY the provider sends again on a new connection (incident 1)
 teaches: |
   APNs may close a connection with GOAWAY and a last-stream-id: streams above it were never
   processed. A provider that notices opens a new connection and sends them again; every phone rings.
-apns:
-  auth: certificate
 phones:
   - name: alice
   - name: bob

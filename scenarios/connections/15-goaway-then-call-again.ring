@@ -3,8 +3,6 @@ teaches: |
   A provider that keeps one cached connection and only watches for error answers never notices
   GOAWAY: its requests fail without an answer and nothing rings for hours. A correct provider opens
   a new connection and the next call rings.
-apns:
-  auth: certificate
 phones:
   - name: alice
   - name: bob
