@@ -266,6 +266,11 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         scheduler?(seconds, action)
     }
 
+    /// Whether the handler trusted the client (`trust()`); see `untrustedTimeout`.
+    var isTrusted = false
+
+    func trust() { isTrusted = true }
+
     func close() {
         closeAfterFlush = true
         endReason = endReason ?? "closed by the server"

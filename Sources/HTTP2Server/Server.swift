@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Double?
     /// Close TLS connections whose handshake has not finished after this many seconds; nil never.
     public var handshakeTimeout: Double? = 10
+    /// Close connections the handler has not trusted (`ConnectionControl.trust()`, e.g. after an
+    /// authenticated request) this many seconds after they opened; nil never. Unauthenticated
+    /// clients then cannot hold the slots of `maximumConnections` that the token holder needs.
+    public var untrustedTimeout: Double?
     /// Cleartext only: a client that does not open with the HTTP/2 preface is served as HTTP/1.1
     /// (for a JSON control API that plain `curl` can reach).
     public var acceptsHTTP1 = false

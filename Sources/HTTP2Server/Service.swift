@@ -51,4 +51,6 @@ public protocol ConnectionControl: AnyObject {
     func after(_ seconds: Double, _ action: @escaping () -> Void)
     /// Closes the connection once what is queued is written.
     func close()
+    /// The client proved who it is (an authenticated request): `untrustedTimeout` no longer applies.
+    func trust()
 }

@@ -360,6 +360,13 @@ final class Worker: @unchecked Sendable {
                 closeConnection(connection.fd)
             }
         }
+        if let limit = configuration.untrustedTimeout {
+            for connection in Array(connections.values)
+            where !connection.isTrusted && now - connection.openedAt >= limit {
+                connection.endReason = "not authenticated within \(Int(limit)) s"
+                closeConnection(connection.fd)
+            }
+        }
         guard let timeout = configuration.idleTimeout else { return }
         for connection in Array(connections.values) where now - connection.lastActivity >= timeout {
             connection.idleTimeout()

@@ -30,6 +30,8 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     public static let maximumConnections = 256
     /// Seconds a control connection may stay idle before it is closed.
     public static let idleTimeout = 300.0
+    /// With a control token: seconds a connection may stay open before its first authenticated request.
+    public static let untrustedTimeout = 3.0
 
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler { ControlConnection(api: self) }
     public func refused(peer: String, why: String) {}
@@ -599,7 +601,8 @@ final class ControlConnection: HTTP2ConnectionHandler {
             if name.elementsEqual("authorization".utf8) { authorization = String(decoding: value, as: UTF8.self) }
         }
         let answer: ControlAPI.Answer
-        if let token = api.requiredToken, !ControlToken.matches(authorization, token) {
+        let refused = api.requiredToken.map { !ControlToken.matches(authorization, $0) } ?? false
+        if refused {
             answer = .error(401, "this control API needs `authorization: Bearer <RINGSIDE_CONTROL_TOKEN>`")
         } else if request.bodyLength > request.body.count {
             answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
@@ -612,6 +615,9 @@ final class ControlConnection: HTTP2ConnectionHandler {
             HTTP2Response(
                 status: answer.status, headers: [("content-type", "application/json")] + answer.headers,
                 body: body + [10]))
+        // An unauthenticated client holds no slot: answered 401 and closed; an authenticated one is
+        // trusted, and only the idle timeout applies to it (MockAssembly sets `untrustedTimeout`).
+        if refused { connection.close() } else { connection.trust() }
     }
 
     func idleGoAwayDebugData() -> [UInt8] { [] }

@@ -114,6 +114,9 @@ public final class MockAssembly: @unchecked Sendable {
             // count is capped, so that idle clients cannot use up the process's descriptors.
             controlConfiguration.maximumConnections = ControlAPI.maximumConnections
             controlConfiguration.idleTimeout = ControlAPI.idleTimeout
+            // With a token, a connection that has not made an authenticated request within a few
+            // seconds is closed: 256 idle strangers cannot lock the token holder out (issue 27).
+            if options.controlToken != nil { controlConfiguration.untrustedTimeout = ControlAPI.untrustedTimeout }
             control = api
             controlServer = HTTP2Server(configuration: controlConfiguration, service: api)
         } else {

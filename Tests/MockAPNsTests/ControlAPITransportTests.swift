@@ -302,6 +302,15 @@ import World
         #expect(!ControlToken.matches("Bearer " + a + "0", a) && !ControlToken.matches(nil, a))
     }
 
+    @Test(
+        "With a control token, 300 idle strangers cannot lock the token holder out (Tests/clients/control_lockout.py)")
+    func strangersCannotLockOut() throws {
+        let result = try run(
+            "/usr/bin/env", ["python3", Paths.clients + "/control_lockout.py", RunCommandTests.binary, Paths.certs])
+        #expect(
+            result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "200", "\(result.stdout) \(result.stderr)")
+    }
+
     @Test("The control port closes connections over its cap at once; once they go, it serves again")
     func controlConnectionsCapped() throws {
         let world = try WorldServer()
