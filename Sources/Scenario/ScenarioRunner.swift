@@ -818,7 +818,7 @@ public final class ScenarioRunner {
                     var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
                     let rang = fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate
                     if let thisCall, rang, fate.callUUID?.lowercased() != thisCall {
-                        text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall ?? "?")"
+                        text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall)"
                     }
                     if !missing.isEmpty {
                         text += ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))"
