@@ -305,9 +305,12 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         return result
     }
 
-    /// One to nine ASCII digits, nothing else (no sign, no spaces), as a number; nil otherwise.
+    /// One to nine ASCII digits, nothing else (no sign, no spaces, no leading zero: `/phones/00` is
+    /// not phone 0), as a number; nil otherwise.
     static func plainNumber(_ text: Substring) -> Int? {
-        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }),
+            text == "0" || text.first != "0"
+        else { return nil }
         return Int(text)
     }
 

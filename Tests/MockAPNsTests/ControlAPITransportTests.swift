@@ -186,7 +186,10 @@ import World
 
     @Test(
         "Routes are matched strictly: doubled or trailing slashes and phone ids that are not plain digits are 404",
-        arguments: ["//phones", "/health/", "/phones/+0", "/phones/0x1", "/phones/ 0", "/", "/phones//state", ""])
+        arguments: [
+            "//phones", "/health/", "/phones/+0", "/phones/0x1", "/phones/ 0", "/", "/phones//state", "", "/phones/00",
+            "/phones/007",
+        ])
     func strictRoutes(path: String) throws {
         let world = try WorldServer()
         _ = try world.phone()

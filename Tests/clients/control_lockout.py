@@ -22,6 +22,12 @@ try:
         except OSError:
             break
     time.sleep(4.5)
+    # A stranger's request is answered 401 Unauthorized (its reason phrase too) and closed.
+    probe = socket.create_connection((host, int(port)), timeout=2)
+    probe.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    status_line = probe.recv(200).split(b"\r\n")[0].decode()
+    if status_line != "HTTP/1.1 401 Unauthorized":
+        print(f"stranger got: {status_line}")
     request = urllib.request.Request(url + "/health", headers={"authorization": "Bearer secret"})
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
