@@ -43,7 +43,7 @@ let package = Package(
             name: "Scenario",
             dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server", "CLinux"]),
         // Reports: renderers of scenario results.
-        .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage"]),
+        .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage", "APNs"]),
         // A mock in-process for a provider's own Swift tests, on the same assembly as the CLI.
         .target(name: "RingsideTesting", dependencies: ["MockAPNs", "Scenario", "World", "APNs"]),
         // The command line.

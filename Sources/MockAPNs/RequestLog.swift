@@ -16,8 +16,10 @@ public final class RequestLog: MockObserver, @unchecked Sendable {
         emit(Self.line(for: event))
     }
 
+    /// One line: what it quotes from outside (paths, header values, a payload's caller) is shown
+    /// visibly, so a request cannot write a line of its own into the log (OutsideText).
     public func emit(_ text: String) {
-        let bytes = Array((text + "\n").utf8)
+        let bytes = Array((OutsideText.visible(text) + "\n").utf8)
         lock.lock()
         defer { lock.unlock() }
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -1,3 +1,5 @@
+import APNs
+
 /// Something wrong in a scenario file, rendered as hurl does: a title, `--> file:line:col`, the source
 /// line, carets under the span, a detail quoting values as `<value>`, and "did you mean" (STYLE.md).
 public struct Diagnostic: Error, Sendable, Equatable {
