@@ -477,7 +477,7 @@ import World
         pairs.append(swap(["builtin=reconnect-storm"], permanent, "builtin: reference", "builtin: reconnect-storm"))
         pairs.append(
             swap(
-                ["step.expect provider.connections-at-most"], permanent, "connections-at-most: 2",
+                ["step.expect provider.connections-at-most"], permanent, "connections-at-most: 1",
                 "connections-at-most: 0"))
         pairs.append(
             swap(["step.expect provider.stopped"], permanent, "stopped: BadCertificateEnvironment", "stopped: false"))
