@@ -37,6 +37,27 @@ public enum OutsideText {
         }
     }
 
+    /// The last net under every line a command writes (`Output`): control characters and the rest
+    /// of `visible`'s list shown as `visible` shows them (a backslash is left alone: Ringside's own
+    /// text has them), and a line that would open a GitHub workflow command (`::`) shown as `\x3a:`.
+    /// Fields from outside are escaped where they are quoted (`visible`); this catches what a
+    /// message quotes without it (a path in an error, a header `explain` reads back).
+    public static func safeLine(_ line: String) -> String {
+        var out = line
+        if line.unicodeScalars.contains(where: { needsEscape($0) && $0 != "\\" && $0 != "\t" }) {
+            out = ""
+            for scalar in line.unicodeScalars {
+                if needsEscape(scalar), scalar != "\\", scalar != "\t" {
+                    out += visible(String(Character(scalar)))
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        if out.hasPrefix("::") { out = "\\x3a" + out.dropFirst() }
+        return out
+    }
+
     /// `visible` undone (for the fuzzer's property and tests); nil for text `visible` cannot make.
     public static func readBack(_ text: String) -> String? {
         var out = String.UnicodeScalarView()

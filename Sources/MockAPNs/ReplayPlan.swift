@@ -122,35 +122,54 @@ public final class ReplayPlan: @unchecked Sendable {
     /// than their exchanges). A line that is not UTF-8 or not JSON is an error naming the file, the
     /// line and the event; a last line cut short (a crash while writing it) is left out.
     public static func load(transcript path: String) throws -> ReplayPlan {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw TranscriptError(description: "\(path) is not a regular file (a transcript is a file of JSON lines)")
+        }
         guard let file = fopen(path, "r") else {
             throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
         var exchanges: [Exchange] = []
         var number = 0
-        while true {
-            let length = getline(&buffer, &capacity, file)
-            guard length >= 0, let buffer else { break }
+        /// One line's bytes; `complete` when its line feed was read (not the one a crash cut short).
+        func take(_ bytes: ArraySlice<UInt8>, complete: Bool) throws -> Bool {
             number += 1
-            guard length <= longestLine else {
-                throw TranscriptError(
-                    description: "\(path):\(number): a line of \(length) bytes, longer than \(longestLine)")
-            }
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
-            let complete = length > 0 && bytes[length - 1] == UInt8(ascii: "\n")
-            guard let line = String(validating: bytes.prefix(complete ? length - 1 : length), as: UTF8.self) else {
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                if !complete { return false }
                 throw TranscriptError(description: "\(path):\(number): not valid UTF-8 (event \(number))")
             }
-            if line.isEmpty { continue }
+            if line.isEmpty { return true }
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                if !complete { break }  // the line being written when the run stopped
+                if !complete { return false }  // the line being written when the run stopped
                 throw TranscriptError(description: "\(path):\(number): not a JSON object (event \(number))")
             }
             if let exchange = exchange(object) { exchanges.append(exchange) }
+            return true
         }
+        // Read in chunks, a line at a time, never holding more than `longestLine` of one line.
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count == 0 { break }
+            var start = 0
+            for index in 0..<count where chunk[index] == UInt8(ascii: "\n") {
+                pending += chunk[start..<index]
+                _ = try take(pending[...], complete: true)
+                pending.removeAll(keepingCapacity: true)
+                start = index + 1
+            }
+            pending += chunk[start..<count]
+            guard pending.count <= longestLine else {
+                throw TranscriptError(
+                    description: "\(path):\(number + 1): a line longer than \(longestLine) bytes (event \(number + 1))")
+            }
+        }
+        if !pending.isEmpty { _ = try take(pending[...], complete: false) }
         return ReplayPlan(exchanges: exchanges)
     }
 

@@ -54,6 +54,12 @@ public struct SourceFile: Sendable {
 
     /// Reads a scenario or provider file, refusing one larger than `largest` before reading it.
     public static func read(_ path: String) throws -> SourceFile {
+        // A FIFO or a device would block or never end: only regular files are scenarios.
+        if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
+            type != .typeRegular
+        {
+            throw Unreadable(description: "<\(path)> is not a regular file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw Unreadable(description: "cannot read <\(path)>")
         }

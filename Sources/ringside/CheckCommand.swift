@@ -46,7 +46,7 @@ enum CheckCommand {
                 for problem in problems { Output.error(problem.render(in: file)) }
                 Output.error("\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
                 if format == .github {
-                    for annotation in GitHubAnnotations.render(problems, path: path) { Output.out(annotation) }
+                    for annotation in GitHubAnnotations.render(problems, path: path) { Output.command(annotation) }
                 }
             }
         }

@@ -1,12 +1,29 @@
+import APNs
 import Dispatch
 import Glibc
 import Scenario
 
 /// Writes to standard output or error through the file descriptor, unbuffered: safe from any thread
 /// in Swift 6 (`stderr` is a shared mutable global), and a script reading stdout sees lines at once.
+///
+/// Every line goes through `OutsideText.safeLine`: whatever a message quotes from outside, no raw
+/// control character and no workflow command reaches a terminal or a CI log. Ringside's own
+/// annotations (`--format github`) are written with `command`, which alone may start with `::`.
 enum Output {
-    static func out(_ text: String) { write(1, text + "\n") }
-    static func error(_ text: String) { write(2, text + "\n") }
+    static func out(_ text: String) { write(1, safe(text) + "\n") }
+    static func error(_ text: String) { write(2, safe(text) + "\n") }
+    /// A workflow command Ringside wrote (GitHubAnnotations: its data and properties are escaped).
+    /// Its data and properties are already escaped (OutsideText.workflowData); a stray line break
+    /// would still end the command, so it is escaped again here.
+    static func command(_ line: String) {
+        write(1, line.replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A") + "\n")
+    }
+
+    /// Each of Ringside's own lines made safe; CR LF and a lone CR inside a line are shown, not obeyed.
+    static func safe(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { OutsideText.safeLine(String($0)) }
+            .joined(separator: "\n")
+    }
 
     private static func write(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)

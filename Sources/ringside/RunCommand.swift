@@ -214,7 +214,7 @@ enum RunCommand {
                 if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
             if format == .github {
-                for annotation in GitHubAnnotations.render(result) { Output.out(annotation) }
+                for annotation in GitHubAnnotations.render(result) { Output.command(annotation) }
             }
         }
 

@@ -53,4 +53,29 @@ import Testing
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
         #expect(try document.nodes(forXPath: "//testcase").count == 2)
     }
+
+    /// What every command writes goes through one net (Output, OutsideText.safeLine): an argument, a
+    /// path or a word `explain` reads back is quoted in error messages and explanations, and cannot
+    /// start a line of its own (the adversary's findings: explain, run, argument errors, replay).
+    @Test(
+        "Hostile arguments quoted by any command start no workflow command and no raw escape",
+        arguments: [
+            ["explain", "Unregistered\u{1b}[31m\r::error::X\n::warning::LF\u{85}\u{202e}"],
+            ["run", "/tmp/no\n::error::nx\r::warning::cr\u{1b}[31m"],
+            ["run", "--format", "github", "/tmp/no\n::error::nx"],
+            ["bogus\n::error::X"],
+            ["run", "--bogus\n::error::X"],
+            ["check", "/tmp/no\r::error::X.ring"],
+        ])
+    func hostileArguments(arguments: [String]) throws {
+        let result = try run(RunCommandTests.binary, arguments)
+        let output = result.stdout + result.stderr
+        for segment in output.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            #expect(!segment.hasPrefix("::"), "\(arguments): \(segment)")
+        }
+        #expect(
+            !output.unicodeScalars.contains {
+                ($0.value < 0x20 && $0 != "\n") || $0.value == 0x85 || $0.value == 0x202E
+            })
+    }
 }

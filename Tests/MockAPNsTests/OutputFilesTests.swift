@@ -97,6 +97,19 @@ import Testing
 
 /// Errors about files say which file, which line and what is wrong, in words (issue 27).
 @Suite struct FileErrorTests {
+    @Test("A FIFO as a scenario and /dev/zero as a transcript are refused at once, not read for ever")
+    func notRegularFiles() throws {
+        let fifo = NSTemporaryDirectory() + "ringside-fifo-\(UUID().uuidString).ring"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        let check = try run(RunCommandTests.binary, ["check", fifo])
+        #expect(check.status == 64 && check.stderr.contains("is not a regular file"), "\(check.stderr)")
+        let replay = try run(
+            RunCommandTests.binary,
+            ["replay", "--certs", Paths.certs, "/dev/zero", "--scenario", Paths.scenario("01-a-call-rings.ring")])
+        #expect(replay.status == 3 && replay.stderr.contains("/dev/zero is not a regular file"), "\(replay.stderr)")
+    }
+
     @Test("A transcript with one bad byte: file:line: not valid UTF-8, and which event")
     func transcriptBadByte() throws {
         let path = NSTemporaryDirectory() + "ringside-bad-\(UUID().uuidString).jsonl"
