@@ -9,7 +9,7 @@ import ScenarioLanguage
 /// implementation, case by case).
 public enum ConformanceSummary {
     public static func render(_ results: [ScenarioResult], provider: String) -> String {
-        let requirements = results.filter { $0.skipped == nil || $0.skipped!.hasPrefix("not applicable") }
+        let requirements = results.filter { $0.skipped?.isDemonstration != true }
         var lines = [
             "conformance of \(provider): \(requirements.count) requirement\(requirements.count == 1 ? "" : "s")"
         ]

@@ -14,7 +14,7 @@ public enum GitHubAnnotations {
             return [
                 command(
                     "notice", file: result.path, line: nil, column: nil, title: result.name,
-                    "skipped: \(visible(skipped))")
+                    "skipped: \(visible(skipped.description))")
             ]
         }
         if let error = result.error {

@@ -38,7 +38,7 @@ public enum HTMLReport {
             html += "<td><a href=\"#scenario-\(index)\">\(escape(result.name))</a></td>"
             html += "<td class=\"path\">\(escape(result.path))</td><td>"
             html +=
-                result.skipped.map { "skipped: \(escape($0))" }
+                result.skipped.map { "skipped: \(escape($0.description))" }
                 ?? (result.passed
                     ? ""
                     : failures > 0 ? "\(failures) failed" : result.error != nil ? "could not run" : "does not check")
@@ -73,7 +73,9 @@ public enum HTMLReport {
         html += String(format: " — %.2f s</p>\n", result.seconds)
         if let teaches = result.teaches { html += "<p class=\"teaches\">\(escape(teaches))</p>\n" }
         if let error = result.error { html += "<p class=\"failure\">could not run: \(escape(error))</p>\n" }
-        if let skipped = result.skipped { html += "<p class=\"skipped\">skipped: \(escape(skipped))</p>\n" }
+        if let skipped = result.skipped {
+            html += "<p class=\"skipped\">skipped: \(escape(skipped.description))</p>\n"
+        }
         for diagnostic in result.diagnostics {
             html +=
                 "<p class=\"failure\"><a href=\"#\(id)-L\(diagnostic.range.start.line)\">line \(diagnostic.range.start.line)</a>: \(escape(diagnostic.title)): \(escape(diagnostic.detail))</p>\n"

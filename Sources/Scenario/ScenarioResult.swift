@@ -55,9 +55,26 @@ public struct ScenarioResult: Sendable {
     /// Why the run could not proceed (port busy, provider could not start).
     public var error: String?
     public var seconds: Double = 0
-    /// Why the scenario was not run against the provider under test: a demonstration that pins its
-    /// own provider, or a requirement that does not apply to it (the other authentication).
-    public var skipped: String?
+    /// Why the scenario was not run against the provider under test.
+    public var skipped: Skip?
+
+    public enum Skip: Sendable, CustomStringConvertible {
+        /// It pins its own provider (often a broken one, to show an incident): not a requirement.
+        case demonstration(provider: String)
+        /// A requirement that does not apply to the provider (written for the other authentication).
+        case notApplicable([String])
+
+        public var description: String {
+            switch self {
+            case .demonstration(let provider): return "a demonstration: it pins its own provider (\(provider))"
+            case .notApplicable(let why): return "not applicable: " + why.joined(separator: "; ")
+            }
+        }
+
+        public var isDemonstration: Bool {
+            if case .demonstration = self { return true } else { return false }
+        }
+    }
 
     public var passed: Bool { diagnostics.isEmpty && error == nil && expectations.allSatisfy(\.passed) }
 }

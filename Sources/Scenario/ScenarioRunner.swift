@@ -25,10 +25,9 @@ public final class ScenarioRunner {
     private var callIds: [String: String] = [:]
     /// Call ids from the scenario's seed: the same scenario makes the same payloads (replay compares them).
     private lazy var callIdGenerator = MessageIdGenerator(seed: plan.seed &+ 0x6361_6c6c)
-    /// World time of each phone's latest call: `expect phone` without `call:` judges pushes since.
-    private var lastCall: [Int: Double] = [:]
-    /// The id of each phone's latest call: a ring counts for it only if its push carries the id.
-    private var lastCallId: [Int: String] = [:]
+    /// Each phone's latest call, its world time and id: `expect phone` without `call:` judges the
+    /// pushes since, and a ring counts for it only if its push carries the id.
+    private var lastCall: [Int: (at: Double, id: String)] = [:]
     /// The line of the call step that was given each call id, to name a stale one.
     private var callsById: [String: Int] = [:]
     /// Wall time each call step started: a push sent again belongs to the same call.
@@ -98,11 +97,11 @@ public final class ScenarioRunner {
         result.teaches = plan.teaches
         if let providerUnderTest {
             if plan.pinsProvider, !providerUnderTest.alsoDemonstrations {
-                result.skipped = "a demonstration: it pins its own provider (\(Self.describe(plan.provider)))"
+                result.skipped = .demonstration(provider: Self.describe(plan.provider))
                 return
             }
             if !plan.notApplicable.isEmpty {
-                result.skipped = "not applicable: " + plan.notApplicable.joined(separator: "; ")
+                result.skipped = .notApplicable(plan.notApplicable)
                 return
             }
         }
@@ -473,8 +472,7 @@ public final class ScenarioRunner {
             let placedAt = started.world
             world.withWorld { $0.callPlaced(uuid: callUUID, at: placedAt) }
             for phone in phones {
-                lastCall[phone] = started.world
-                lastCallId[phone] = callUUID
+                lastCall[phone] = (started.world, callUUID)
             }
             callStarts.append(started.wall)
             try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
@@ -595,12 +593,13 @@ public final class ScenarioRunner {
         append(found, at: range, absence: absence)
     }
 
-    private func append(_ found: Finding, at range: SourceRange, absence: Bool) {
+    private func append(_ found: Finding, at range: SourceRange, absence: Bool, notApplicable: Bool = false) {
         if absence { absences.insert(result.expectations.count) }
         result.expectations.append(
             .init(
                 range: range, passed: found.passed, expected: found.expected, happened: found.happened,
-                chain: found.chain, printed: found.passed ? [] : provider.output, at: now))
+                chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
+                notApplicable: notApplicable))
     }
 
     private func runWorld() {
@@ -743,24 +742,26 @@ public final class ScenarioRunner {
         let callUUID = expectation.call.flatMap { callIds[$0] }
         // Without `call:`, the phone's latest call: a ring counts for it only if the push that rang
         // carries its id (a stale payload, or a made-up id, rings no call of the caller's).
-        let thisCall = callUUID ?? lastCallId[id]
+        let thisCall = callUUID ?? lastCall[id]?.id
         let expected =
             "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
             + (expectation.call.map { " for call <\($0)>" } ?? "")
             + (expectation.rules.isEmpty
                 ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
-        let rings = expectation.outcome == .rang || expectation.outcome == .rangLate
-        func isThisCall(_ fate: PushFate) -> Bool {
-            guard rings, let thisCall else { return true }
-            return fate.callUUID?.lowercased() == thisCall
+        /// A push that rang (on time or late) with another call's id, or a made-up one.
+        func ringsAnotherCall(_ fate: PushFate) -> Bool {
+            guard let thisCall, fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate else {
+                return false
+            }
+            return fate.callUUID?.lowercased() != thisCall
         }
         func matches(_ fate: PushFate) -> Bool {
             let rules = Set(fate.chain.compactMap(\.step.rule))
             return fate.outcome.finalKind == expectation.outcome
                 && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
-                && expectation.rules.allSatisfy(rules.contains) && isThisCall(fate)
+                && expectation.rules.allSatisfy(rules.contains) && !ringsAnotherCall(fate)
         }
-        let since = callUUID == nil ? lastCall[id] : nil
+        let since = callUUID == nil ? lastCall[id]?.at : nil
         record(at: range, within: expectation.within, judging: expectation.judging) { [self] in
             let records = recorder.records
             let judged = world.withWorld { w in
@@ -773,12 +774,7 @@ public final class ScenarioRunner {
             var note = ""
             // A ghost — a push that rang after the caller gave up — is what the caller lived
             // through: a later push (a "cancel") does not hide it.
-            if let thisCall, callUUID == nil,
-                let phantom = judged.last(where: {
-                    ($0.outcome.finalKind == .rang || $0.outcome.finalKind == .rangLate)
-                        && $0.callUUID?.lowercased() != thisCall
-                }), phantom.number != fate?.number
-            {
+            if let phantom = judged.last(where: ringsAnotherCall), phantom.number != fate?.number {
                 // A phantom — the phone rang with another call's id, or a made-up one — is what the
                 // user lived through: a later push for the right call does not undo it.
                 fate = phantom
@@ -816,8 +812,7 @@ public final class ScenarioRunner {
                     // The request behind the push: its apns-id, the last such before it was accepted.
                     let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
                     var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
-                    let rang = fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate
-                    if let thisCall, rang, fate.callUUID?.lowercased() != thisCall {
+                    if ringsAnotherCall(fate), let thisCall {
                         text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall)"
                     }
                     if !missing.isEmpty {
@@ -1018,8 +1013,7 @@ public final class ScenarioRunner {
                         true, "the provider stopped sending: \(stopped)",
                         "not applicable: <stopped> is said only by the built-in provider; this requirement's other expectations judge what APNs saw",
                         []
-                    ), at: range, absence: false)
-                result.expectations[result.expectations.count - 1].notApplicable = true
+                    ), at: range, absence: false, notApplicable: true)
             } else {
                 record(
                     at: range, within: expectation.within, judging: expectation.judging(.stopped),

@@ -28,6 +28,12 @@ public struct Checker {
 }
 
 extension Checker {
+    /// Whether the file is a provider file (`--provider-file`): its only top-level key is `provider`.
+    public static func isProviderFile(_ file: SourceFile) -> Bool {
+        guard case .success(let root) = Parser.parse(file) else { return false }
+        return root.entries.map(\.key) == Schema.providerFile
+    }
+
     /// A provider file's provider (`run --provider-file FILE`), or what is wrong with it. `{dir}` in
     /// its commands is the file's folder.
     public static func providerFile(_ file: SourceFile, directory: String) -> (

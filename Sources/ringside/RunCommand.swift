@@ -73,7 +73,7 @@ enum RunCommand {
                 let file = try SourceFile.read(path)
                 if let filter, !path.contains(filter), !file.text.contains(filter) { return nil }
                 // A provider file beside the scenarios (`ringside init` writes one) is no scenario.
-                if !paths.contains(path), isProviderFile(file.text) { return nil }
+                if !paths.contains(path), Checker.isProviderFile(file) { return nil }
                 return (path, file)
             }
             if let filter, selected.isEmpty {
@@ -186,7 +186,11 @@ enum RunCommand {
             defer { lock.unlock() }
             done += 1
             kept.append(result)
-            cases.append((result.name, path, result.seconds, ConsoleReport.failure(result, in: file), result.skipped))
+            cases.append(
+                (
+                    result.name, path, result.seconds, ConsoleReport.failure(result, in: file),
+                    result.skipped?.description
+                ))
             let counter = "[\(done)/\(total)]"
             // Names, paths and messages are outside text (a scenario's, a provider's): shown visibly.
             let visible = OutsideText.visible
@@ -197,8 +201,8 @@ enum RunCommand {
                 Output.out("✘ \(counter) \(path): does not check")
                 for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
             } else if let skipped = result.skipped {
-                if skipped.hasPrefix("not applicable") { notApplicable += 1 } else { demonstrations += 1 }
-                Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped))")
+                if skipped.isDemonstration { demonstrations += 1 } else { notApplicable += 1 }
+                Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped.description))")
             } else if let error = result.error {
                 broken += 1
                 Output.out("✘ \(counter) \(name) (\(path)): could not run: \(visible(error))")
@@ -231,16 +235,6 @@ enum RunCommand {
             )
         }
     }
-}
-
-/// Whether a `.ring` file is a provider file (`--provider-file`): its only top-level key is
-/// `provider:`.
-func isProviderFile(_ text: String) -> Bool {
-    let keys = text.split(whereSeparator: \.isNewline).filter { line in
-        guard let first = line.first else { return false }
-        return first != " " && first != "#" && first != "-" && line.contains(":")
-    }.map { String($0.prefix { $0 != ":" }) }
-    return keys == ["provider"]
 }
 
 /// `--provider` and `--provider-file`: the provider under test, and how the summary names it.

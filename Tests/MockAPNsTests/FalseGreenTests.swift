@@ -48,27 +48,22 @@ import Testing
     /// rings that call (CallKit reads a UUID regardless of case).
     @Test("A call id in capitals is the same call")
     func callIdInCapitals() {
-        let path = Paths.root + "/scenarios/t.ring"
         let curl = SchemaCoverageTests.curl(
             payload: #""{\"aps\":{},\"callUUID\":\"$(echo {callId} | tr a-f A-F)\",\"handle\":\"x\"}""#)
-        let result = ScenarioRunner.run(
-            SourceFile(
-                path: path,
-                text: """
-                    scenario: capitals
-                    phones:
-                      - name: alice
-                    provider:
-                      exec: \(curl)
-                    steps:
-                      - register: alice
-                      - call: alice
-                        as: c1
-                      - expect phone: alice
-                        call: c1
-                        outcome: rang
-
-                    """), certs: Paths.certs)
+        let result = AdversaryRegressionTests.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: \(curl)
+            steps:
+              - register: alice
+              - call: alice
+                as: c1
+              - expect phone: alice
+                call: c1
+                outcome: rang
+            """)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
         #expect(result.passed, "\(result.expectations.map(\.happened))")
     }

@@ -32,7 +32,7 @@ import Testing
         underTest.authentication = plan.apns.declaredAuthentication ?? .token
         let result = ScenarioRunner.run(file, certs: Paths.certs, providerUnderTest: underTest)
         #expect(result.error == nil, "\(result.error ?? "")")
-        #expect(result.skipped == nil, "\(name): \(result.skipped ?? "")")
+        #expect(result.skipped == nil, "\(name): \(result.skipped?.description ?? "")")
         #expect(result.passed == Self.expectsNothing(plan), "\(name): \(result.expectations.map(\.happened))")
     }
 }

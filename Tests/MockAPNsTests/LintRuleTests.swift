@@ -9,26 +9,22 @@ import Testing
 @Suite struct LintRuleTests {
     @Test("A future expiration refused by voip-lint: the failure and the ladder name voip-lint/expiration-not-zero")
     func ladderNamesTheRule() {
-        let result = ScenarioRunner.run(
-            SourceFile(
-                path: Paths.root + "/scenarios/t.ring",
-                text: """
-                    scenario: t
-                    apns:
-                      profile: voip-lint
-                    provider:
-                      builtin: non-zero-expiration
-                    phones:
-                      - name: alice
-                    steps:
-                      - register: alice
-                      - call: alice
-                        from: bob
-                      - expect apns: accepted
-                        count: 1
-                        status: 200
-
-                    """), certs: Paths.certs)
+        let result = AdversaryRegressionTests.run(
+            """
+            apns:
+              profile: voip-lint
+            provider:
+              builtin: non-zero-expiration
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - expect apns: accepted
+                count: 1
+                status: 200
+            """)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
         #expect(result.error == nil, "\(result.error ?? "")")
         let happened = result.expectations.map(\.happened).joined(separator: "\n")

@@ -81,14 +81,21 @@ import World
     /// A push keeps its app's index from arrival to report while the phone's apps are laid out the
     /// same (`AppList.layout`); an app removed in between sends it back to the bundle id. A hint
     /// trusted across the change would hand app "a"'s push to app "b", now first, and ring.
-    @Test("An app removed before its push arrives gets nothing, though another app now sits where it was")
-    func appRemovedBeforeArrival() {
+    /// A world without a throttle, and one phone with apps "a" and "b": the phone and their VoIP tokens.
+    func twoApps() -> (world: World, phone: Int, a: String, b: String) {
         var settings = WorldSettings()
         settings.throttle = nil
         let world = World(settings: settings, seed: 3)
         let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
-        let a = world.token(phone: phone, bundleId: "a", kind: .voip)!
-        let b = world.token(phone: phone, bundleId: "b", kind: .voip)!
+        return (
+            world, phone, world.token(phone: phone, bundleId: "a", kind: .voip)!,
+            world.token(phone: phone, bundleId: "b", kind: .voip)!
+        )
+    }
+
+    @Test("An app removed before its push arrives gets nothing, though another app now sits where it was")
+    func appRemovedBeforeArrival() {
+        let (world, phone, a, b) = twoApps()
         let toA = push(world, token: a, at: t0, call: Self.call(1), topic: "a.voip")
         let toB = push(world, token: b, at: t0, call: Self.call(2), topic: "b.voip")
         world.apply(.uninstall, phone: phone, bundleId: "a", at: t0)
@@ -584,12 +591,7 @@ import World
 
     @Test("Duplicate call ids are per app (each CXProvider), in any case")
     func duplicatesPerApp() {
-        var settings = WorldSettings()
-        settings.throttle = nil
-        let world = World(settings: settings, seed: 3)
-        let phone = world.addPhone(name: "p", apps: [AppSpec(bundleId: "a"), AppSpec(bundleId: "b")], at: t0)
-        let a = world.token(phone: phone, bundleId: "a", kind: .voip)!
-        let b = world.token(phone: phone, bundleId: "b", kind: .voip)!
+        let (world, _, a, b) = twoApps()
         let toA = push(world, token: a, at: t0, call: Self.call(1), topic: "a.voip")
         let toB = push(world, token: b, at: t0, call: Self.call(1), topic: "b.voip")
         let againA = push(world, token: a, at: t0 + 1, call: Self.call(1).uppercased(), topic: "a.voip")
