@@ -308,3 +308,35 @@ func scenarioFiles(_ paths: [String]) throws(UsageError) -> [String] {
     guard !files.isEmpty else { throw UsageError("no scenario files (*.ring) in \(paths.joined(separator: " "))") }
     return files
 }
+
+/// Reading scenario and provider files is the command line's (ScenarioLanguage does no I/O).
+extension SourceFile {
+    /// The largest scenario or provider file read: 1 MiB, twenty thousand phones' worth, checked
+    /// in well under a second (docs/scenario-language.md).
+    public static let largest = 1 << 20
+
+    /// Why a file was not read, naming it.
+    public struct Unreadable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads a scenario or provider file, refusing one larger than `largest` before reading it.
+    public static func read(_ path: String) throws -> SourceFile {
+        // A FIFO or a device would block or never end: only regular files are scenarios.
+        if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
+            type != .typeRegular
+        {
+            throw Unreadable(description: "<\(path)> is not a regular file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw Unreadable(description: "cannot read <\(path)>")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: largest + 1)) ?? Data()
+        guard data.count <= largest else {
+            throw Unreadable(
+                description: "<\(path)> is larger than \(largest >> 20) MiB, the most a scenario file may be")
+        }
+        return SourceFile(path: path, text: String(decoding: data, as: UTF8.self))
+    }
+}
