@@ -18,7 +18,8 @@ import Testing
         let result = try run(
             Self.binary,
             [
-                "run", "--certs", Paths.certs, "--jobs", "2", "--junit", junit, "--format", "github",
+                "run", "--certs", Paths.certs, "--jobs", "2", "--junit", junit, "--report", folder + "/r.html",
+                "--format", "github",
                 "--provider-file", Self.providers + "/http-provider-keeps-410.ring", Self.scenarios,
             ])
         #expect(result.status == 1, "\(result.stdout)")
@@ -32,6 +33,10 @@ import Testing
         #expect(result.stdout.contains("✘ failed  Deleting the app retires its token"), "\(result.stdout.suffix(3000))")
         #expect(result.stdout.contains("✔ passed  Apps register their token on every launch."))
         #expect(result.stdout.contains("::notice file="))
+        // The HTML report: a skipped row and a count of skipped scenarios.
+        let page = try String(contentsOfFile: folder + "/r.html", encoding: .utf8)
+        #expect(page.contains("skipped: a demonstration: it pins its own provider"))
+        #expect(page.contains(" skipped</h1>"), "\(page.prefix(600))")
         // A demonstration is a skipped testcase with why.
         let xml = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
         let skipped = try xml.nodes(forXPath: "//testcase/skipped")
