@@ -1,13 +1,14 @@
 import APNs
 import Foundation
 import Glibc
+import Synchronization
 
 /// Serves a recorded run's answers back, in order (`ringside replay`): the i-th request gets the
 /// i-th recorded answer when it matches the i-th recorded request; the first request that differs is
 /// kept for the report, and from there on the rules answer.
-/// Unchecked Sendable: `seen`, `difference` and `arrivals` are read and written under `lock` (`exchanges` is a
-/// `let`); the public `difference` getter is unlocked, read by `ringside replay` only after the server stopped.
-public final class ReplayPlan: @unchecked Sendable {
+/// A recorded transcript is read as the requests arrive, so a replay's memory does not grow with the
+/// transcript's length.
+public final class ReplayPlan: Sendable {
     /// One recorded exchange from a transcript's `push` line.
     public struct Exchange: Sendable {
         public var request: [String: String]
@@ -103,74 +104,77 @@ public final class ReplayPlan: @unchecked Sendable {
         return fields
     }
 
-    private let lock = NSLock()
-    private let exchanges: [Exchange]
-    /// Requests seen so far.
-    private var seen = 0
-    public private(set) var difference: Difference?
-    /// When the request matched with each recorded exchange arrived (wall clock, seconds); nil while
-    /// none has.
-    private var arrivals: [Double?]
+    /// Where the recorded exchanges come from: a list in memory (tests, the fuzzer) or a transcript
+    /// read as the run goes.
+    enum Source {
+        case memory([Exchange], next: Int)
+        case file(TranscriptReader)
 
-    public init(exchanges: [Exchange]) {
-        self.exchanges = exchanges
-        arrivals = Array(repeating: nil, count: exchanges.count)
+        mutating func next() -> Exchange? {
+            switch self {
+            case .memory(let exchanges, let next):
+                guard next < exchanges.count else { return nil }
+                self = .memory(exchanges, next: next + 1)
+                return exchanges[next]
+            case .file(let reader):
+                return (try? reader.nextExchange()) ?? nil
+            }
+        }
     }
 
-    /// Reads the `push` lines of a JSONL transcript.
-    /// Reads a transcript event by event (a line at a time: a million events need no more memory
-    /// than their exchanges). A line that is not UTF-8 or not JSON is an error naming the file, the
-    /// line and the event; a last line cut short (a crash while writing it) is left out.
+    /// What the replay knows: the recorded exchanges read so far and not yet all answered (`window`,
+    /// from the first one still open), and what was learnt from those already let go.
+    struct State {
+        var source: Source
+        /// How many exchanges the recording holds (counted when it was loaded).
+        let total: Int
+        /// Recorded exchanges from `base` on, with when the request matched with each arrived (wall
+        /// clock, seconds); entries before `head` are let go.
+        var window: [(exchange: Exchange, arrival: Double?)] = []
+        var head = 0
+        /// The recorded index of `window[head]`.
+        var base = 0
+        /// The exchange just before `base` (answered) and when its request arrived: the retry after
+        /// it is timed against it.
+        var previous: (exchange: Exchange, arrival: Double)?
+        var matched = 0
+        /// Requests seen so far.
+        var seen = 0
+        var difference: Difference?
+        var timingChanges: [TimingChange] = []
+    }
+
+    /// How far ahead of the first recorded request still open a request is looked for: far more than
+    /// the streams a provider keeps open at once (APNs allows 1,000 per connection), and it bounds the
+    /// memory a replay holds whatever the transcript's length.
+    public static let lookahead = 10_000
+
+    private let state: Mutex<State>
+
+    public convenience init(exchanges: [Exchange]) {
+        self.init(source: .memory(exchanges, next: 0), total: exchanges.count)
+    }
+
+    init(source: sending Source, total: Int) {
+        state = Mutex(State(source: source, total: total))
+    }
+
+    /// Recorded exchanges held in memory now: at most `lookahead` beyond those already answered.
+    var held: Int { state.withLock { $0.window.count - $0.head } }
+
+    /// The first request that differs, once one has.
+    public var difference: Difference? { state.withLock { $0.difference } }
+
+    /// Opens a JSONL transcript for replay. The file is read twice, a line at a time, never whole:
+    /// once now, to count its exchanges and to refuse it before the run if a line is not UTF-8 or not
+    /// JSON (an error naming the file, the line and the event); then as the provider's requests
+    /// arrive, never holding more than `lookahead` exchanges. A last line cut short (a crash while
+    /// writing it) is left out.
     public static func load(transcript path: String) throws -> ReplayPlan {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw TranscriptError(description: "\(path) is not a regular file (a transcript is a file of JSON lines)")
-        }
-        guard let file = fopen(path, "r") else {
-            throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var exchanges: [Exchange] = []
-        var number = 0
-        /// One line's bytes; `complete` when its line feed was read (not the one a crash cut short).
-        func take(_ bytes: ArraySlice<UInt8>, complete: Bool) throws -> Bool {
-            number += 1
-            guard let line = String(validating: bytes, as: UTF8.self) else {
-                if !complete { return false }
-                throw TranscriptError(description: "\(path):\(number): not valid UTF-8 (event \(number))")
-            }
-            if line.isEmpty { return true }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                if !complete { return false }  // the line being written when the run stopped
-                throw TranscriptError(description: "\(path):\(number): not a JSON object (event \(number))")
-            }
-            if let exchange = exchange(object) { exchanges.append(exchange) }
-            return true
-        }
-        // Read in chunks, a line at a time, never holding more than `longestLine` of one line.
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count == 0 { break }
-            var start = 0
-            for index in 0..<count where chunk[index] == UInt8(ascii: "\n") {
-                pending += chunk[start..<index]
-                _ = try take(pending[...], complete: true)
-                pending.removeAll(keepingCapacity: true)
-                start = index + 1
-            }
-            pending += chunk[start..<count]
-            guard pending.count <= longestLine else {
-                throw TranscriptError(
-                    description: "\(path):\(number + 1): a line longer than \(longestLine) bytes (event \(number + 1))")
-            }
-        }
-        if !pending.isEmpty { _ = try take(pending[...], complete: false) }
-        return ReplayPlan(exchanges: exchanges)
+        let counting = try TranscriptReader(path: path)
+        var total = 0
+        while try counting.nextExchange() != nil { total += 1 }
+        return ReplayPlan(source: .file(try TranscriptReader(path: path)), total: total)
     }
 
     /// The longest transcript line read: far above any event the mock writes (a request keeps 1 KB of
@@ -180,6 +184,83 @@ public final class ReplayPlan: @unchecked Sendable {
     /// Why a transcript could not be read, naming the file and the line.
     public struct TranscriptError: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// A transcript's `push` events, one at a time, read in 64 KiB chunks.
+    final class TranscriptReader {
+        let path: String
+        private let file: UnsafeMutablePointer<FILE>
+        private var number = 0
+        private var pending: [UInt8] = []
+        private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        private var chunkEnd = 0
+        private var chunkStart = 0
+        private var ended = false
+
+        init(path: String) throws {
+            self.path = path
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw TranscriptError(
+                    description: "\(path) is not a regular file (a transcript is a file of JSON lines)")
+            }
+            guard let file = fopen(path, "r") else {
+                throw TranscriptError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            self.file = file
+        }
+
+        deinit { fclose(file) }
+
+        /// The next `push` event, or nil at the end of the file.
+        func nextExchange() throws -> Exchange? {
+            while let (bytes, complete) = try nextLine() {
+                number += 1
+                guard let line = String(validating: bytes, as: UTF8.self) else {
+                    if !complete { return nil }
+                    throw TranscriptError(description: "\(path):\(number): not valid UTF-8 (event \(number))")
+                }
+                if line.isEmpty { continue }
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+                else {
+                    if !complete { return nil }  // the line being written when the run stopped
+                    throw TranscriptError(description: "\(path):\(number): not a JSON object (event \(number))")
+                }
+                if let exchange = ReplayPlan.exchange(object) { return exchange }
+            }
+            return nil
+        }
+
+        /// The next line's bytes; `complete` when its line feed was read (not the one a crash cut short).
+        private func nextLine() throws -> (ArraySlice<UInt8>, complete: Bool)? {
+            pending.removeAll(keepingCapacity: true)
+            while !ended {
+                if chunkStart == chunkEnd {
+                    chunkEnd = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+                    chunkStart = 0
+                    if chunkEnd == 0 {
+                        ended = true
+                        break
+                    }
+                }
+                if let end = chunk[chunkStart..<chunkEnd].firstIndex(of: UInt8(ascii: "\n")) {
+                    pending += chunk[chunkStart..<end]
+                    chunkStart = end + 1
+                    return (pending[...], true)
+                }
+                pending += chunk[chunkStart..<chunkEnd]
+                chunkStart = chunkEnd
+                guard pending.count <= longestLine else {
+                    throw TranscriptError(
+                        description:
+                            "\(path):\(number + 1): a line longer than \(longestLine) bytes (event \(number + 1))")
+                }
+            }
+            return pending.isEmpty ? nil : (pending[...], false)
+        }
     }
 
     /// Reads the `push` lines of a transcript's text; other lines are skipped (the fuzzer's entry).
@@ -217,69 +298,104 @@ public final class ReplayPlan: @unchecked Sendable {
 
     /// The recorded answer for this request, or nil once the run has diverged. Requests a provider
     /// sends at once on several streams arrive in any order, so the request is matched with the
-    /// first recorded one not yet answered that has the same fields; the first request that matches
-    /// none is the difference, compared with the first recorded one still open.
+    /// first recorded one not yet answered that has the same fields (up to `lookahead` ahead); the
+    /// first request that matches none is the difference, compared with the first recorded one still
+    /// open.
     func answer(for request: PushRequest) -> Exchange? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard difference == nil else { return nil }
-        seen += 1
         let now = Self.fields(request)
-        func matches(_ exchange: Exchange) -> Bool {
-            Self.compared.allSatisfy { Self.same($0, exchange.request[$0], now[$0]) }
-        }
-        guard let index = exchanges.indices.first(where: { arrivals[$0] == nil && matches(exchanges[$0]) }) else {
-            guard let open = exchanges.indices.first(where: { arrivals[$0] == nil }) else {
-                difference = Difference(
-                    number: seen, field: "request", recorded: "no request", now: request.path ?? "?")
+        let arrived = Date().timeIntervalSince1970
+        return state.withLock { state -> Exchange? in
+            guard state.difference == nil else { return nil }
+            state.seen += 1
+            func matches(_ exchange: Exchange) -> Bool {
+                Self.compared.allSatisfy { Self.same($0, exchange.request[$0], now[$0]) }
+            }
+            var index = state.window[state.head...].firstIndex { $0.arrival == nil && matches($0.exchange) }
+            while index == nil, state.window.count - state.head < Self.lookahead, let next = state.source.next() {
+                state.window.append((next, nil))
+                if matches(next) { index = state.window.count - 1 }
+            }
+            guard let index else {
+                guard state.head < state.window.count else {
+                    state.difference = Difference(
+                        number: state.seen, field: "request", recorded: "no request", now: request.path ?? "?")
+                    return nil
+                }
+                let recorded = state.window[state.head].exchange
+                let field = Self.compared.first { !Self.same($0, recorded.request[$0], now[$0]) } ?? "request"
+                state.difference = Difference(
+                    number: state.seen, field: field, recorded: recorded.request[field] ?? "none",
+                    now: now[field] ?? "none")
                 return nil
             }
-            let recorded = exchanges[open]
-            let field = Self.compared.first { !Self.same($0, recorded.request[$0], now[$0]) } ?? "request"
-            difference = Difference(
-                number: seen, field: field, recorded: recorded.request[field] ?? "none", now: now[field] ?? "none")
-            return nil
+            state.window[index].arrival = arrived
+            state.matched += 1
+            Self.noteTiming(at: index, in: &state)
+            let exchange = state.window[index].exchange
+            while state.head < state.window.count, let arrival = state.window[state.head].arrival {
+                state.previous = (state.window[state.head].exchange, arrival)
+                state.head += 1
+                state.base += 1
+            }
+            if state.head >= 1024, state.head * 2 >= state.window.count {
+                state.window.removeFirst(state.head)
+                state.head = 0
+            }
+            return exchange
         }
-        arrivals[index] = Date().timeIntervalSince1970
-        return exchanges[index]
+    }
+
+    /// Times the retries on either side of the exchange at `index` once both of a pair have arrived.
+    private static func noteTiming(at index: Int, in state: inout State) {
+        func entry(_ position: Int) -> (exchange: Exchange, arrival: Double)? {
+            if position == state.head - 1 || position < state.head {
+                return position == state.head - 1 ? state.previous : nil
+            }
+            guard position < state.window.count, let arrival = state.window[position].arrival else { return nil }
+            return (state.window[position].exchange, arrival)
+        }
+        for (first, second) in [(index - 1, index), (index, index + 1)] {
+            guard let before = entry(first), let after = entry(second) else { continue }
+            let number = state.base + (second - state.head) + 1
+            if let change = timingChange(number: number, before: before, after: after) {
+                state.timingChanges.append(change)
+            }
+        }
+    }
+
+    /// A retry (a request after a 429 or 5xx answer) whose wait differs from the recording by more
+    /// than half and more than 20 ms (the runner caps the built-in provider's waits at 50 ms): back-off
+    /// that changed even where the requests did not.
+    private static func timingChange(
+        number: Int, before: (exchange: Exchange, arrival: Double), after: (exchange: Exchange, arrival: Double)
+    ) -> TimingChange? {
+        guard before.exchange.status == 429 || before.exchange.status >= 500, let then = after.exchange.wallTime,
+            let thenBefore = before.exchange.wallTime
+        else { return nil }
+        let recorded = then - thenBefore
+        let now = after.arrival - before.arrival
+        guard abs(now - recorded) > 0.02, now < recorded / 2 || now > recorded * 2 else { return nil }
+        return TimingChange(
+            number: number, after: "\(before.exchange.status) \(before.exchange.reason?.wire ?? "")",
+            recorded: recorded, now: now)
     }
 
     /// A request the recording had accepted that the rules refuse now (its JWT, say): a difference.
     func noteRefused(_ request: PushRequest, reason: Reason) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard difference == nil else { return }
-        difference = Difference(number: seen, field: "answer", recorded: "200", now: "\(reason.status) \(reason.wire)")
+        state.withLock { state in
+            guard state.difference == nil else { return }
+            state.difference = Difference(
+                number: state.seen, field: "answer", recorded: "200", now: "\(reason.status) \(reason.wire)")
+        }
     }
 
-    /// Retries (requests after a 429 or 5xx answer) whose wait differs from the recording by more
-    /// than half and more than 20 ms (the runner caps the built-in provider's waits at 50 ms): back-off
-    /// that changed even where the requests did not.
+    /// Retries whose wait changed from the recording, in the recording's order.
     public var timingChanges: [TimingChange] {
-        lock.lock()
-        defer { lock.unlock() }
-        var changes: [TimingChange] = []
-        for index in arrivals.indices.dropFirst() {
-            let before = exchanges[index - 1]
-            guard before.status == 429 || before.status >= 500, let then = exchanges[index].wallTime,
-                let thenBefore = before.wallTime, let arrived = arrivals[index], let arrivedBefore = arrivals[index - 1]
-            else { continue }
-            let recorded = then - thenBefore
-            let now = arrived - arrivedBefore
-            if abs(now - recorded) > 0.02, now < recorded / 2 || now > recorded * 2 {
-                changes.append(
-                    TimingChange(
-                        number: index + 1, after: "\(before.status) \(before.reason?.wire ?? "")", recorded: recorded,
-                        now: now))
-            }
-        }
-        return changes
+        state.withLock { $0.timingChanges.sorted { $0.number < $1.number } }
     }
 
     /// Recorded requests the run did not make.
     public var missing: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return difference == nil ? arrivals.filter { $0 == nil }.count : 0
+        state.withLock { $0.difference == nil ? $0.total - $0.matched : 0 }
     }
 }

@@ -230,6 +230,32 @@ import World
         #expect(Self.decide(&armed, Self.push(stream: 1)) == ["respond 1 410 ids 2", "record 410 Unregistered"])
     }
 
+    /// A replay reads its transcript as the requests arrive (issue 27): loading a long one holds no
+    /// exchange, a matched request lets its exchange go, and a request that matches none reads at
+    /// most `lookahead` ahead before it is the difference. Reading the whole file at load held all.
+    @Test func aReplayHoldsAWindowNotTheTranscript() throws {
+        let path = NSTemporaryDirectory() + "ringside-long-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let line: [String: Any] = [
+            "event": "push", "status": 200,
+            "request": [
+                ":method": "POST", ":path": "/3/device/\(Paths.voipToken)", "apns-topic": Paths.topic,
+                "apns-push-type": "voip", "authorization": "bearer x", "body": Self.body,
+            ],
+        ]
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: line), as: UTF8.self) + "\n"
+        let recorded = ReplayPlan.lookahead * 5 / 2
+        try String(repeating: text, count: recorded).write(toFile: path, atomically: false, encoding: .utf8)
+        let plan = try ReplayPlan.load(transcript: path)
+        #expect(plan.held == 0 && plan.missing == recorded)
+        var machine = Self.machine(replay: plan)
+        #expect(Self.decide(&machine, Self.push(stream: 1)).contains("respond 1 200 ids 2 after 0.0"))
+        #expect(plan.held == 0 && plan.missing == recorded - 1)
+        let second = Self.decide(&machine, Self.push(stream: 3, token: String(repeating: "cd", count: 32)))
+        #expect(plan.difference?.field == ":path", "\(second)")
+        #expect(plan.held == ReplayPlan.lookahead)
+    }
+
     /// A voip-lint refusal goes through the transcript and back: the line's `lint` names the rule
     /// (`voip-lint/expiration-not-zero`) and a replay of it refuses with the same rule, so that its log
     /// and report explain the rule, not the reason. A line without `lint`, or with the short name
