@@ -24,6 +24,19 @@ public struct Parser {
 
     private mutating func parseFile() -> Result<Mapping, Diagnostic> {
         for (offset, raw) in file.lines.enumerated() {
+            // One pass over the bytes finds the lines that need a closer look (a tab, a control
+            // character, a comment, a character beyond ASCII whose spaces may combine); most need none.
+            var plain = true
+            for byte in raw.utf8 where byte < 32 || byte >= 127 || byte == UInt8(ascii: "#") {
+                plain = false
+                break
+            }
+            if plain {
+                let indent = raw.utf8.prefix { $0 == UInt8(ascii: " ") }.count
+                let trimmed = raw.dropFirst(indent)
+                if !trimmed.isEmpty { lines.append(Line(number: offset + 1, indent: indent, content: trimmed, raw: raw)) }
+                continue
+            }
             if raw.contains("\t") {
                 let column = raw.distance(from: raw.startIndex, to: raw.firstIndex(of: "\t")!) + 1
                 return .failure(

@@ -36,7 +36,18 @@ public struct SourceFile: Sendable {
         // "\r\n" as one Character, which a split on "\n" would miss).
         let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         self.text = text
-        lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        // Split on the bytes (a line feed never joins another character: Unicode's grapheme rule GB4).
+        var lines: [Substring] = []
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            var end = index
+            if end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "\r") { end = bytes.index(before: end) }
+            lines.append(text[start..<end])
+            start = bytes.index(after: index)
+        }
+        lines.append(text[start...])
+        self.lines = lines
     }
 
     public func line(_ number: Int) -> Substring { lines.indices.contains(number - 1) ? lines[number - 1] : "" }

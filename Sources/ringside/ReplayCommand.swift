@@ -19,6 +19,9 @@ enum ReplayCommand {
         collapse id, whether a JWT was sent, the payload; or an answer the rules now give instead of a
         recorded 200), every retry that came sooner or later than recorded, and every failed
         expectation at its line; or "no difference". A run recorded with --seed N is replayed with it.
+        The transcript is read a line at a time, as the requests arrive: a request is looked for among
+        the next 10,000 recorded ones still unanswered, so a replay's memory does not grow with the
+        transcript (a line that is not UTF-8 or not JSON is refused first, naming its line).
 
         Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
         failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
