@@ -34,7 +34,9 @@ public struct Parser {
             if plain {
                 let indent = raw.utf8.prefix { $0 == UInt8(ascii: " ") }.count
                 let trimmed = raw.dropFirst(indent)
-                if !trimmed.isEmpty { lines.append(Line(number: offset + 1, indent: indent, content: trimmed, raw: raw)) }
+                if !trimmed.isEmpty {
+                    lines.append(Line(number: offset + 1, indent: indent, content: trimmed, raw: raw))
+                }
                 continue
             }
             if raw.contains("\t") {

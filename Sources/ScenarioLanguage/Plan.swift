@@ -295,6 +295,41 @@ public enum Judging: String, Sendable, CaseIterable {
     case atEnd = "at the scenario's end"
 }
 
+extension Judging {
+    /// Every check with when it is judged, read from the expectations' own declarations (for
+    /// `ringside explain expect`; `ExpectationTimingTests` holds the language reference to it).
+    public static var checks: [(check: String, judging: Judging)] {
+        var apns = APNsExpectation(label: "")
+        let uncounted = apns.judging
+        apns.count = 1
+        let counted = apns.judging
+        var rows: [(String, Judging)] = [
+            ("expect apns without count", uncounted.requests), ("expect apns with count", counted.requests),
+            ("expect apns refused", uncounted.refused), ("expect apns refused-streams", uncounted.refusedStreams),
+            ("expect apns goaway without count", uncounted.goAway), ("expect apns goaway with count", counted.goAway),
+            ("expect phone", PhoneExpectation(phone: PhoneRef(index: 0, name: ""), outcome: .rang, within: 0).judging),
+        ]
+        for check in ProviderExpectation.Check.allCases {
+            var provider = ProviderExpectation(label: "")
+            switch check {
+            case .reconnected, .refreshedJWT, .stopped:
+                for value in [true, false] {
+                    provider.reconnected = value
+                    provider.refreshedJWT = value
+                    provider.stopped = value ? "text" : "false"
+                    rows.append(
+                        (
+                            "expect provider \(check.rawValue): \(value ? (check == .stopped ? "<text>" : "true") : "false")",
+                            provider.judging(check)
+                        ))
+                }
+            default: rows.append(("expect provider \(check.rawValue)", provider.judging(check)))
+            }
+        }
+        return rows
+    }
+}
+
 /// A fault to arm; `phone` narrows it to that phone's token (of the app and kind it registered
 /// last, else its first app's VoIP token) when it is armed.
 public struct FaultStep: Sendable {

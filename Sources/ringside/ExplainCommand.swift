@@ -20,6 +20,8 @@ enum ExplainCommand {
                                                      voip-lint/expiration-not-zero' one
           ringside explain faults                    every fault action; 'ringside explain goaway' one
           ringside explain keywords                  every scenario keyword; 'ringside explain throttle' one
+          ringside explain concepts                  the ideas behind them: pushkit, priority, push-type,
+                                                     expiration, topic, voip-lint, expect
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -61,7 +63,12 @@ enum ExplainCommand {
 
     /// The rules, the fault actions and the scenario keywords, one by one or all at once.
     static func explainWord(_ word: String) -> String? {
+        if let concept = Concept.named(word) { return concept.page }
         switch word {
+        case "concepts":
+            return "Concepts ('ringside explain CONCEPT'):\n"
+                + Concept.all.map { "  \($0.name): \($0.summary)" }
+                .joined(separator: "\n")
         case "rules":
             return "Rules of APNs and the phone (`expect phone … rules:`):\n"
                 + PhoneRule.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n")
@@ -77,11 +84,6 @@ enum ExplainCommand {
                     "  \($0.replacingOccurrences(of: "top.", with: "")): \(Keywords.keys[$0]!)"
                 }
                 .joined(separator: "\n")
-        case "voip-lint":
-            return
-                "voip-lint rules (`--profile voip-lint`, `apns: profile: voip-lint`): what a VoIP provider must never send, though Apple accepts most of it; each answers with an Apple reason ('ringside explain RULE' says why):\n"
-                + LintRule.allCases.map { "  \($0.name) (\($0.reason.status) \($0.reason.wire)): \($0.explanation)" }
-                .joined(separator: "\n")
         case "outcomes":
             return "Outcomes of a push (`expect phone … outcome:`), with their reasons (`reason:`):\n"
                 + RingOutcome.Kind.allCases.map { kind in
@@ -89,6 +91,11 @@ enum ExplainCommand {
                 }.joined(separator: "\n")
         default: break
         }
+        return explainOther(word)
+    }
+
+    /// The rules, fault actions, outcomes and keywords a word names.
+    static func explainOther(_ word: String) -> String? {
         // A word may be several things (do-not-disturb is a step and a rule): each is said.
         var found: [String] = []
         if let rule = LintRule(name: word) { found.append(explain(rule)) }

@@ -1,0 +1,183 @@
+import APNs
+import ScenarioLanguage
+
+/// `ringside explain CONCEPT`: the ideas a newcomer meets before the reasons — the two tokens,
+/// priority, push type, expiration, topic, voip-lint, what `expect` checks. Each page says where
+/// Apple writes it and ends with a bundled scenario that shows it (`ConceptTests` runs them).
+struct Concept {
+    var name: String
+    /// What it is, in a few short paragraphs.
+    var text: String
+    /// Where Apple documents it (or, for Ringside's own words, the page of docs/ that does).
+    var sources: [String]
+    /// Bundled scenarios that show it, relative to the library (`scenarios/`).
+    var scenarios: [String]
+
+    /// The page's first line without its name: what `explain concepts` lists.
+    var summary: String {
+        let first = text.prefix { $0 != "\n" }
+        return first.firstRange(of: ": ").map { String(first[$0.upperBound...]) } ?? String(first)
+    }
+
+    /// The page as `ringside explain` prints it.
+    var page: String {
+        text + "\n\nSource: " + sources.joined(separator: "\n        ") + "\nSee it: "
+            + scenarios.map { "ringside run scenarios/\($0)" }.joined(separator: "\n        ")
+    }
+
+    static let all: [Concept] = [pushKit, priority, pushType, expiration, topic, voipLint, expect]
+
+    static func named(_ word: String) -> Concept? { all.first { $0.name == word } }
+
+    static let pushKit = Concept(
+        name: "pushkit",
+        text: """
+            pushkit: an app that takes calls has two device tokens, and a call goes to one of them.
+              - The PushKit (VoIP) token comes from PKPushRegistry (pushRegistry(_:didUpdate:for:) with
+                type .voIP). Pushes to it use the topic <bundle>.voip and apns-push-type: voip, and iOS
+                wakes the app to handle them even when it is not running.
+              - The regular token comes from registerForRemoteNotifications. It takes alerts and
+                background pushes to the topic <bundle>; PushKit never sees them.
+            Sending the regular token with the .voip topic gets 400 DeviceTokenNotForTopic; the VoIP
+            token with the bare bundle ID gets 400 TopicDisallowed. Nothing rings either way.
+            In return for waking the app, iOS 13 and later require the app to report every VoIP push
+            to CallKit (reportNewIncomingCall) before the push's completion handler returns: an app that
+            does not is terminated, and iOS stops delivering VoIP pushes to an app that keeps failing.
+            So send a VoIP push only for a call, never for a message or a missed-call badge.
+            Ringside's phone plays both parts: `register: alice` hands the provider alice's VoIP token
+            (`token: alert` the regular one), and `expect phone` follows the push through PushKit, the
+            app and CallKit (`ringside explain rules`).
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/pushkit/responding-to-voip-notifications-from-pushkit",
+            "https://developer.apple.com/documentation/pushkit/pkpushregistrydelegate/pushregistry(_:didreceiveincomingvoippushwith:metadata:withcompletionhandler:)",
+            "observed answers for a wrong token or topic: https://github.com/Pr0Ger/PyAPNs2/issues/134, https://github.com/node-apn/node-apn/issues/658",
+        ],
+        scenarios: [
+            "tokens/09-regular-token-for-voip.ring", "phone/60-regular-push-is-not-voip.ring",
+            "phone/05-unreported-pushes.ring",
+        ])
+
+    static let priority = Concept(
+        name: "priority",
+        text: """
+            priority (apns-priority): how urgently APNs delivers a push.
+              10  send it now (the default when the header is absent)
+               5  mind the phone's power: Apple says such pushes may be grouped, delayed or not
+                  delivered at all
+               1  mind the power first: never wake the phone
+            Any other value gets 400 BadPriority. A call cannot wait, so a VoIP push goes at 10.
+            APNs accepts 5 and 1 for a VoIP push, and that is the trap: the provider sees 200 and the
+            phone may never ring. Ringside's phone misses a VoIP push at 5 or 1 (rule
+            low-priority-missed) unless a scenario says `world: wrong-pushes-delivered: true`; the
+            voip-lint profile refuses it outright (voip-lint/priority-not-10).
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns (the apns-priority header)"
+        ],
+        scenarios: ["delivery/71-low-priority-missed.ring", "requests/30-bad-priority.ring"])
+
+    static let pushType = Concept(
+        name: "push-type",
+        text: """
+            push-type (apns-push-type): what kind of push this is — alert, background, voip,
+            complication, location, liveactivity, … It must agree with the topic's suffix: voip goes
+            with <bundle>.voip. An unknown value gets 400 InvalidPushType, and a .voip topic with
+            another type (many libraries default to alert) is refused too.
+            Apple asks for the header on every push and says a push without it, or with one that does
+            not match the payload, may be delayed or dropped. APNs still answers 200 to a VoIP push
+            without it, so Ringside's phone misses such a push (rule no-push-type-missed) unless a
+            scenario says `world: wrong-pushes-delivered: true`.
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns (the apns-push-type header)"
+        ],
+        scenarios: ["delivery/72-no-push-type-missed.ring", "requests/34-invalid-push-type.ring"])
+
+    static let expiration = Concept(
+        name: "expiration",
+        text: """
+            expiration (apns-expiration): until when APNs keeps trying a push it could not deliver,
+            in seconds since 1970.
+              0        one attempt, never stored: if the phone is offline, the push is gone
+              a time   stored (one per app and phone, the latest) and delivered when the phone comes
+                       back, until that time
+              absent   stored for up to 30 days
+            For a call, send 0. A stored VoIP push is delivered when the phone returns — minutes or
+            hours after the caller hung up — and rings a call that no longer exists: the ghost call.
+            A value that is not a number gets 400 BadExpirationDate; voip-lint refuses anything but 0
+            (voip-lint/expiration-not-zero).
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns (the apns-expiration header)",
+            "https://developer.apple.com/documentation/pushkit/responding-to-voip-notifications-from-pushkit (send VoIP pushes with an expiration of 0 or a few seconds)",
+        ],
+        scenarios: [
+            "delivery/02-expiration-zero-no-ghost.ring", "delivery/03-ghost-call.ring",
+            "requests/31-bad-expiration-date.ring",
+        ])
+
+    static let topic = Concept(
+        name: "topic",
+        text: """
+            topic (apns-topic): which app, and which kind of its pushes, this push is for: the bundle ID
+            for alerts, <bundle>.voip for VoIP, <bundle>.complication for a watch complication.
+            With token authentication the topic is required (400 MissingTopic); the key must belong to
+            the app's team. With a certificate, the certificate lists the topics it may push to, and a
+            topic outside that list gets 400 BadTopic. A .voip topic with a regular token gets 400
+            DeviceTokenNotForTopic, a VoIP token with the bare bundle ID 400 TopicDisallowed.
+            Ringside's test app is com.ringside.testapp, so a VoIP push goes to
+            com.ringside.testapp.voip.
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns (the apns-topic header)",
+            "https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns (MissingTopic, BadTopic, TopicDisallowed, DeviceTokenNotForTopic)",
+        ],
+        scenarios: [
+            "requests/35-missing-topic.ring", "requests/36-bad-topic.ring", "requests/37-topic-disallowed.ring",
+        ])
+
+    static var voipLint: Concept {
+        Concept(
+            name: "voip-lint",
+            text: """
+                voip-lint: a profile of the fake APNs (`serve --profile voip-lint`, `apns: profile: voip-lint`)
+                that refuses what Apple accepts but a VoIP provider must never send. The default profile,
+                apple, accepts what Apple accepts; voip-lint is for the CI of a calling app, where a push
+                that APNs takes but that does not ring is a bug. Each refusal answers with an Apple
+                reason, so that any client understands it, and names the rule:
+                """ + "\n"
+                    + LintRule.allCases.map {
+                        "  \($0.name) (\($0.reason.status) \($0.reason.wire))\n    refuses: \($0.explanation)\n    why:     \($0.why)"
+                    }.joined(separator: "\n"),
+            sources: [
+                "https://developer.apple.com/documentation/pushkit/responding-to-voip-notifications-from-pushkit",
+                "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns",
+            ],
+            scenarios: ["requests/11-voip-lint.ring"])
+    }
+
+    static var expect: Concept {
+        Concept(
+            name: "expect",
+            text: """
+                expect: what a scenario checks, and when each check is judged.
+                  expect apns: <label>       the requests the fake APNs saw (count, status, reason, phone,
+                                             header), connections it refused (refused), streams it
+                                             refused (refused-streams), GOAWAYs it sent (goaway)
+                  expect phone: <phone>      how the latest push to the phone (or a named call) ended:
+                                             outcome rang, rang-late, not-delivered, app-killed,
+                                             call-refused or duplicate, with its reason and rules
+                  expect provider: <label>   what the provider did about APNs's answers: never-pushes,
+                                             retried, reconnected, refreshed-jwt, connections-at-most,
+                                             stopped
+                An expectation of absence (count 0, never-pushes, reconnected: false, …) counts only if the
+                provider pushed in the same scenario: a provider that does nothing does not pass it.
+                When each check is judged is declared once, with the check:
+                """ + "\n"
+                    + Judging.checks.map { "  \($0.check): \($0.judging.rawValue)" }.joined(separator: "\n")
+                    + "\nringside explain 'expect apns' (or 'expect phone', 'expect provider') lists every key.",
+            sources: ["docs/scenario-language.md (the expectations and \"When an expectation is judged\")"],
+            scenarios: ["phone/01-a-call-rings.ring", "answers/06-backoff-on-503.ring"])
+    }
+}
