@@ -21,6 +21,34 @@ public struct Rejection: Error, Sendable, Equatable {
         self.timestamp = timestamp
     }
 
+    /// The request field the refusal is about, for a report to mark on the request: the one the
+    /// reason names (TopicDisallowed is about the topic, whichever check found it), the lint rule's,
+    /// else the check's; nil when no one field is (duplicate headers, a fault's answer).
+    public var header: String? {
+        switch lint {
+        case .topicWithoutVoipSuffix: return "apns-topic"
+        case .pushTypeNotVoip: return "apns-push-type"
+        case .priorityNotImmediate: return "apns-priority"
+        case .nonZeroExpiration: return "apns-expiration"
+        case nil: break
+        }
+        switch reason {
+        case .badTopic, .missingTopic, .topicDisallowed, .deviceTokenNotForTopic: return "apns-topic"
+        case .badPriority: return "apns-priority"
+        case .invalidPushType: return "apns-push-type"
+        case .badExpirationDate: return "apns-expiration"
+        case .badMessageId: return "apns-id"
+        case .badCollapseId: return "apns-collapse-id"
+        case .badDeviceToken, .missingDeviceToken, .badPath, .unregistered, .expiredToken: return ":path"
+        case .payloadEmpty, .payloadTooLarge: return "body"
+        case .methodNotAllowed: return ":method"
+        case .missingProviderToken, .invalidProviderToken, .expiredProviderToken, .unrelatedKeyIdInToken,
+            .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .tooManyProviderTokenUpdates:
+            return "authorization"
+        default: return nil
+        }
+    }
+
     /// The sentence for a log or a report: the lint rule's name, what it refuses and why, or the
     /// reason's explanation.
     public var explanation: String { lint?.sentence ?? reason.explanation }

@@ -68,7 +68,8 @@ public enum HTMLReport {
 
     static func section(_ result: ScenarioResult, index: Int) -> String {
         let id = "scenario-\(index)"
-        var html = "<section class=\"scenario \(result.passed ? "passed" : "failed")\" id=\"\(id)\">\n"
+        let verdict = result.skipped != nil ? "skipped" : result.passed ? "passed" : "failed"
+        var html = "<section class=\"scenario \(verdict)\" id=\"\(id)\">\n"
         html += "<h2>\(escape(result.name))</h2>\n<p class=\"path\"><code>\(escape(result.path))</code>"
         html += String(format: " — %.2f s</p>\n", result.seconds)
         if let teaches = result.teaches { html += "<p class=\"teaches\">\(escape(teaches))</p>\n" }
@@ -90,6 +91,7 @@ public enum HTMLReport {
             }
         }
         html += diagram(result, id: id)
+        html += calls(result, id: id)
         html += source(result, id: id)
         return html + "</section>\n"
     }
@@ -116,6 +118,12 @@ public enum HTMLReport {
         for (index, event) in result.ladder.enumerated() where shown.contains(index) {
             var classes = "event kind-\(event.kind.rawValue)"
             if event.failed { classes += " failed-step" }
+            if event.kind == .step {
+                let line = event.line ?? 0
+                html +=
+                    "<div class=\"\(classes)\"><div class=\"time\">+\(String(format: "%.3f", event.at - start)) s</div><div class=\"step-band\"><a href=\"#\(id)-L\(line)\">line \(line)</a> \(escape(event.label))</div></div>\n"
+                continue
+            }
             if event.kind == .clockJump {
                 html +=
                     "<div class=\"\(classes)\"><div class=\"break\">⋯ \(escape(event.label)) <span class=\"muted\">(advance, line \(event.line ?? 0))</span> ⋯</div></div>\n"
@@ -142,11 +150,20 @@ public enum HTMLReport {
                 label += " <span class=\"muted\">#\(connection)</span>"
             }
             if let line = event.line, event.kind == .expectation { label = "<a href=\"#\(id)-L\(line)\">\(label)</a>" }
+            // The field APNs refused is marked on the arrow and in the request's explanation.
+            if let field = event.refusedField { label += " <span class=\"refused-field\">✘ \(escape(field))</span>" }
             if event.details.isEmpty {
                 html += "<span class=\"label\">\(label)</span>"
             } else {
                 html += "<details><summary class=\"label\">\(label)</summary><ul>"
-                html += event.details.map { "<li>\(escape($0))</li>" }.joined() + "</ul></details>"
+                html +=
+                    event.details.map { detail in
+                        let marked =
+                            event.refusedField.map { detail.hasPrefix($0 + ":") || detail.hasPrefix($0 + " (") }
+                            ?? false
+                        return marked
+                            ? "<li class=\"refused-field\">✘ \(escape(detail))</li>" : "<li>\(escape(detail))</li>"
+                    }.joined() + "</ul></details>"
             }
             html += "</div></div></div>\n"
         }
@@ -155,6 +172,29 @@ public enum HTMLReport {
                 "<p class=\"left-out\">\(leftOut) more message\(leftOut == 1 ? "" : "s") left out of this diagram (it shows \(shownEvents) at most, failures always); every event is in the scenario's transcript: <code>ringside run --transcript DIR</code></p>\n"
         }
         return html + "</div>\n"
+    }
+
+    /// Each push's chain on the phone, under the diagram: how far it got (PushKit, the app,
+    /// CallKit) and how it ended.
+    static func calls(_ result: ScenarioResult, id: String) -> String {
+        guard !result.calls.isEmpty else { return "" }
+        var html = "<div class=\"calls\"><h3>On the phone</h3><ol>\n"
+        for call in result.calls.prefix(shownEvents) {
+            let ended = call.outcome.hasPrefix("rang") && !call.outcome.hasPrefix("rang-late") ? "rang" : "not-rang"
+            html += "<li class=\"call \(ended)\"><b>\(escape(call.phone))</b>"
+            if let callUUID = call.callUUID { html += " call <code>\(escape(callUUID))</code>" }
+            if let line = call.line { html += " (<a href=\"#\(id)-L\(line)\">line \(line)</a>)" }
+            html += ": <span class=\"outcome\">\(escape(call.outcome))</span><ol class=\"chain\">"
+            html += call.steps.map { step in
+                "<li>\(escape(step.text))" + (step.rule.map { " <span class=\"muted\">\(escape($0))</span>" } ?? "")
+                    + "</li>"
+            }.joined()
+            html += "</ol></li>\n"
+        }
+        if result.calls.count > shownEvents {
+            html += "<li class=\"left-out\">\(result.calls.count - shownEvents) more pushes left out</li>\n"
+        }
+        return html + "</ol></div>\n"
     }
 
     /// The scenario file with numbered lines, each an anchor failures link to.
@@ -190,6 +230,7 @@ public enum HTMLReport {
         body.show-failed .passed, body.show-passed .failed { display: none; }
         section.scenario { border-top: 1px solid #ddd; padding-top: 1.2em; margin-top: 1.2em; }
         .passed h2::before { content: "✔ "; color: #1a7f37; } .failed h2::before { content: "✘ "; color: #cf222e; }
+        .skipped h2::before { content: "– "; color: #888; } body.show-failed .skipped { display: none; }
         .teaches { color: #444; white-space: pre-wrap; max-width: 60em; }
         .failure { color: #cf222e; font-weight: 600; }
         .diagram { margin: .8em 0; }
@@ -216,6 +257,11 @@ public enum HTMLReport {
         details > summary { cursor: pointer; list-style: none; } details > summary::-webkit-details-marker { display: none; }
         details[open] ul { text-align: left; background: #fff; border: 1px solid #d0d7de; padding: .4em 1.6em; font-size: .9em; }
         .muted { color: #888; font-weight: normal; }
+        .step-band { grid-column: 2 / 6; margin: .3em 0; padding: .1em .5em; border-left: 4px solid #8250df;
+          background: #fbefff; font-family: ui-monospace, monospace; font-size: .9em; }
+        .refused-field { color: #cf222e; font-weight: 600; }
+        .calls h3 { font-size: 1em; margin: .6em 0 .2em; } .calls .chain { margin: .1em 0 .4em; font-size: .92em; }
+        .calls .call.rang .outcome { color: #1a7f37; } .calls .call.not-rang .outcome { color: #cf222e; }
         .source pre { background: #f6f8fa; padding: .5em; overflow-x: auto; }
         .source .number { display: inline-block; width: 3em; color: #888; } .source .failing { background: #ffebe9; }
         """

@@ -25,6 +25,8 @@ public struct ScenarioResult: Sendable {
         public enum Kind: String, Sendable {
             case connection, settings, request, answer, goaway, refused, closed, delivery, phone, expectation
             case clockJump = "clock-jump"
+            /// A step of the scenario (register, call, fault, …) at the moment it was taken.
+            case step
         }
         public var at: Double
         public var from: Party
@@ -36,9 +38,25 @@ public struct ScenarioResult: Sendable {
         public var connection: UInt64? = nil
         /// Its explanation, line by line (what `ringside explain` says of its headers or reason).
         public var details: [String] = []
-        /// The scenario line it is about (a failed expectation).
+        /// The scenario line it is about (a step, a failed expectation).
         public var line: Int? = nil
+        /// The request field APNs refused (a request whose answer was a refusal): the report marks it.
+        public var refusedField: String? = nil
     }
+
+    /// One push's story on the phone, for the report to show under the diagram.
+    public struct CallStory: Sendable {
+        public var phone: String
+        public var callUUID: String?
+        /// The `call` step's line, if a scenario call sent it.
+        public var line: Int?
+        public var outcome: String
+        /// Each link of the chain, with its rule: accepted, stored, handed to the app, reported, rang.
+        public var steps: [(text: String, rule: String?)]
+    }
+
+    /// Every push the world saw, with its chain (PushKit → the app → CallKit).
+    public var calls: [CallStory] = []
 
     /// The scenario file's text, for the report to show the lines its failures link to.
     public var source: String = ""

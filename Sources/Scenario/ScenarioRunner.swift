@@ -34,6 +34,9 @@ public final class ScenarioRunner {
     private var callStarts: [Double] = []
     /// World-clock jumps (`advance:`): where, by how much, at which line; the report draws a break.
     private var clockJumps: [(at: Double, seconds: Double, line: Int)] = []
+    /// The steps that drive the provider or the world, with when they were taken (world time), for
+    /// the report's timeline.
+    private var stepMarks: [(at: Double, line: Int, text: String)] = []
     /// Every token the runner handed to the provider, by phone.
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
@@ -112,6 +115,7 @@ public final class ScenarioRunner {
             try start()
             for step in plan.steps {
                 do {
+                    markStep(step)
                     try perform(step)
                 } catch let failure as StepFailure {
                     result.expectations.append(
@@ -312,10 +316,16 @@ public final class ScenarioRunner {
                 } else {
                     lastFailure[key] = nil
                 }
+                label += " · stream \(record.streamId)"
+                // How long after the step that drove it the request came: the provider's own latency.
+                if let step = stepMarks.last(where: { $0.at <= record.at.world }) {
+                    label += " · " + Self.milliseconds(record.at.world - step.at) + " after line \(step.line)"
+                }
                 events.append(
                     .init(
                         at: record.at.world, from: .provider, to: .apns, label: label, failed: false, kind: .request,
-                        connection: record.connection, details: Self.explained(request)))
+                        connection: record.connection, details: Self.explained(request),
+                        refusedField: record.rejection?.header))
                 var answer = [String]()
                 if let rejection = record.rejection {
                     answer = [
@@ -328,9 +338,11 @@ public final class ScenarioRunner {
                 if let fault = record.fault { answer.append("fault: \(fault)") }
                 answer += record.notes.map { "voip-lint note \($0.rawValue)" }
                 if record.status != 0 || record.rejection != nil {
+                    var label = "\(record.answer) · stream \(record.streamId)"
+                    if let fault = record.fault, fault.hasPrefix("answered after") { label += " · " + fault }
                     events.append(
                         .init(
-                            at: record.at.world, from: .apns, to: .provider, label: record.answer,
+                            at: record.at.world, from: .apns, to: .provider, label: label,
                             failed: record.status >= 400, kind: .answer, connection: record.connection, details: answer)
                     )
                 }
@@ -362,7 +374,21 @@ public final class ScenarioRunner {
             case .outcome: break
             }
         }
-        for fate in assembly.world.withWorld({ $0.pushes }) {
+        for step in stepMarks {
+            events.append(
+                .init(
+                    at: step.at, from: .provider, to: .provider, label: step.text, failed: false, kind: .step,
+                    line: step.line))
+        }
+        let fates = assembly.world.withWorld({ $0.pushes })
+        result.calls = fates.map { fate in
+            ScenarioResult.CallStory(
+                phone: fate.phoneName ?? "no phone", callUUID: fate.callUUID,
+                line: fate.callUUID.flatMap { callsById[$0] },
+                outcome: fate.outcome.kind + (fate.outcome.reason.map { " (\($0))" } ?? ""),
+                steps: fate.chain.map { ($0.step.text(for: fate), $0.step.rule?.rawValue) })
+        }
+        for fate in fates {
             if let delivered = fate.deliveredAt {
                 events.append(
                     .init(
@@ -444,6 +470,10 @@ public final class ScenarioRunner {
         return lines
     }
 
+    static func milliseconds(_ seconds: Double) -> String {
+        seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.2f s", seconds)
+    }
+
     static func duration(_ seconds: Double) -> String {
         if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 {
             return "\(Int(seconds / 86_400)) d"
@@ -454,6 +484,21 @@ public final class ScenarioRunner {
     }
 
     // MARK: Steps
+
+    /// Notes a step for the report's timeline, as its line reads (expectations have their own rows
+    /// when they fail; an advance is drawn as a break).
+    private func markStep(_ step: Step) {
+        switch step.action {
+        case .expectAPNs, .expectPhone, .expectProvider, .advance: return
+        default: break
+        }
+        let line = step.range.start.line
+        let lines = result.source.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.indices.contains(line - 1), assembly != nil else { return }
+        var text = lines[line - 1].drop { $0 == " " }
+        if text.hasPrefix("- ") { text = text.dropFirst(2) }
+        stepMarks.append((now, line, String(text)))
+    }
 
     private func perform(_ step: Step) throws {
         switch step.action {
