@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The values of `apns-push-type` and the topic suffix each requires (APNS-REFERENCE §2.2, from [SEND]).
 public enum PushType: String, CaseIterable, Sendable {

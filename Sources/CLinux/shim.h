@@ -1,6 +1,8 @@
 #ifndef RINGSIDE_CLINUX_SHIM_H
 #define RINGSIDE_CLINUX_SHIM_H
-// Linux event-loop calls that Swift's Glibc module does not export.
+#ifdef __linux__
+// Linux event-loop calls that Swift's Glibc module does not export (HTTP2Server/Readiness.swift
+// uses them only under `#if os(Linux)`; elsewhere it runs poll(2)).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -15,6 +17,17 @@ static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SU
 static inline int ringside_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+#else
+#include <errno.h>
+#include <pthread.h>
+// No subreaper outside Linux: orphaned daemons of a provider are not adopted (README, macOS).
+static inline int ringside_become_subreaper(void) { errno = ENOSYS; return -1; }
+#ifdef __APPLE__
+static inline int ringside_name_this_thread(const char *name) { return pthread_setname_np(name); }
+#else
+static inline int ringside_name_this_thread(const char *name) { (void)name; return 0; }
+#endif
+#endif
 // Asks for the cache line at `address` (a hint: it never faults, whatever the address). The world
 // hands finished pushes out under its lock, and each one's first touch was a cache miss: the line
 // was written on another core. (PREFETCHW measured the same as this read prefetch.)

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One client connection: optional TLS, the HTTP/2 session, and bytes waiting for the socket.
 ///
@@ -26,8 +30,8 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     let openedAt: Double
     /// Set when the connection must close once `output` is written.
     var closeAfterFlush = false
-    /// The epoll events the worker watches this connection's socket for (0 before it is added).
-    var watchedEvents: UInt32 = 0
+    /// What the worker watches this connection's socket for (nil before it is added).
+    var watched: Interest?
     /// Why the connection ended, for the handler and the log.
     var endReason: String?
 

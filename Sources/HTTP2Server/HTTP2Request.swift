@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One HTTP/2 request as the engine delivers it: header fields in arrival order and the body.
 public struct HTTP2Request: Sendable {

@@ -1,12 +1,21 @@
 import CLinux
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A thread its owner waits for to the end. Foundation's `Thread` cannot be joined: a loop that
 /// signals "done" still has its thread-local destructors to run, and OpenSSL frees its per-thread
 /// state there. A process that exits meanwhile runs `OPENSSL_cleanup` at the same time, and the two
 /// free the same memory (seen as "double free or corruption" after a scenario had passed).
 public final class JoinableThread: @unchecked Sendable {
-    private var handle = pthread_t()
+    #if os(Linux)
+        private var handle = pthread_t()
+    #else
+        private var handle: pthread_t? = nil
+    #endif
     private var joined = false
 
     /// Starts `body` on a new thread named `name` (15 bytes are kept: Linux's limit).
@@ -19,7 +28,9 @@ public final class JoinableThread: @unchecked Sendable {
         let status = pthread_create(
             &handle, &attributes,
             { raw in
-                let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+                // Optional on Linux, not on Darwin: the same line for both.
+                let argument: UnsafeMutableRawPointer? = raw
+                let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
                 _ = ringside_name_this_thread(body.name)
                 body.run()
                 return nil
@@ -35,17 +46,31 @@ public final class JoinableThread: @unchecked Sendable {
     public func join() {
         guard !joined else { return }
         joined = true
-        pthread_join(handle, nil)
+        #if os(Linux)
+            pthread_join(handle, nil)
+        #else
+            if let handle { pthread_join(handle, nil) }
+        #endif
     }
 
     /// Whether the caller is this thread (a deinit that runs on it must not join it).
-    public var isCurrent: Bool { pthread_equal(pthread_self(), handle) != 0 }
+    public var isCurrent: Bool {
+        #if os(Linux)
+            pthread_equal(pthread_self(), handle) != 0
+        #else
+            handle.map { pthread_equal(pthread_self(), $0) != 0 } ?? false
+        #endif
+    }
 
     /// Lets the thread end on its own (its owner is going away on it): nothing is left to join.
     public func detach() {
         guard !joined else { return }
         joined = true
-        pthread_detach(handle)
+        #if os(Linux)
+            pthread_detach(handle)
+        #else
+            if let handle { pthread_detach(handle) }
+        #endif
     }
 
     private final class Body {

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Where and how the server listens.
 public struct ServerConfiguration: Sendable {
@@ -28,11 +27,13 @@ public struct ServerConfiguration: Sendable {
     public var acceptorOnly = false
     /// Event-loop threads; one per core by default.
     public var workers: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    /// epoll on Linux; the portable poll loop elsewhere, or when `RINGSIDE_EVENT_LOOP=poll`.
+    public var eventLoop = EventLoop.standard
 
     public init() {}
 }
 
-/// An HTTP/2 server: a listening socket and a few epoll event loops that serve many connections
+/// An HTTP/2 server: a listening socket and a few event loops that serve many connections
 /// each (not a thread per connection). Only this file and `Worker` touch file descriptors.
 /// Unchecked Sendable: `listener`, `workers`, `threads` and `port` are written only by the owner in `start` and
 /// `stop`, before the loops run and after they end; other threads only read them; workers guard their own state.
@@ -98,7 +99,7 @@ public final class HTTP2Server: @unchecked Sendable {
     private static func listen(host: String, port: UInt16) throws(ServerError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = Socket.stream
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         var results: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &results)
@@ -106,10 +107,9 @@ public final class HTTP2Server: @unchecked Sendable {
             throw ServerError("cannot resolve <\(host)>: \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(results) }
-        let fd = socket(
-            first.pointee.ai_family,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(first.pointee.ai_family, Socket.stream, 0)
         guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        Socket.prepare(fd)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
@@ -117,7 +117,7 @@ public final class HTTP2Server: @unchecked Sendable {
             close(fd)
             throw ServerError("cannot bind \(host):\(port): \(reason)")
         }
-        guard Glibc.listen(fd, 1024) == 0 else {
+        guard Foundation.listen(fd, 1024) == 0 else {
             close(fd)
             throw ServerError("listen: \(String(cString: strerror(errno)))")
         }
@@ -193,5 +193,37 @@ final class TLSContextSlot: @unchecked Sendable {
         lock.lock()
         self.context = context
         lock.unlock()
+    }
+}
+
+/// What differs between the systems' socket interfaces, in one place.
+public enum Socket {
+    /// A stream socket's type (an enum's raw value in Glibc, a plain number in Darwin).
+    public static var stream: Int32 {
+        #if os(Linux)
+            Int32(SOCK_STREAM.rawValue)
+        #else
+            SOCK_STREAM
+        #endif
+    }
+
+    /// Flags for every `send`: no SIGPIPE when the peer has gone (Darwin has no such flag: `prepare`
+    /// sets SO_NOSIGPIPE on the socket instead).
+    public static var sendFlags: Int32 {
+        #if os(Linux)
+            Int32(MSG_NOSIGNAL)
+        #else
+            0
+        #endif
+    }
+
+    /// Non-blocking, closed on exec, and (where `send` cannot say so) no SIGPIPE.
+    public static func prepare(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        #if !os(Linux)
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
     }
 }

@@ -1,5 +1,10 @@
 import COpenSSL
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Whether and how the server asks for a client certificate.
 public enum ClientCertificateMode: String, Sendable {

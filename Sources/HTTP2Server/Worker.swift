@@ -1,16 +1,14 @@
-import CLinux
 import Foundation
-import Glibc
 
-/// One event loop: an epoll instance watching its connections. The first worker also watches the
+/// One event loop: a `Readiness` (epoll, or poll where there is none) watching its connections. The first worker also watches the
 /// listening socket and hands new connections to the workers in turn, so a burst of connections
 /// spreads across cores (with a shared EPOLLEXCLUSIVE listener the first awake worker took most).
 /// Unchecked Sendable: the loop's state is touched only on the worker's own thread (`run`); `stopRequest` and
 /// `adopted` are behind `stopLock`, `count` behind `countLock`; `team` is set before `run` and after it ends.
 final class Worker: @unchecked Sendable {
     private let index: Int
-    private let epoll: Int32
-    private let wakeup: Int32
+    private let readiness: Readiness
+    private let wakeup: Wakeup
     private let listener: Int32
     /// Set while accepting is paused for lack of descriptors or memory.
     private var acceptPausedUntil: Double?
@@ -55,11 +53,10 @@ final class Worker: @unchecked Sendable {
         self.service = service
         self.ids = ids
         tlsSlot = TLSContextSlot(configuration.tls)
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-        guard epoll >= 0, wakeup >= 0 else { throw ServerError("epoll/eventfd: \(String(cString: strerror(errno)))") }
-        if index == 0 { watch(listener, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD) }
-        watch(wakeup, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
+        readiness = try Readiness(kind: configuration.eventLoop)
+        wakeup = try Wakeup(kind: readiness.kind)
+        if index == 0 { readiness.watch(listener, for: .read) }
+        readiness.watch(wakeup.fd, for: .read)
     }
 
     var connectionCount: Int {
@@ -72,12 +69,12 @@ final class Worker: @unchecked Sendable {
         stopLock.lock()
         stopRequest = (debugData, grace)
         stopLock.unlock()
-        var one: UInt64 = 1
-        _ = write(wakeup, &one, 8)
+        wakeup.ring()
     }
 
     func run() {
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var events: [ReadyEvent] = []
+        events.reserveCapacity(256)
         var lastSweep = monotonicSeconds()
         var stopDeadline: Double?
         while true {
@@ -86,30 +83,27 @@ final class Worker: @unchecked Sendable {
             {
                 timeout = min(timeout, Int32(max(0, (next - monotonicSeconds()) * 1000).rounded(.up)))
             }
-            let ready = epoll_wait(epoll, &events, Int32(events.count), timeout)
+            readiness.wait(timeout: timeout, into: &events)
             let now = monotonicSeconds()
-            if ready > 0 {
-                for event in events[0..<Int(ready)] {
-                    let fd = event.data.fd
-                    if fd == listener {
-                        if stopDeadline == nil { acceptAll(now: now) }
-                    } else if fd == wakeup {
-                        var value: UInt64 = 0
-                        _ = read(wakeup, &value, 8)
-                        adoptHandedOver(now: now)
-                        if stopDeadline == nil, isStopRequested { stopDeadline = beginStop(now: now) }
-                    } else if let connection = connections[fd] {
-                        serve(connection, events: event.events, now: now)
-                    } else if lingering[fd] != nil {
-                        drain(fd)
-                    }
+            for event in events {
+                let fd = event.fd
+                if fd == listener {
+                    if stopDeadline == nil { acceptAll(now: now) }
+                } else if fd == wakeup.fd {
+                    wakeup.drain()
+                    adoptHandedOver(now: now)
+                    if stopDeadline == nil, isStopRequested { stopDeadline = beginStop(now: now) }
+                } else if let connection = connections[fd] {
+                    serve(connection, event, now: now)
+                } else if lingering[fd] != nil {
+                    drain(fd)
                 }
             }
             runTimers(now: now)
             for (fd, deadline) in lingering where now >= deadline { endLinger(fd) }
             if let until = acceptPausedUntil, now >= until, stopDeadline == nil {
                 acceptPausedUntil = nil
-                watch(listener, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
+                readiness.watch(listener, for: .read)
                 acceptAll(now: now)
             }
             if let deadline = stopDeadline {
@@ -128,8 +122,6 @@ final class Worker: @unchecked Sendable {
         for socket in adopted { close(socket.fd) }
         adopted.removeAll()
         stopLock.unlock()
-        close(epoll)
-        close(wakeup)
     }
 
     private func runTimers(now: Double) {
@@ -154,8 +146,7 @@ final class Worker: @unchecked Sendable {
         stopLock.lock()
         adopted.append((fd, peer))
         stopLock.unlock()
-        var one: UInt64 = 1
-        _ = write(wakeup, &one, 8)
+        wakeup.ring()
     }
 
     private func adoptHandedOver(now: Double) {
@@ -170,7 +161,7 @@ final class Worker: @unchecked Sendable {
         stopLock.lock()
         let request = stopRequest ?? ([], 1)
         stopLock.unlock()
-        if index == 0 { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil) }
+        if index == 0 { readiness.forget(listener) }
         for connection in Array(connections.values) {
             connection.shutdown(debugData: request.debugData)
             connection.flush()
@@ -195,7 +186,7 @@ final class Worker: @unchecked Sendable {
                 // so that the connections already open go on being served.
                 let error = errno
                 if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
-                    _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil)
+                    readiness.forget(listener)
                     acceptPausedUntil = now + Self.acceptPause
                     if !hasReportedAcceptLimit {
                         hasReportedAcceptLimit = true
@@ -220,9 +211,9 @@ final class Worker: @unchecked Sendable {
                 }
                 continue
             }
-            // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks: set the flags after accept.
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks (and Darwin has none): set
+            // the flags after accept.
+            Socket.prepare(fd)
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             let peer = Self.describe(storage)
@@ -244,21 +235,19 @@ final class Worker: @unchecked Sendable {
         countLock.lock()
         count += 1
         countLock.unlock()
-        watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_ADD)
+        watch(fd, for: .read)
         // A cleartext connection sends its SETTINGS at once.
         connection.flush()
         writeOut(connection)
     }
 
-    private func serve(_ connection: Connection, events: UInt32, now: Double) {
+    private func serve(_ connection: Connection, _ event: ReadyEvent, now: Double) {
         let fd = connection.fd
-        if events & EPOLLOUT.rawValue != 0 {
+        if event.writable {
             writeOut(connection)
             if connections[fd] == nil { return }
         }
-        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0,
-            !paused.contains(fd)
-        {
+        if event.readable, !paused.contains(fd) {
             readIn(connection, now: now)
         }
     }
@@ -267,7 +256,7 @@ final class Worker: @unchecked Sendable {
         let fd = connection.fd
         // Read until the socket is empty, until output piles up (back-pressure), or until this turn's
         // share is read: a client that floods cheap frames must not keep the loop from the others
-        // (epoll is level-triggered: what is left is read on the next turn).
+        // (the loop is level-triggered: what is left is read on the next turn).
         var budget = Self.readPerTurn
         while connection.pendingOutput < configuration.limits.maximumPendingOutput {
             if budget <= 0 { return }
@@ -296,15 +285,15 @@ final class Worker: @unchecked Sendable {
         }
         // Too much output waiting: stop reading until the client takes it.
         paused.insert(fd)
-        watch(fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+        watch(fd, for: .write)
     }
 
-    /// Writes what the connection has ready; watches for EPOLLOUT when the socket is full.
+    /// Writes what the connection has ready; watches for room to write when the socket is full.
     private func writeOut(_ connection: Connection) {
         let fd = connection.fd
         while connection.pendingOutput > 0 {
             let written = connection.output.withUnsafeBytes {
-                send(fd, $0.baseAddress! + connection.outputOffset, connection.pendingOutput, Int32(MSG_NOSIGNAL))
+                send(fd, $0.baseAddress! + connection.outputOffset, connection.pendingOutput, Socket.sendFlags)
             }
             if written > 0 {
                 connection.outputOffset += written
@@ -312,9 +301,7 @@ final class Worker: @unchecked Sendable {
             }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                watch(
-                    fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (paused.contains(fd) ? 0 : EPOLLIN.rawValue),
-                    op: EPOLL_CTL_MOD)
+                watch(fd, for: paused.contains(fd) ? .write : [.read, .write])
                 return
             }
             connection.endReason = connection.endReason ?? "write failed: \(String(cString: strerror(errno)))"
@@ -330,7 +317,7 @@ final class Worker: @unchecked Sendable {
         }
         // Requests that waited for the answers before them are served now (pipelined HTTP/1.1,
         // HTTP/2 requests behind a client's shut window); their answers go out on the next turn
-        // (EPOLLOUT), not here: no recursion, and the other connections get a turn.
+        // (ready to write), not here: no recursion, and the other connections get a turn.
         if connection.hasBacklog {
             if !connection.serveBacklog() { connection.closeAfterFlush = true }
             if connection.pendingOutput > 0 {
@@ -338,17 +325,15 @@ final class Worker: @unchecked Sendable {
                 // stop reading, or the WINDOW_UPDATE that releases them would never be read.
                 let full = connection.pendingOutput >= configuration.limits.maximumPendingOutput
                 if full { paused.insert(fd) } else { paused.remove(fd) }
-                watch(
-                    fd, events: EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | (full ? 0 : EPOLLIN.rawValue),
-                    op: EPOLL_CTL_MOD)
+                watch(fd, for: full ? .write : [.read, .write])
                 return
             }
         }
         if paused.remove(fd) != nil {
-            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+            watch(fd, for: .read)
             readIn(connection, now: monotonicSeconds())
         } else {
-            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+            watch(fd, for: .read)
         }
     }
 
@@ -384,9 +369,9 @@ final class Worker: @unchecked Sendable {
         paused.remove(fd)
         if lingering, shutdown(fd, Int32(SHUT_WR)) == 0 {
             self.lingering[fd] = monotonicSeconds() + Self.lingerTime
-            watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, op: EPOLL_CTL_MOD)
+            readiness.watch(fd, for: .read)
         } else {
-            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+            readiness.forget(fd)
             close(fd)
         }
         connection.closed()
@@ -408,21 +393,18 @@ final class Worker: @unchecked Sendable {
 
     private func endLinger(_ fd: Int32) {
         guard lingering.removeValue(forKey: fd) != nil else { return }
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        readiness.forget(fd)
         close(fd)
     }
 
-    /// Sets the events epoll reports for `fd`. A connection remembers what it is watched for, and a
-    /// change to what it already has is skipped: after every answer written the connection goes
-    /// back to reading, and strace counted one `epoll_ctl` per write for that (level-triggered: the
-    /// same events need no new call).
-    private func watch(_ fd: Int32, events: UInt32, op: Int32) {
-        let connection = fd == listener || fd == wakeup ? nil : connections[fd]
-        if op == EPOLL_CTL_MOD, let connection, connection.watchedEvents == events { return }
-        var event = epoll_event()
-        event.events = events
-        event.data.fd = fd
-        if epoll_ctl(epoll, op, fd, &event) == 0 { connection?.watchedEvents = events }
+    /// Sets what a connection's socket is watched for. A connection remembers it, and a change to
+    /// what it already has is skipped: after every answer written the connection goes back to
+    /// reading, and strace counted one `epoll_ctl` per write for that (level-triggered: the same
+    /// events need no new call).
+    private func watch(_ fd: Int32, for interest: Interest) {
+        guard let connection = connections[fd] else { return }
+        if connection.watched == interest { return }
+        if readiness.watch(fd, for: interest) { connection.watched = interest }
     }
 
     private static func describe(_ storage: sockaddr_storage) -> String {

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Files Ringside writes (reports, transcripts, the starter folder), only where it is asked
 /// (issue 27): never through a symbolic link a pull request could plant, never half-written.
@@ -32,7 +31,7 @@ public enum OutputFiles {
         var offset = 0
         var failure: Int32 = 0
         while offset < count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, count - offset) }
+            let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, count - offset) }
             if written <= 0 {
                 failure = errno
                 break

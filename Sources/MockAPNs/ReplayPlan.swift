@@ -1,6 +1,5 @@
 import APNs
 import Foundation
-import Glibc
 import Synchronization
 
 /// Serves a recorded run's answers back, in order (`ringside replay`): the i-th request gets the

@@ -1,6 +1,5 @@
 import APNs
 import Foundation
-import Glibc
 import World
 
 /// One readable line per request on standard error: token abbreviated, push type, verdict, reason,

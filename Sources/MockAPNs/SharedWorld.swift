@@ -1,7 +1,6 @@
 import APNs
 import CLinux
 import Foundation
-import Glibc
 import HTTP2Server
 import Synchronization
 import World

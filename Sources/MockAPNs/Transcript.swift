@@ -1,6 +1,5 @@
 import APNs
 import Foundation
-import Glibc
 import World
 
 /// Writes the JSONL transcript of DESIGN.md: one object per event, flushed per line (one `write`), so

@@ -1,5 +1,10 @@
 import CCurl
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The client's sockets, corked while libcurl works and flushed after each round.
 ///
@@ -34,7 +39,13 @@ final class CorkedSockets {
 
     private func setOption(_ socket: Int32, _ value: Int32) {
         var value = value
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+        // Darwin's nearest is TCP_NOPUSH (tcp(4)).
+        #if os(Linux)
+            let cork = TCP_CORK
+        #else
+            let cork = TCP_NOPUSH
+        #endif
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), cork, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Makes `handle` report its sockets here.

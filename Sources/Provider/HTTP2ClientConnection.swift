@@ -316,18 +316,37 @@ final class HTTP2ClientConnection {
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, 1)
     }
 
+    /// No SIGPIPE from a send to a peer that has gone: MSG_NOSIGNAL on Linux, SO_NOSIGPIPE on the
+    /// socket elsewhere.
+    static var sendFlags: Int32 {
+        #if os(Linux)
+            Int32(MSG_NOSIGNAL)
+        #else
+            0
+        #endif
+    }
+
     private func connectTCP(host: String, port: Int) -> Int32 {
         var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #if os(Linux)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return -1 }
         defer { freeaddrinfo(found) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
-            let fd = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            let fd = Foundation.socket(
+                address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
             if fd >= 0, connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
                 var one: Int32 = 1
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                #if !os(Linux)
+                    // No MSG_NOSIGNAL here (see `Self.sendFlags`): the socket itself raises no SIGPIPE.
+                    _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+                #endif
                 return fd
             }
             if fd >= 0 { close(fd) }
@@ -415,7 +434,7 @@ final class HTTP2ClientConnection {
     private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            let sent = Foundation.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Self.sendFlags)
             if sent <= 0 { return false }
             offset += sent
         }

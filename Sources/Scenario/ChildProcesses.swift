@@ -49,7 +49,13 @@ final class ChildProcess {
     init(command: String, environment: [String: String], marker: String, output: FileHandle) throws {
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         variables[ProcessTree.variable] = marker
-        var actions = posix_spawn_file_actions_t()
+        #if os(Linux)
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
+        #else
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -58,7 +64,6 @@ final class ChildProcess {
         // Nothing else of ours: not the mock's sockets, nor a pipe whose end tells our own parent
         // that we have ended (a daemon holding it would keep that parent waiting).
         for fd in Self.openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
-        var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
@@ -86,7 +91,12 @@ final class ChildProcess {
 
     /// This process's open file descriptors.
     static func openDescriptors() -> [Int32] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        #if os(Linux)
+            let folder = "/proc/self/fd"
+        #else
+            let folder = "/dev/fd"
+        #endif
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { Int32($0) }
     }
 
     /// The exit status once the shell has ended (128 + N when killed by signal N), else nil.

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import HTTP2Server
 import Provider
 import ScenarioLanguage
 
@@ -202,7 +203,7 @@ final class HTTPServiceProvider: ProviderDriver {
     }
 
     static func freePort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Socket.stream, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

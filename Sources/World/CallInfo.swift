@@ -1,5 +1,10 @@
 import APNs
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The call a VoIP payload announces: Apple's example carries `callUUID` and `handle` ([PK-VOIP]).
 ///

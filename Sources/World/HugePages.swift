@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Asks the kernel to back the 2 MB-aligned part of `bytes` bytes at `start` with huge pages
 /// (transparent huge pages on request: this machine's kernel is in `madvise` mode). A million
@@ -12,5 +16,7 @@ func adviseHugePages(_ start: UnsafeRawPointer?, bytes: Int) {
     let begin = (Int(bitPattern: start) + huge - 1) & ~(huge - 1)
     let end = (Int(bitPattern: start) + bytes) & ~(huge - 1)
     guard end > begin, let aligned = UnsafeMutableRawPointer(bitPattern: begin) else { return }
-    _ = madvise(aligned, end - begin, MADV_HUGEPAGE)
+    #if os(Linux)
+        _ = madvise(aligned, end - begin, MADV_HUGEPAGE)
+    #endif
 }

@@ -87,7 +87,7 @@ final class MockServer: MockEndpoint {
         settings: ValidationSettings = ValidationSettings(), authentication: AuthenticationMode = .either,
         directory: any DeviceDirectory = EveryTokenRegistered(), faults: FaultPlan = FaultPlan(),
         plaintext: Bool = false, idleTimeout: Double? = nil, limits: HTTP2Limits = HTTP2Limits(),
-        world: SharedWorld? = nil, clock: ManualClock? = nil, seed: UInt64? = nil
+        world: SharedWorld? = nil, clock: ManualClock? = nil, seed: UInt64? = nil, eventLoop: EventLoop = .standard
     ) throws {
         // The same assembly as `ringside serve`; without a world, `directory` answers for tokens.
         var options = MockOptions(certs: Paths.certs)
@@ -103,6 +103,7 @@ final class MockServer: MockEndpoint {
         options.server.idleTimeout = idleTimeout
         options.server.limits = limits
         options.server.workers = 2
+        options.server.eventLoop = eventLoop
         assembly = try MockAssembly(options)
         mock = assembly.mock
         http2 = assembly.server
