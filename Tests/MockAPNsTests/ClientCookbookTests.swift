@@ -101,7 +101,9 @@ import Testing
             environment["DEVICE_TOKEN"] = Paths.voipToken
             environment.merge(overrides) { $1 }
             let result = try MockAPNsTests.run("/usr/bin/env", ["python3", file], environment: environment)
-            var outcome = Outcome(status: result.status, output: result.stdout + result.stderr, pushes: [], authentications: [:], refusals: [])
+            var outcome = Outcome(
+                status: result.status, output: result.stdout + result.stderr, pushes: [], authentications: [:],
+                refusals: [])
             let deadline = Date().addingTimeInterval(5)
             repeat {
                 let new = events().dropFirst(before)
