@@ -88,8 +88,8 @@ import Testing
             }
         }
 
-        /// Runs `recipe` with the contract, `DEVICE_TOKEN` and `overrides` in its environment; waits
-        /// (bounded) until the mock has recorded `until` of what happened.
+        /// Runs `recipe` with the contract, `DEVICE_TOKEN` and `overrides` in its environment, then
+        /// reads the transcript until `done` holds for what the mock recorded (5 s at most).
         func run(_ recipe: Recipe, _ overrides: [String: String] = [:], until done: (Outcome) -> Bool) throws
             -> Outcome
         {
@@ -122,7 +122,8 @@ import Testing
             return outcome
         }
 
-        /// The run must end with one accepted VoIP push on a connection authenticated by `auth`.
+        /// The run must end with one accepted VoIP push, on a connection authenticated as the recipe's
+        /// `auth` says.
         func expectAccepted(_ recipe: Recipe, _ overrides: [String: String] = [:]) throws {
             let outcome = try run(recipe, overrides) { !$0.pushes.isEmpty }
             #expect(outcome.status == 0, "\(recipe.name): \(outcome.output)")
