@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates every credential in this folder with the openssl CLI. FOR TESTS ONLY: see README.md.
-# Usage: bash certs-test/generate.sh [--clients]   (writes into the folder this script is in;
-#        --clients: only the client certificates, signed by the CAs already here)
+# Usage: bash certs-test/generate.sh [--clients|--legacy]   (writes into the folder this script is in;
+#        --clients: only the client certificates, signed by the CAs already here;
+#        --legacy: only client-voip.legacy.p12, from the client-voip.pem and .key already here)
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -rf tmp && mkdir tmp
@@ -103,6 +104,21 @@ C=optional
 CNF
 touch tmp/index.txt; echo 1000 > tmp/serial
 
+# The default pair as a .p12 that Go's golang.org/x/crypto/pkcs12 (sideshow/apns2's
+# certificate.FromP12File) can read: it knows only a SHA-1 MAC and the SHA-1 PBEs, and expects exactly
+# two bags, a key and one certificate. OpenSSL 3's defaults (AES-256-CBC with PBKDF2, a SHA-256 MAC)
+# and a CA as a third bag are refused. 3DES for both bags needs no legacy provider (RC2, -legacy's
+# default for certificates, would).
+legacy_p12() {
+  openssl pkcs12 -export -in client-voip.pem -inkey client-voip.key -name "Apple Push Services" \
+    -keypbe PBE-SHA1-3DES -certpbe PBE-SHA1-3DES -macalg sha1 -out client-voip.legacy.p12 -passout pass:ringside
+}
+if [ "${1:-}" = "--legacy" ]; then
+  legacy_p12
+  echo "certs-test: client-voip.legacy.p12 regenerated in $(pwd)"
+  exit 0
+fi
+
 if [ "${1:-}" != "--clients" ]; then
 # Test CA, and a second CA that no test trusts.
 ec_key ca.key
@@ -165,6 +181,7 @@ for pem in client-*.pem; do
   openssl pkcs12 -export -in "$pem" -inkey "$name.key" -certfile "$issuer" -name "Apple Push Services" \
     -out "$name.p12" -passout pass:ringside
 done
+legacy_p12
 [ "${1:-}" = "--clients" ] && { echo "certs-test: client certificates regenerated in $(pwd)"; exit 0; }
 
 # ES256 signing keys (.p8, PKCS#8) named as Apple names them: AuthKey_<KEYID>.p8.

@@ -2,7 +2,8 @@
 # Installs what Ringside needs on a fresh Debian 12 machine, only what is missing:
 # the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
 # tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, a JDK for its HTTP/2 client,
-# python3-h2 for the starter service, and aioapns, kalyke-apns and apns2-up from PyPI).
+# python3-h2 for the starter service, and from PyPI the clients docs/clients.md runs: aioapns,
+# kalyke-apns, apns2-up, django-push-notifications and aapns).
 set -euo pipefail
 
 packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
@@ -35,9 +36,18 @@ if ((${#missing[@]})); then
 fi
 
 if [[ "${1:-}" == "--test" ]]; then
-  if ! python3 -c "import aioapns, h2, kalyke, apns2" 2>/dev/null; then
-    echo "setup: installing aioapns, kalyke-apns and apns2-up (PyPI) for the third-party client tests" >&2
-    python3 -m pip install -q aioapns kalyke-apns apns2-up 2>/dev/null \
-      || python3 -m pip install -q --break-system-packages aioapns kalyke-apns apns2-up
+  # attrs: aapns's one other dependency (below).
+  pypi=(aioapns kalyke-apns apns2-up django-push-notifications attrs)
+  if ! python3 -c "import aioapns, h2, kalyke, apns2, django, push_notifications, attr" 2>/dev/null; then
+    echo "setup: installing ${pypi[*]} (PyPI) for the third-party client tests" >&2
+    python3 -m pip install -q "${pypi[@]}" 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages "${pypi[@]}"
+  fi
+  # aapns 23.7 pins h2<4 and attrs<24, which aioapns (h2>=4) cannot share; it runs on h2 4 and today's
+  # attrs (ClientCookbookTests), so it comes without its pins.
+  if ! python3 -c "import aapns.api" 2>/dev/null; then
+    echo "setup: installing aapns (PyPI, without its dependency pins)" >&2
+    python3 -m pip install -q --no-deps aapns 2>/dev/null \
+      || python3 -m pip install -q --no-deps --break-system-packages aapns
   fi
 fi

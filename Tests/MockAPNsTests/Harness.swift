@@ -130,14 +130,19 @@ struct CommandResult {
     var stderr: String
 }
 
-/// Runs a command to completion (no shell), with an optional standard input.
-func run(_ executable: String, _ arguments: [String], input: Data? = nil, directory: String? = nil) throws
-    -> CommandResult
-{
+/// Runs a command to completion (no shell), with an optional standard input; `environment` adds to
+/// (or replaces) this process's variables.
+func run(
+    _ executable: String, _ arguments: [String], input: Data? = nil, directory: String? = nil,
+    environment: [String: String] = [:]
+) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
