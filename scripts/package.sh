@@ -31,7 +31,7 @@ strip "$stage/$name/bin/ringside"
 
 # The tarball.
 cp -R certs-test docs scenarios LICENSE "$stage/$name/"
-sed -e "s/VERSION/$version/" -e "s/ARCH/$arch/" packaging/INSTALL >"$stage/$name/INSTALL"
+sed -e "s/VERSION/$version/g" -e "s/ARCH/$arch/g" packaging/INSTALL >"$stage/$name/INSTALL"
 tar -C "$stage" -czf "dist/$name.tar.gz" "$name"
 
 # The .deb: the same stripped binary and files, laid out for /usr; files 0644, folders and the
