@@ -3,10 +3,14 @@
 # the C libraries it links (nghttp2, OpenSSL, libcurl), pkg-config, and with --test the tools the
 # tests and benchmarks drive (curl, h2load, nghttpd, headless chromium, a JDK for its HTTP/2 client,
 # python3-h2 for the starter service, and from PyPI the clients docs/clients.md runs: aioapns,
-# kalyke-apns, apns2-up, django-push-notifications and aapns).
+# kalyke-apns, apns2-up, django-push-notifications and aapns), and with --package dpkg-dev, whose
+# dpkg-shlibdeps computes the .deb's Depends (scripts/package.sh).
 set -euo pipefail
 
 packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
+if [[ "${1:-}" == "--package" ]]; then
+  packages+=(dpkg-dev)
+fi
 if [[ "${1:-}" == "--test" ]]; then
   # python3-h2: the HTTP/2 client of the starter service `ringside init` writes (system python3 too).
   packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium)

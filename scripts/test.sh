@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, checks formatting, builds with
-# zero warnings, runs every test, the release tarball's test, the examples' tests, then every fuzz
-# target for a short count (scripts/fuzz.sh).
+# zero warnings, runs every test, the examples' tests, the release's tests (its tarball and its .deb,
+# from one build), then every fuzz target for a short count (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -24,8 +24,16 @@ swift build --package-path examples/swift-testing --build-tests -Xswiftc -warnin
 swift test --package-path examples/swift-testing --skip-build 2>&1 | tail -n 3 || status=1
 echo "== examples/python-service: an aioapns backend through the http adapter" >&2
 bash examples/python-service/check.sh || status=1
-echo "== the release tarball, unpacked and used as a user would (Tests/package/tarball.sh)" >&2
-bash Tests/package/tarball.sh || status=1
+echo "== the release (scripts/package.sh, built once): the tarball and the .deb, installed and used as a user would" >&2
+if packages=$(bash scripts/package.sh); then
+  echo "== the tarball (Tests/package/tarball.sh)" >&2
+  bash Tests/package/tarball.sh "$(sed -n 1p <<<"$packages")" || status=1
+  echo "== the .deb (Tests/package/deb.sh)" >&2
+  bash Tests/package/deb.sh "$(sed -n 2p <<<"$packages")" || status=1
+else
+  echo "package: scripts/package.sh failed" >&2
+  status=1
+fi
 echo "== fuzz (20,000 executions per target; bench/fuzz.sh runs 10^6)" >&2
 bash scripts/fuzz.sh 20000 || status=1
 exit "$status"

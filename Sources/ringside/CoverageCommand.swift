@@ -9,12 +9,13 @@ import World
 /// where `expect phone … rules:` checks it. docs/coverage.md is its output.
 enum CoverageCommand {
     static let help = """
-        Usage: ringside coverage DIR|FILE…
+        Usage: ringside coverage [--library] DIR|FILE…
 
         Prints, as Markdown, every APNs reason and every rule of APNs and the phone (`ringside explain
         rules`) with the scenario lines that check it: `expect apns … reason:` or `goaway:` (an
         expectation that it happens: not `count: 0`), `expect phone … rules:`. Nothing is run: a
         line counts because its scenario passes, so run the same files (`ringside run`) to know.
+        --library adds the bundled scenario library, found beside this binary (as `run --library`).
 
         Exit codes: 0 everything is covered, 1 something is not (listed at the end), 2 a scenario does
         not check, 64 bad arguments.
@@ -36,7 +37,8 @@ enum CoverageCommand {
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         return runCommand {
-            let paths = try arguments.remaining()
+            let library = arguments.flag("--library")
+            let paths = try arguments.remaining() + (library ? [try ScenarioLibrary.required()] : [])
             var reasons: [Reason: [Place]] = [:]
             var rules: [PhoneRule: [Place]] = [:]
             var invalid = false

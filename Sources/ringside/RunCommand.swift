@@ -12,11 +12,13 @@ enum RunCommand {
         """
         Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROVIDER]
                             [--provider-file FILE] [--junit FILE] [--report FILE.html] [--transcript DIR]
-                            [--format console|github] [--certs DIR] FILE|DIR…
+                            [--format console|github] [--certs DIR] [--library] FILE|DIR…
 
         Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
         port with its own world, the provider, the steps, the expectations. A failure shows the
         expectation's line, what was expected, what happened and the phone's chain of events.
+        --library adds the bundled scenario library, found beside this binary (a tarball's scenarios/,
+        or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then.
 
         Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
         that names no provider) against the provider FILE describes — a `provider:` section as a
@@ -66,7 +68,8 @@ enum RunCommand {
             let shard = try arguments.value("--shard")
             let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
             let certs = try TestCredentials.required(try arguments.value("--certs"))
-            let paths = try arguments.remaining()
+            let library = arguments.flag("--library")
+            let paths = try arguments.remaining() + (library ? [try ScenarioLibrary.required()] : [])
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
             let files = try scenarioFiles(paths)
             var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in

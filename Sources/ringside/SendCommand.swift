@@ -28,7 +28,7 @@ enum SendCommand {
           --auth token|certificate   (default token)
           --key FILE --key-id ID --team-id ID        Token auth (default the test key RINGKEY001/RINGTEAM01).
           --cert FILE --cert-key FILE                Certificate auth (default certs-test/client-voip.*).
-          --certs DIR            Test credentials (default ./certs-test or the checkout's).
+          --certs DIR            Test credentials (default ./certs-test, else the release's).
           --curl                 Print the equivalent curl command instead of sending.
 
         Exit codes: 0 accepted (200), 1 refused (APNs answered an error), 3 no answer (connection or TLS

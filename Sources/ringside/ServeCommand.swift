@@ -48,7 +48,7 @@ enum ServeCommand {
                                  refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its
                                  default (libcurl 7.88 resets every finished stream). Default: no limit,
                                  as Apple documents none.
-          --certs DIR            Test credentials (default: ./certs-test or the checkout's).
+          --certs DIR            Test credentials (default: ./certs-test, else the release's).
           --seed N               Seed for generated apns-ids, so runs repeat.
           --workers N            Event-loop threads (default: one per core).
           --quiet                No per-request lines on standard error.

@@ -4,10 +4,15 @@
 # without certs-test/): ldd shows only system libraries; --version; serve, where one curl push gets
 # 200 with the tarball's own credentials; run on a bundled scenario; and docs/ci.md's "Any other CI"
 # recipe, word for word, fetching the tarball from a file:// URL, over a folder `ringside init` wrote.
+# The tarball given as $1 (scripts/test.sh passes it, so the release is built once), or built here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-tarball="$root/$(bash scripts/package.sh)"
+if [[ $# -ge 1 ]]; then
+  tarball=$(realpath "$1")
+else
+  tarball="$root/$(bash scripts/package.sh | head -n 1)"
+fi
 work=$(mktemp -d)
 serve_pid=""
 trap '[[ -n "$serve_pid" ]] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
