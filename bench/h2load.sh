@@ -5,11 +5,16 @@
 # Each server runs one event-loop thread (nghttpd's default; `serve --workers 1`): the figure
 # compares the work per request, not how threads share the cores h2load leaves.
 #
-# usage: bash bench/h2load.sh [ROUNDS] [REQUESTS]     (defaults 5 and 100000; -c 10 -m 10)
+# With `as-started`, `serve` runs as a user starts it instead: its default workers, and its log (a
+# line per request) on standard error, written to a file (issue 30: the log's cost). RINGSIDE=PATH
+# measures another build of the binary (a "before" figure).
+#
+# usage: bash bench/h2load.sh [ROUNDS] [REQUESTS] [as-started]  (defaults 5, 100000; -c 10 -m 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 requests=${2:-100000}
+mode=${3:-per-request}
 bash scripts/setup.sh --test >/dev/null
 swift build -c release --product ringside 2>&1 | tail -n 1
 
@@ -18,7 +23,12 @@ token=$(printf 'ab%.0s' $(seq 32))
 mkdir -p "$work/docroot/3/device" && : >"$work/docroot/3/device/$token"
 printf '{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}' >"$work/payload.json"
 
-.build/release/ringside serve --port 0 --quiet --workers 1 >"$work/contract" 2>"$work/ringside.log" &
+binary=${RINGSIDE:-.build/release/ringside}
+if [[ "$mode" == as-started ]]; then
+  "$binary" serve --port 0 >"$work/contract" 2>"$work/ringside.log" &
+else
+  "$binary" serve --port 0 --quiet --workers 1 >"$work/contract" 2>"$work/ringside.log" &
+fi
 ringside=$!
 nghttpd -d "$work/docroot" 0 certs-test/server.key certs-test/server.pem >"$work/nghttpd.log" 2>&1 &
 nghttpd=$!
@@ -30,7 +40,7 @@ for _ in $(seq 50); do
   nghttpd_port=$(ss -ltnpH 2>/dev/null | grep "pid=$nghttpd," | awk '{print $4}' | sed 's/.*://' | head -n 1 || true)
   [[ -n "$nghttpd_port" ]] && break; sleep 0.1
 done
-jwt=$(.build/release/ringside token)
+jwt=$("$binary" token)
 
 # Prints successful requests per second for one h2load run against PORT.
 measure() {
@@ -55,4 +65,8 @@ done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 rm=$(median "${r[@]}"); nm=$(median "${n[@]}")
 echo "median: ringside $rm req/s, nghttpd $nm req/s, ratio $(awk -v a="$rm" -v b="$nm" 'BEGIN { printf "%.2f", a / b }')"
-echo "(h2load -n $requests -c 10 -m 10, TLS, valid VoIP requests with a verified JWT; one server thread each; $(nproc) cores; h2load on the same machine)"
+if [[ "$mode" == as-started ]]; then
+  echo "(h2load -n $requests -c 10 -m 10, TLS, valid VoIP requests with a verified JWT; serve as started: default workers, $(grep -c 'accepted' "$work/ringside.log") log lines written; nghttpd one thread; $(nproc) cores; h2load on the same machine)"
+else
+  echo "(h2load -n $requests -c 10 -m 10, TLS, valid VoIP requests with a verified JWT; one server thread each; $(nproc) cores; h2load on the same machine)"
+fi

@@ -16,6 +16,13 @@ public protocol HTTP2Service: Sendable {
     func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler
     /// A client was turned away before HTTP/2 began (not TLS, a refused certificate, ALPN without h2).
     func refused(peer: String, why: String)
+    /// A worker finished a turn of its event loop: what the service gathered during it (log lines)
+    /// can be written once. Called on that worker's thread.
+    func turnEnded()
+}
+
+extension HTTP2Service {
+    public func turnEnded() {}
 }
 
 /// Serves one connection; every call comes from the connection's worker thread.

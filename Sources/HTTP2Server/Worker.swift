@@ -100,6 +100,7 @@ final class Worker: @unchecked Sendable {
                 }
             }
             runTimers(now: now)
+            if !events.isEmpty { service.turnEnded() }
             for (fd, deadline) in lingering where now >= deadline { endLinger(fd) }
             if let until = acceptPausedUntil, now >= until, stopDeadline == nil {
                 acceptPausedUntil = nil

@@ -142,6 +142,14 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
         copy.last?.observe(event)
     }
 
+    public func turnEnded() {
+        guard isObserved else { return }
+        observersLock.lock()
+        let current = observers
+        observersLock.unlock()
+        for observer in current { observer.flush() }
+    }
+
     public func open(_ connection: ConnectionInfo) -> any HTTP2ConnectionHandler {
         let handler = APNsConnection(info: connection, mock: self)
         let now = configuration.clock.now()

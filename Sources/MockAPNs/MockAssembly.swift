@@ -150,6 +150,7 @@ public final class MockAssembly: @unchecked Sendable {
         server.stop(goAwayDebugData: goAwayDebugData)
         controlServer?.stop()
         if hasWorld { world.stopTicking() }
+        mock.turnEnded()  // what observers gathered is written before the mock is gone
     }
 
     /// The fake APNs's URL.

@@ -42,4 +42,11 @@ public protocol MockObserver: Sendable {
     /// `consuming`: an observer that keeps the event (the transcript) takes it without a copy; one
     /// that only reads it may take it as it likes.
     func observe(_ event: consuming MockEvent)
+    /// A worker finished a turn of its event loop (and the mock is stopping): an observer that
+    /// gathers what it writes writes it now.
+    func flush()
+}
+
+extension MockObserver {
+    public func flush() {}
 }

@@ -109,14 +109,14 @@ public final class ReplayPlan: Sendable {
         case memory([Exchange], next: Int)
         case file(TranscriptReader)
 
-        mutating func next() -> Exchange? {
+        mutating func next() throws -> Exchange? {
             switch self {
             case .memory(let exchanges, let next):
                 guard next < exchanges.count else { return nil }
                 self = .memory(exchanges, next: next + 1)
                 return exchanges[next]
             case .file(let reader):
-                return (try? reader.nextExchange()) ?? nil
+                return try reader.nextExchange()
             }
         }
     }
@@ -129,13 +129,19 @@ public final class ReplayPlan: Sendable {
         let total: Int
         /// Recorded exchanges from `base` on, with when the request matched with each arrived (wall
         /// clock, seconds); entries before `head` are let go.
-        var window: [(exchange: Exchange, arrival: Double?)] = []
+        var window: [(exchange: Exchange, arrival: Double?, answered: Double?)] = []
         var head = 0
+        /// Entries of the window not yet answered: at most `lookahead`.
+        var open = 0
+        /// Exchanges read from the source so far.
+        var read = 0
+        /// Why the transcript could not be read again during the run (it changed since it was loaded).
+        var readError: String?
         /// The recorded index of `window[head]`.
         var base = 0
-        /// The exchange just before `base` (answered) and when its request arrived: the retry after
-        /// it is timed against it.
-        var previous: (exchange: Exchange, arrival: Double)?
+        /// The exchange just before `base` (answered) and when it was answered: the retry after it is
+        /// timed against it.
+        var previous: (exchange: Exchange, arrival: Double, answered: Double)?
         var matched = 0
         /// Requests seen so far.
         var seen = 0
@@ -143,9 +149,10 @@ public final class ReplayPlan: Sendable {
         var timingChanges: [TimingChange] = []
     }
 
-    /// How far ahead of the first recorded request still open a request is looked for: far more than
-    /// the streams a provider keeps open at once (APNs allows 1,000 per connection), and it bounds the
-    /// memory a replay holds whatever the transcript's length.
+    /// How many recorded requests not yet answered a request is looked for among (read ahead of the
+    /// requests, so that reading is not on an answer's way): far more than the streams a provider
+    /// keeps open at once (APNs allows 1,000 per connection), and it bounds the memory a replay holds
+    /// whatever the transcript's length.
     public static let lookahead = 10_000
 
     private let state: Mutex<State>
@@ -155,11 +162,41 @@ public final class ReplayPlan: Sendable {
     }
 
     init(source: sending Source, total: Int) {
-        state = Mutex(State(source: source, total: total))
+        var state = State(source: source, total: total)
+        Self.readAhead(&state)
+        self.state = Mutex(state)
     }
 
-    /// Recorded exchanges held in memory now: at most `lookahead` beyond those already answered.
-    var held: Int { state.withLock { $0.window.count - $0.head } }
+    /// Reads recorded exchanges until `lookahead` are open or the recording ends. An error means the
+    /// transcript changed since `load` read it whole: kept, and the run reports it.
+    private static func readAhead(_ state: inout State) {
+        while state.open < lookahead, state.readError == nil {
+            do {
+                guard let next = try state.source.next() else {
+                    if state.read < state.total {
+                        state.readError = "it ended after \(state.read) of its \(state.total) requests"
+                    }
+                    return
+                }
+                state.read += 1
+                guard state.read <= state.total else {
+                    state.readError = "it holds more than the \(state.total) requests it held when loaded"
+                    return
+                }
+                state.window.append((next, nil, nil))
+                state.open += 1
+            } catch {
+                state.readError = "\(error)"
+            }
+        }
+    }
+
+    /// Why the transcript could not be read to its end during the run (it changed since it was
+    /// loaded), if it could not: the replay's verdict does not stand.
+    public var readError: String? { state.withLock { $0.readError } }
+
+    /// Recorded exchanges not yet answered held in memory now: at most `lookahead`.
+    var held: Int { state.withLock { $0.open } }
 
     /// The first request that differs, once one has.
     public var difference: Difference? { state.withLock { $0.difference } }
@@ -248,6 +285,7 @@ public final class ReplayPlan: Sendable {
                 if let end = chunk[chunkStart..<chunkEnd].firstIndex(of: UInt8(ascii: "\n")) {
                     pending += chunk[chunkStart..<end]
                     chunkStart = end + 1
+                    if pending.last == UInt8(ascii: "\r") { pending.removeLast() }  // CR LF ends a line too
                     return (pending[...], true)
                 }
                 pending += chunk[chunkStart..<chunkEnd]
@@ -297,9 +335,9 @@ public final class ReplayPlan: Sendable {
 
     /// The recorded answer for this request, or nil once the run has diverged. Requests a provider
     /// sends at once on several streams arrive in any order, so the request is matched with the
-    /// first recorded one not yet answered that has the same fields (up to `lookahead` ahead); the
-    /// first request that matches none is the difference, compared with the first recorded one still
-    /// open.
+    /// first recorded one not yet answered that has the same fields (among the `lookahead` read
+    /// ahead); the first request that matches none is the difference, compared with the first
+    /// recorded one still open.
     func answer(for request: PushRequest) -> Exchange? {
         let now = Self.fields(request)
         let arrived = Date().timeIntervalSince1970
@@ -309,12 +347,9 @@ public final class ReplayPlan: Sendable {
             func matches(_ exchange: Exchange) -> Bool {
                 Self.compared.allSatisfy { Self.same($0, exchange.request[$0], now[$0]) }
             }
-            var index = state.window[state.head...].firstIndex { $0.arrival == nil && matches($0.exchange) }
-            while index == nil, state.window.count - state.head < Self.lookahead, let next = state.source.next() {
-                state.window.append((next, nil))
-                if matches(next) { index = state.window.count - 1 }
-            }
-            guard let index else {
+            guard
+                let index = state.window[state.head...].firstIndex(where: { $0.arrival == nil && matches($0.exchange) })
+            else {
                 guard state.head < state.window.count else {
                     state.difference = Difference(
                         number: state.seen, field: "request", recorded: "no request", now: request.path ?? "?")
@@ -328,11 +363,17 @@ public final class ReplayPlan: Sendable {
                 return nil
             }
             state.window[index].arrival = arrived
+            state.open -= 1
             state.matched += 1
-            Self.noteTiming(at: index, in: &state)
             let exchange = state.window[index].exchange
+            Self.readAhead(&state)
+            // Answered now, after the reading: a retry is timed from here, so the replay's own work
+            // is never counted as the provider's back-off.
+            state.window[index].answered = Date().timeIntervalSince1970
+            Self.noteTiming(at: index, in: &state)
             while state.head < state.window.count, let arrival = state.window[state.head].arrival {
-                state.previous = (state.window[state.head].exchange, arrival)
+                let entry = state.window[state.head]
+                state.previous = (entry.exchange, arrival, entry.answered ?? arrival)
                 state.head += 1
                 state.base += 1
             }
@@ -344,14 +385,15 @@ public final class ReplayPlan: Sendable {
         }
     }
 
-    /// Times the retries on either side of the exchange at `index` once both of a pair have arrived.
+    /// Times the retries on either side of the exchange at `index` once both of a pair have been
+    /// seen: the wait from the answer before to the request after it.
     private static func noteTiming(at index: Int, in state: inout State) {
-        func entry(_ position: Int) -> (exchange: Exchange, arrival: Double)? {
-            if position == state.head - 1 || position < state.head {
-                return position == state.head - 1 ? state.previous : nil
-            }
-            guard position < state.window.count, let arrival = state.window[position].arrival else { return nil }
-            return (state.window[position].exchange, arrival)
+        func entry(_ position: Int) -> (exchange: Exchange, arrival: Double, answered: Double)? {
+            if position < state.head { return position == state.head - 1 ? state.previous : nil }
+            guard position < state.window.count, let arrival = state.window[position].arrival,
+                let answered = state.window[position].answered
+            else { return nil }
+            return (state.window[position].exchange, arrival, answered)
         }
         for (first, second) in [(index - 1, index), (index, index + 1)] {
             guard let before = entry(first), let after = entry(second) else { continue }
@@ -364,15 +406,17 @@ public final class ReplayPlan: Sendable {
 
     /// A retry (a request after a 429 or 5xx answer) whose wait differs from the recording by more
     /// than half and more than 20 ms (the runner caps the built-in provider's waits at 50 ms): back-off
-    /// that changed even where the requests did not.
+    /// that changed even where the requests did not. Now the wait runs from the answer to the retry;
+    /// in the recording the mock answered at once, so from request to request.
     private static func timingChange(
-        number: Int, before: (exchange: Exchange, arrival: Double), after: (exchange: Exchange, arrival: Double)
+        number: Int, before: (exchange: Exchange, arrival: Double, answered: Double),
+        after: (exchange: Exchange, arrival: Double, answered: Double)
     ) -> TimingChange? {
         guard before.exchange.status == 429 || before.exchange.status >= 500, let then = after.exchange.wallTime,
             let thenBefore = before.exchange.wallTime
         else { return nil }
         let recorded = then - thenBefore
-        let now = after.arrival - before.arrival
+        let now = after.arrival - before.answered
         guard abs(now - recorded) > 0.02, now < recorded / 2 || now > recorded * 2 else { return nil }
         return TimingChange(
             number: number, after: "\(before.exchange.status) \(before.exchange.reason?.wire ?? "")",
@@ -395,6 +439,6 @@ public final class ReplayPlan: Sendable {
 
     /// Recorded requests the run did not make.
     public var missing: Int {
-        state.withLock { $0.difference == nil ? $0.total - $0.matched : 0 }
+        state.withLock { $0.difference == nil ? max(0, $0.total - $0.matched) : 0 }
     }
 }

@@ -207,7 +207,7 @@ public struct Parser {
                 Mapping.Entry(key: String(key), keyRange: keyRange, value: $0)
             }
         }
-        if value == "|" {
+        if value.trimmingTrailingSpaces() == "|" {  // `| ` and `| # a comment` open a block too
             var text: [String] = []
             let start = index < lines.count ? lines[index] : line
             while index < lines.count, lines[index].indent > indent {

@@ -19,9 +19,11 @@ enum ReplayCommand {
         collapse id, whether a JWT was sent, the payload; or an answer the rules now give instead of a
         recorded 200), every retry that came sooner or later than recorded, and every failed
         expectation at its line; or "no difference". A run recorded with --seed N is replayed with it.
-        The transcript is read a line at a time, as the requests arrive: a request is looked for among
+        The transcript is read a line at a time, ahead of the requests: a request is looked for among
         the next 10,000 recorded ones still unanswered, so a replay's memory does not grow with the
-        transcript (a line that is not UTF-8 or not JSON is refused first, naming its line).
+        transcript (a line that is not UTF-8 or not JSON is refused first, naming its line; a file
+        that changes during the replay is an error, exit 3). A retry's wait is timed from the answer
+        before it, so the replay's own reading never counts as the provider's back-off.
 
         Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
         failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
@@ -57,6 +59,11 @@ enum ReplayCommand {
             }
             if let error = result.error {
                 Output.error("error: \(error)")
+                return ExitCode.cannotProceed
+            }
+            if let problem = plan.readError {
+                // The transcript changed while it was replayed: what the replay says does not stand.
+                Output.error("error: \(rest[0]) changed during the replay: \(problem)")
                 return ExitCode.cannotProceed
             }
             var differs = false

@@ -230,9 +230,10 @@ import World
         #expect(Self.decide(&armed, Self.push(stream: 1)) == ["respond 1 410 ids 2", "record 410 Unregistered"])
     }
 
-    /// A replay reads its transcript as the requests arrive (issue 27): loading a long one holds no
-    /// exchange, a matched request lets its exchange go, and a request that matches none reads at
-    /// most `lookahead` ahead before it is the difference. Reading the whole file at load held all.
+    /// A replay reads its transcript as the requests arrive (issue 27): loading a long one reads
+    /// `lookahead` ahead and no more, a matched request lets its exchange go and one more is read, and
+    /// a request that matches none is the difference without reading further. Reading the whole file
+    /// at load held all 25,000.
     @Test func aReplayHoldsAWindowNotTheTranscript() throws {
         let path = NSTemporaryDirectory() + "ringside-long-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -247,13 +248,61 @@ import World
         let recorded = ReplayPlan.lookahead * 5 / 2
         try String(repeating: text, count: recorded).write(toFile: path, atomically: false, encoding: .utf8)
         let plan = try ReplayPlan.load(transcript: path)
-        #expect(plan.held == 0 && plan.missing == recorded)
+        #expect(plan.held == ReplayPlan.lookahead && plan.missing == recorded)
         var machine = Self.machine(replay: plan)
         #expect(Self.decide(&machine, Self.push(stream: 1)).contains("respond 1 200 ids 2 after 0.0"))
-        #expect(plan.held == 0 && plan.missing == recorded - 1)
+        #expect(plan.held == ReplayPlan.lookahead && plan.missing == recorded - 1)
         let second = Self.decide(&machine, Self.push(stream: 3, token: String(repeating: "cd", count: 32)))
         #expect(plan.difference?.field == ":path", "\(second)")
         #expect(plan.held == ReplayPlan.lookahead)
+    }
+
+    /// The window counts recorded requests not yet answered (the adversary's finding): one recorded
+    /// request the run never makes does not stop the window after 10,000 more; a transcript that
+    /// ends early while it is read again is an error, not "no request"; CR LF lines and a blank
+    /// CR LF line are read.
+    @Test func aSkippedRecordedRequestDoesNotStopTheWindow() throws {
+        let path = NSTemporaryDirectory() + "ringside-skip-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func line(token: String) throws -> String {
+            let object: [String: Any] = [
+                "event": "push", "status": 200,
+                "request": [
+                    ":method": "POST", ":path": "/3/device/\(token)", "apns-topic": Paths.topic,
+                    "apns-push-type": "voip", "authorization": "bearer x", "body": Self.body,
+                ],
+            ]
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) + "\r\n"
+        }
+        let recorded = ReplayPlan.lookahead + 1
+        let text =
+            try line(token: String(repeating: "cd", count: 32))
+            + String(repeating: try line(token: Paths.voipToken), count: recorded) + "\r\n"
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let plan = try ReplayPlan.load(transcript: path)
+        #expect(plan.missing == recorded + 1)
+        var machine = Self.machine(replay: plan)
+        for number in 0..<recorded {
+            let actions = Self.decide(&machine, Self.push(stream: Int32(2 * number + 1)))
+            guard actions.contains(where: { $0.hasPrefix("respond \(2 * number + 1) 200") }), plan.difference == nil
+            else {
+                Issue.record("request \(number + 1): \(actions), \(String(describing: plan.difference))")
+                return
+            }
+        }
+        #expect(plan.missing == 1 && plan.readError == nil)
+
+        // Loaded whole, then cut short while the run reads it again (twice the window: the part
+        // cut off has not been read yet).
+        let long = String(repeating: try line(token: Paths.voipToken), count: 2 * ReplayPlan.lookahead)
+        try long.write(toFile: path, atomically: false, encoding: .utf8)
+        let cut = try ReplayPlan.load(transcript: path)
+        try String(long.prefix(long.utf8.count * 3 / 5)).write(toFile: path, atomically: false, encoding: .utf8)
+        var again = Self.machine(replay: cut)
+        for number in 0..<ReplayPlan.lookahead where cut.readError == nil {
+            _ = Self.decide(&again, Self.push(stream: Int32(2 * number + 1)))
+        }
+        #expect(cut.readError?.contains("ended after") == true, "\(String(describing: cut.readError))")
     }
 
     /// A voip-lint refusal goes through the transcript and back: the line's `lint` names the rule

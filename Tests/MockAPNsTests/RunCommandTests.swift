@@ -238,6 +238,23 @@ import Testing
         #expect(hasty.stdout.contains("request 2 (a retry after 503 ServiceUnavailable) came"))
         #expect(hasty.stdout.contains("(sooner)"))
         #expect(!hasty.stdout.contains("request 1 differs"))
+        // 20,000 other events before each retry: the replay reads them, and its reading is not
+        // counted as the provider's back-off (the adversary saw "later" here).
+        let lines = try String(contentsOfFile: transcript, encoding: .utf8).split(separator: "\n").map(String.init)
+        let pushes = lines.indices.filter { lines[$0].contains(#""event":"push""#) }
+        let filler = try #require(lines.first { !$0.contains(#""event":"push""#) })
+        var padded: [String] = []
+        for (index, line) in lines.enumerated() {
+            if pushes.dropFirst().contains(index) { padded += Array(repeating: filler, count: 20_000) }
+            padded.append(line)
+        }
+        let long = directory + "/padded.jsonl"
+        try (padded.joined(separator: "\n") + "\n").write(toFile: long, atomically: true, encoding: .utf8)
+        let paddedHasty = try run(
+            Self.binary,
+            ["replay", "--certs", Paths.certs, long, "--scenario", scenario, "--provider", "no-backoff-on-503"])
+        #expect(paddedHasty.stdout.contains("(sooner)"), "\(paddedHasty.stdout)")
+        #expect(!paddedHasty.stdout.contains("(later)"), "\(paddedHasty.stdout)")
     }
 
     @Test("An expectation failure reads as in the golden file (holes for ids and dates)")

@@ -177,6 +177,52 @@ import Testing
         #expect(log.contains("Hint:"))
     }
 
+    /// The log gathers a turn's push lines and writes them together (issue 30): every line whole,
+    /// one per push, none lost at exit, and a single push's line written without waiting for more.
+    @Test("serve's log: a line per push, each whole, written at the end of its turn and all flushed at exit")
+    func logLinesGatheredPerTurn() throws {
+        let serve = try Serve([])
+        let contract = serve.contract
+        let jwt = try run(
+            Self.binary,
+            [
+                "token", "--key", contract["APNS_KEY_FILE"]!, "--key-id", contract["APNS_KEY_ID"]!, "--team-id",
+                contract["APNS_TEAM_ID"]!,
+            ]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = "\(contract["APNS_URL"]!)/3/device/\(Paths.voipToken)"
+        let one = try Curl.send([
+            "--http2", "--cacert", contract["APNS_CA_FILE"]!, "-H", "authorization: bearer \(jwt)", "-H",
+            "apns-topic: \(contract["APNS_VOIP_TOPIC"]!)", "-H", "apns-push-type: voip", "-H", "apns-expiration: 0",
+            "--data-binary", #"{"aps":{}}"#, url,
+        ])
+        #expect(one.status == 200)
+        // A lone push is not held for company: its line is there while serve runs (a bounded wait).
+        let deadline = Date().addingTimeInterval(5)
+        while !serve.log.contains("→ 200 accepted"), Date() < deadline { usleep(20_000) }
+        #expect(serve.log.contains("→ 200 accepted"), "\(serve.log)")
+        // 2,000 pushes on 4 connections, 10 streams each: many lines per turn.
+        let payload = NSTemporaryDirectory() + "ringside-payload-\(UUID().uuidString).json"
+        try #"{"aps":{}}"#.write(toFile: payload, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: payload) }
+        let load = try run(
+            "/usr/bin/h2load",
+            [
+                "-n", "2000", "-c", "4", "-m", "10", "-d", payload, "-H", "authorization: bearer \(jwt)", "-H",
+                "apns-topic: \(contract["APNS_VOIP_TOPIC"]!)", "-H", "apns-push-type: voip", "-H",
+                "apns-expiration: 0", url,
+            ])
+        #expect(load.stdout.contains("2000 succeeded"), "\(load.stdout.suffix(800))")
+        #expect(serve.interrupt() == 0)
+        let lines = serve.log.split(separator: "\n", omittingEmptySubsequences: false)
+        let accepted = lines.filter { $0.contains("→ 200 accepted, apns-id ") }
+        #expect(accepted.count == 2001, "\(accepted.count) accepted lines")
+        // Whole: each starts with its time and ends with a complete apns-id.
+        let whole = try Regex(#"^\d\d:\d\d:\d\d\.\d\d\d #\d+ POST .* → 200 accepted, apns-id [0-9a-f-]{36}$"#)
+        #expect(accepted.allSatisfy { $0.wholeMatch(of: whole) != nil }, "\(accepted.prefix(3))")
+        #expect(lines.last == "", "the log ends with a whole line")
+    }
+
     @Test("Ctrl-C sends GOAWAY {\"reason\":\"Shutdown\"} to open connections and exits 0")
     func interruptSendsGoAway() throws {
         let serve = try Serve(["--quiet"])

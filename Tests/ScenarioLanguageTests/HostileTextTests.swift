@@ -19,6 +19,15 @@ import Testing
         #expect(expectation.count == 5)
     }
 
+    @Test("`| ` with a trailing space or a comment opens a text block, as `|` does")
+    func textBlockMarker() throws {
+        for marker in ["|", "| ", "| # why"] {
+            let checked = plan("scenario: x\nteaches: \(marker)\n  two\n  lines\nsteps:\n  - advance: 1s\n")
+            #expect(checked.diagnostics.isEmpty, "<\(marker)>: \(checked.diagnostics.map(\.detail))")
+            #expect(checked.plan?.teaches == "two\nlines", "<\(marker)>")
+        }
+    }
+
     @Test("A byte-order mark is not part of the first key")
     func byteOrderMark() {
         #expect(plan("\u{FEFF}scenario: x\nsteps:\n  - advance: 1s\n").diagnostics.isEmpty)
