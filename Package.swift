@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// Targets are listed bottom-up: each may import only those above it (see README, "Modules").
+// Targets are listed bottom-up: each may import only those above it (see README, "Modules", and
+// docs/architecture.md).
 import PackageDescription
 
 let package = Package(
@@ -26,13 +27,15 @@ let package = Package(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // The protocol as values and pure rules.
+        // The protocol as values and rules. No I/O but loading keys; the rules take the time as a Moment.
         .target(name: "APNs", dependencies: ["COpenSSL"]),
-        // The simulation: phones, tokens, delivery, the phone's rules, ring outcomes. Pure.
+        // The simulation: phones, device tokens, delivery, the phone's rules, ring outcomes. No I/O; time
+        // passed in.
         .target(name: "World", dependencies: ["APNs", "CLinux"]),
         // The scenario language: parser, checker, diagnostics. No I/O.
         .target(name: "ScenarioLanguage", dependencies: ["APNs", "World"]),
-        // Driving providers; the reference APNs client on libcurl.
+        // The reference provider (an nghttp2 client, its connection and answer policies, device-token
+        // store, provider-token cache, naive profiles) and APNsClient on libcurl for `send` and benches.
         .target(name: "Provider", dependencies: ["APNs", "CCurl", "CNghttp2", "COpenSSL"]),
         // HTTP/2 engine (nghttp2), TLS (OpenSSL memory BIOs), and the epoll transport.
         .target(name: "HTTP2Server", dependencies: ["CNghttp2", "COpenSSL", "CLinux"]),

@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// What an APNs client certificate says: its bundle id, topics and environments ([CERT], APNS-REFERENCE §5).
+/// What an APNs client certificate says: its bundle id, topics and environments ([CERT], docs/apns-facts.md §5).
 public struct ClientCertificate: Sendable, Equatable {
     /// The subject's UID: the app's bundle id and the default topic.
     public var uid: String?

@@ -1,5 +1,5 @@
 /// Device-token syntax: hexadecimal, an even number of digits, any length ([SEND]: "don't assume a
-/// token size"; tokens of 64, 108 and 160 digits are reported, APNS-REFERENCE §1.3).
+/// token size"; tokens of 64, 108 and 160 digits are reported, docs/apns-facts.md §1.3).
 public enum DeviceTokenSyntax {
     /// The longest token accepted, in hex digits; far above any reported size, it only bounds memory.
     public static let maximumLength = 1024

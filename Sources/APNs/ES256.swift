@@ -3,7 +3,7 @@ import COpenSSL
 /// A P-256 key for ES256 (RFC 7518 §3.4), as Apple's `.p8` files hold it ([TOKEN]).
 ///
 /// Verification accepts both signature encodings APNs accepts: raw R‖S (64 bytes, the JWS standard,
-/// used by node-apn, apns2, aioapns) and DER (pushy and Apple's sample). APNS-REFERENCE §4.1.
+/// used by node-apn, apns2, aioapns) and DER (pushy and Apple's sample). docs/apns-facts.md §4.1.
 /// Unchecked Sendable: `key` is a `let` EVP_PKEY, read-only after init; each sign or verify makes its own
 /// EVP_MD_CTX, so OpenSSL allows them from many threads.
 public final class ES256Key: @unchecked Sendable {

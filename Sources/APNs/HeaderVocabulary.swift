@@ -1,4 +1,4 @@
-/// What each request header means to APNs and what a VoIP push should send ([SEND], APNS-REFERENCE §2).
+/// What each request header means to APNs and what a VoIP push should send ([SEND], docs/apns-facts.md §2).
 /// `ringside explain` and `send` read it; the words match the server's.
 public enum HeaderVocabulary {
     public struct Entry: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The signing keys and teams APNs knows: who may sign tokens, for which topics and environments.
+/// The signing keys and teams APNs knows: who may sign provider tokens, for which topics and environments.
 public struct KeyStore: Sendable {
     /// A key as registered in a developer account ([TOKEN], "key scoping").
     public struct Key: Sendable {
@@ -9,7 +9,7 @@ public struct KeyStore: Sendable {
         public var publicKey: ES256Key
         /// Nil for a key valid in both environments (keys made before February 2025).
         public var environment: APNsEnvironment?
-        /// A key whose tokens may be mixed with this one's on a connection ([TOKEN]).
+        /// A key whose provider tokens may be mixed with this one's on a connection ([TOKEN]).
         public var relatedKeyId: String?
         /// Where the private key is, for the provider contract.
         public var file: String?
@@ -49,7 +49,7 @@ public struct KeyStore: Sendable {
         return store
     }
 
-    /// Whether tokens of `a` and `b` may share a connection: the same key, or related keys.
+    /// Whether provider tokens of `a` and `b` may share a connection: the same key, or related keys.
     public func areRelated(_ a: String, _ b: String) -> Bool {
         a == b || keys[a]?.relatedKeyId == b || keys[b]?.relatedKeyId == a
     }

@@ -1,6 +1,6 @@
 /// A point in time as the rules need it: the world's time and the wall clock's, in seconds since 1970.
 ///
-/// They differ once a scenario advances the world clock (DESIGN.md, "Time"); rules that judge an age
+/// They differ once a scenario advances the world clock (docs/architecture.md, "Time"); rules that judge an age
 /// use the world's time, and a JWT's `iat` (set by the provider's wall clock) is first compared with
 /// the wall clock.
 public struct Moment: Sendable, Equatable {

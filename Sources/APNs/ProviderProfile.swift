@@ -1,6 +1,7 @@
 /// The built-in provider's named behaviours: `reference` follows every best practice, the others
-/// each reproduce one classic mistake (INCIDENTS.md). A vocabulary shared by the scenario language,
-/// the command line and the provider, so that the words cannot drift apart.
+/// each reproduce one classic mistake (the incidents of docs/apns-facts.md §12, each with the
+/// scenario that shows it). A vocabulary shared by the scenario language, the command line and the
+/// provider, so that the words cannot drift apart.
 public enum ProviderProfile: String, Sendable, CaseIterable {
     case reference
     /// Topic without `.voip` (incident 7).

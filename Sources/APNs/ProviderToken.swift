@@ -46,7 +46,7 @@ public struct ProviderToken: Sendable, Equatable {
         // Apple documents `iat` as seconds since 1970 and accepts it as an integer, a fraction
         // (PyAPNs2 and its forks sign `time.time()`) or a numeric string (kalyke; APNSwift until
         // 2026): clients that deliver through Apple every day (issue 10). pushy's mock refuses the
-        // last two (APNS-REFERENCE §4.1); Apple does not.
+        // last two (docs/apns-facts.md §4.1); Apple does not.
         let seconds: Double
         switch claims["iat"] {
         // A JSON boolean bridges to NSNumber too (true as 1): not a time.
@@ -90,7 +90,7 @@ public struct ProviderToken: Sendable, Equatable {
         return "\(input).\(Base64URL.encode(signature))"
     }
 
-    /// The JWT with its signature cut off, for transcripts (DESIGN.md: secrets are redacted).
+    /// The JWT with its signature cut off, for transcripts (docs/architecture.md: secrets are redacted).
     public static func redacted(_ authorization: String) -> String {
         guard let lastDot = authorization.lastIndex(of: ".") else { return authorization }
         return authorization[..<lastDot] + ".<signature redacted>"

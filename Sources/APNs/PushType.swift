@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// The values of `apns-push-type` and the topic suffix each requires (APNS-REFERENCE §2.2, from [SEND]).
+/// The values of `apns-push-type` and the topic suffix each requires ([SEND]; docs/apns-facts.md §2.2).
 public enum PushType: String, CaseIterable, Sendable {
     case alert, background, voip, complication, fileprovider, location, liveactivity, mdm, pushtotalk, widgets,
         controls

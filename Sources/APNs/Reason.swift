@@ -1,7 +1,7 @@
 /// Every reason APNs gives for refusing a push, in one vocabulary (pushy's `RejectionReason` is the model).
 ///
 /// The server answers with `wire`, logs `explanation`, and tells a provider `whatToDo`; the reference
-/// client, `explain` and the reports read the same values. Source: APNS-REFERENCE §3.3, from [RESP].
+/// client, `explain` and the reports read the same values. Source: [RESP] (docs/apns-facts.md §3.3).
 public enum Reason: String, CaseIterable, Sendable, Codable {
     case badCollapseId = "BadCollapseId"
     case badDeviceToken = "BadDeviceToken"
@@ -122,7 +122,7 @@ public enum Reason: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// What a provider should do next ([RESP] and §3.4 of APNS-REFERENCE).
+    /// What a provider should do next ([RESP]; docs/apns-facts.md §3.4).
     public var whatToDo: String {
         switch self {
         case .badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken:

@@ -2,12 +2,12 @@
 public struct Rejection: Error, Sendable, Equatable {
     public var reason: Reason
     public var check: Check
-    /// What was sent and what was expected, quoting values as `<value>` (STYLE.md).
+    /// What was sent and what was expected, quoting values as `<value>` (docs/architecture.md).
     public var detail: String
     /// Set when a `voip-lint` rule refused it: the answer keeps `reason` (a client must understand
     /// it), every description names the rule and explains it, never with the reason's words.
     public var lint: LintRule?
-    /// For 410: when the token stopped being valid, milliseconds since 1970 ([RESP]).
+    /// For 410: when the device token stopped being valid, milliseconds since 1970 ([RESP]).
     public var timestamp: Int64?
     /// Under `voip-lint`: the undocumented encodings of a JWT this request verified before a later
     /// check refused it (the notes would be lost otherwise: the JWT is not verified again).
@@ -119,7 +119,7 @@ public enum LintRule: String, CaseIterable, Sendable {
         }
     }
 
-    /// Why a VoIP provider must not do it, with the sources of APNS-REFERENCE.md.
+    /// Why a VoIP provider must not do it, with its sources (docs/apns-facts.md).
     public var why: String {
         switch self {
         case .topicWithoutVoipSuffix:
@@ -192,7 +192,7 @@ public enum Check: String, CaseIterable, Sendable, Codable {
     /// Whether the check's answer follows from the header block alone (and the connection's
     /// certificate, fixed by its handshake): the same block gets the same answer, so a connection
     /// runs it once per block (`Validator.CheckedHeaders`). The others read the clock (a JWT ages,
-    /// `voip-lint` compares the expiration with now), the body, the connection's token state (the
+    /// `voip-lint` compares the expiration with now), the body, the connection's provider-token state (the
     /// team a JWT pinned) or the world.
     public var readsOnlyHeaders: Bool {
         switch self {

@@ -1,5 +1,5 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): a fast generator seeded once, so that the same seed gives
-/// the same tokens, the same call ids and the same outcomes (DESIGN.md, "Replay").
+/// the same tokens, the same call ids and the same outcomes (docs/architecture.md, "Time").
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,10 +1,10 @@
 import Synchronization
 
-/// Token-based authentication of one connection: the rules of [TOKEN] and APNS-REFERENCE §4.
+/// Token-based authentication of one connection: the rules of [TOKEN] and docs/apns-facts.md §4.
 ///
 /// A value per connection: it remembers the team and key the connection was bound to at its first
 /// push, the JWT in use and when it was first seen. Verifying a JWT costs an ECDSA verification, so a
-/// token already verified on this connection is only re-judged for its age.
+/// JWT already verified on this connection is only re-judged for its age.
 public struct TokenAuthentication: Sendable {
     /// JWTs older than this are refused ([TOKEN]: "no more than one hour").
     public static let tokenLifetime: Double = 3600
@@ -70,7 +70,7 @@ public struct TokenAuthentication: Sendable {
                 ))
         }
         let jwt = authorization.dropFirst(7).drop { $0 == " " }
-        // The same JWT with another spelling of the scheme or spacing is no new token (no 429).
+        // The same JWT with another spelling of the scheme or spacing is no new provider token (no 429).
         if let current, current.authorization.utf8.count > 7,
             current.authorization.dropFirst(7).drop(while: { $0 == " " }) == jwt
         {
@@ -130,7 +130,8 @@ public struct TokenAuthentication: Sendable {
                         "key <\(token.keyId)> is restricted to \(restricted.rawValue); this is \(environment.rawValue)")
             )
         }
-        // First seen on another connection before the world clock moved: aged from then (DESIGN.md "Time").
+        // First seen on another connection before the world clock moved: aged from then
+        // (docs/architecture.md, "Time").
         let firstSeen = sightings?.firstSeen(String(jwt), at: now) ?? now
         if case .failure(let rejection) = checkAge(issuedAt: token.issuedAt, firstSeen: firstSeen, now: now) {
             return .failure(rejection)
@@ -153,7 +154,8 @@ public struct TokenAuthentication: Sendable {
             Accepted(keyId: token.keyId, teamId: token.teamId, isFirstValidToken: isFirst, notes: token.notes))
     }
 
-    /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since (DESIGN.md).
+    /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since
+    /// (docs/architecture.md, "Time").
     private func checkAge(issuedAt: Int64, firstSeen: Moment, now: Moment) -> Result<Void, Rejection> {
         let age = (firstSeen.wall - Double(issuedAt)) + (now.world - firstSeen.world)
         if age > Self.tokenLifetime {
@@ -175,7 +177,8 @@ public struct TokenAuthentication: Sendable {
 }
 
 /// When each JWT was first seen, shared by a mock's connections: a JWT's age is its `iat` age when
-/// first seen plus the world time since (DESIGN.md "Time"), whichever connection sees it later.
+/// first seen plus the world time since (docs/architecture.md, "Time"), whichever connection sees
+/// it later.
 /// The latest `capacity` JWTs are kept; a forgotten one is judged from its next sight.
 public final class JWTSightings: Sendable {
     public static let capacity = 4096

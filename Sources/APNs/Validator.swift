@@ -9,7 +9,7 @@ public struct ValidationSettings: Sendable {
     public var profile: Profile = .apple
     public var order: ValidationOrder = .authFirst
     public var environment: APNsEnvironment = .sandbox
-    /// Which spelling to answer for a key of the other environment (APNS-REFERENCE §3.3, §10).
+    /// Which spelling to answer for a key of the other environment (docs/apns-facts.md §3.3, §10).
     public var environmentKeyReason: Reason = .badEnvironmentKeyInToken
 
     public init(
@@ -23,7 +23,7 @@ public struct ValidationSettings: Sendable {
     }
 }
 
-/// The order checks run in. Apple documents none (APNS-REFERENCE §3.5); written down in docs/validation.md.
+/// The order checks run in. Apple documents none (docs/apns-facts.md §3.5); written down in docs/validation.md.
 public enum ValidationOrder: String, Sendable, CaseIterable {
     /// Credentials before the device token, as practitioners' probes suggest APNs does (O): the default.
     case authFirst = "auth-first"
@@ -48,8 +48,8 @@ public enum ValidationOrder: String, Sendable, CaseIterable {
 
 /// How a connection authenticates: a JWT per request, or the client certificate of the handshake.
 ///
-/// A struct with one of two parts rather than an enum, so that the token state mutates in place on
-/// every request instead of being copied out of an enum payload and back.
+/// A struct with one of two parts rather than an enum, so that the provider-token state mutates in
+/// place on every request instead of being copied out of an enum payload and back.
 public struct ConnectionCredentials: Sendable {
     public var tokenState: TokenAuthentication?
     public var certificate: ClientCertificate?
@@ -151,8 +151,13 @@ public struct AcceptedPush: Sendable {
 
 /// The ordered validation pipeline: a request and the connection's credentials in, a verdict out.
 ///
-/// Pure: no I/O, time passed in. pushy's `ValidatingPushNotificationHandler` is the model; every rule
-/// cites APNS-REFERENCE, which cites Apple.
+/// No I/O and no clock of its own: the time is the `Moment` passed in (the wall clock for `iat` and
+/// `apns-expiration`, the world clock for ages). Not pure: a verdict also depends on the `KeyStore`,
+/// on the connection's `credentials`, which it reads and updates (the provider token's state, the
+/// team it pinned), on `sightings`, which it updates (when each JWT was first seen, on any
+/// connection), and, for the device check, on `directory` (the world's device tokens, read).
+/// pushy's `ValidatingPushNotificationHandler` is the model; every rule cites its source
+/// (docs/apns-facts.md).
 public final class Validator: Sendable {
     public let settings: ValidationSettings
     public let keys: KeyStore
@@ -170,7 +175,7 @@ public final class Validator: Sendable {
     private let checks: [Check]
 
     /// Whether the device check is the last (the default order): then every other check passing and
-    /// an active token mean the push is accepted.
+    /// an active device token mean the push is accepted.
     public var checksDeviceLast: Bool { checks.last == .device }
 
     /// Without `checkingDevice`, the device check is left to the caller (`deviceRejection(_:token:topic:)`).
@@ -184,7 +189,7 @@ public final class Validator: Sendable {
     /// What the checks that read only the header block (`Check.readsOnlyHeaders`) learnt from a
     /// block that passed every check. A connection that receives the same block again (HPACK makes
     /// that the common case) passes it back, and only the other checks run: those read the clock,
-    /// the body, the connection's token state or the world.
+    /// the body, the connection's provider-token state or the world.
     public struct CheckedHeaders: Sendable {
         fileprivate var state: State
         /// The push the last request with this block became: the next one that learns the same is
@@ -252,9 +257,9 @@ public final class Validator: Sendable {
         var isVoIP: Bool { pushType == .voip || (topic?.hasByteSuffix(".voip") ?? false) }
     }
 
-    /// The device check's answer for what the directory said of a token on a topic (nil: active).
+    /// The device check's answer for what the directory said of a device token on a topic (nil: active).
     /// The mock asks the world itself when the device check comes last (`checksDeviceLast`), so that
-    /// looking the token up and taking the push are one visit.
+    /// looking the device token up and taking the push are one visit.
     public func deviceRejection(_ lookup: DeviceLookup, token: String, topic: String) -> Rejection? {
         switch lookup {
         case .active: return nil

@@ -5,7 +5,7 @@ public protocol WorldClock: Sendable {
     func now() -> Moment
 }
 
-/// The wall clock plus an offset that can be advanced (DESIGN.md, "Time").
+/// The wall clock plus an offset that can be advanced (docs/architecture.md, "Time").
 /// Unchecked Sendable: `offset` is behind `lock`.
 public final class SystemClock: WorldClock, @unchecked Sendable {
     private let lock = NSLock()

@@ -182,7 +182,7 @@ public struct UniqueFields: Sendable {
 
 /// The SETTINGS and limits a server connection uses.
 public struct HTTP2Limits: Sendable {
-    /// SETTINGS APNs advertises (APNS-REFERENCE §6.1, observed 2021).
+    /// SETTINGS APNs advertises (docs/apns-facts.md §6.1, observed 2021).
     public var headerTableSize: UInt32 = 4096
     public var maxConcurrentStreams: UInt32 = 1000
     public var initialWindowSize: UInt32 = 65535

@@ -12,7 +12,7 @@ public protocol HTTP2SessionDelegate: AnyObject {
 /// A socket-free HTTP/2 server session over nghttp2: bytes in → requests; responses in → bytes out.
 ///
 /// The shape of nghttp2's `examples/libevent-server.c`, with the socket left to the transport
-/// (STYLE.md: protocol engines never touch sockets). libnghttp2 1.52 on Debian 12: the `ssize_t` APIs.
+/// (docs/architecture.md: engines never touch sockets). libnghttp2 1.52 on Debian 12: the `ssize_t` APIs.
 public final class HTTP2Session {
     private var session: OpaquePointer!
     /// The connection that owns this session; it outlives the session and clears this before it
@@ -144,7 +144,7 @@ public final class HTTP2Session {
     public var lastProcessedStreamId: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 
     /// Queues a response. An error status with a body becomes HEADERS then DATA with END_STREAM;
-    /// a body-less response is one HEADERS frame with END_STREAM (APNS-REFERENCE §3.1).
+    /// a body-less response is one HEADERS frame with END_STREAM (docs/apns-facts.md §3.1).
     public func respond(streamId: Int32, _ response: HTTP2Response) {
         // Names and values go into one buffer on the stack; nghttp2 copies them when the response
         // is submitted, so nothing here outlives the call (no heap array per response).
@@ -233,7 +233,7 @@ public final class HTTP2Session {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, errorCode)
     }
 
-    /// Changes MAX_CONCURRENT_STREAMS (APNs raises it after the first valid JWT, APNS-REFERENCE §6.1).
+    /// Changes MAX_CONCURRENT_STREAMS (APNs raises it after the first valid JWT, docs/apns-facts.md §6.1).
     public func setMaxConcurrentStreams(_ value: UInt32) {
         submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, value)])
     }

@@ -63,7 +63,7 @@ public final class TLSContext: @unchecked Sendable {
 
 /// ALPN: choose `h2` when offered; refuse a client that offers ALPN without `h2` (it would speak
 /// HTTP/1.1). A client offering no ALPN never reaches this callback and speaks HTTP/2 with prior
-/// knowledge, as aioapns and pushy do (APNS-REFERENCE §1.2).
+/// knowledge, as aioapns and pushy do (docs/apns-facts.md §1.2).
 private let selectALPN:
     @convention(c) (
         OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,
@@ -120,8 +120,12 @@ public final class TLSSession {
         buffers.deallocate()
     }
 
-    /// Feeds ciphertext from the client and returns the plaintext it decrypts to (handshake first).
-    /// On failure returns nil and sets `failure`.
+    /// Feeds ciphertext from the client: runs the handshake until it completes, then decrypts every
+    /// whole record and calls `plaintext` with each one's bytes (valid only during the call; none
+    /// while the handshake is under way). What OpenSSL has to send back (handshake records, alerts)
+    /// waits for `drainCiphertext`; bytes it did not consume are kept and read first next time.
+    /// Returns true while the session is healthy, including when it needs more bytes; false, with
+    /// `failure` set, when the handshake fails, the client closed TLS (close_notify) or a read fails.
     public func receive(_ ciphertext: UnsafeRawBufferPointer, plaintext: (UnsafeRawBufferPointer) -> Void) -> Bool {
         if !carried.isEmpty {
             let all = carried + Array(ciphertext)

@@ -46,17 +46,24 @@ enum GoAwayEnding: Equatable {
 enum ConnectionStep {
     /// The actions are decided.
     case decided
-    /// Every check but the device's passed: the world looks the token up and takes the push in, in
+    /// Every check but the device's passed: the world looks the device token up and takes the push in, in
     /// one visit (`SharedWorld.admit`), and `admitted(_:number:at:into:)` decides the rest.
     case admit(AcceptedPush, apnsId: MessageId)
 }
 
 /// One provider connection's rules: a request's fields in, the actions out.
 ///
+/// It decides; it does not perform. `receive` and `admitted` append `ConnectionAction`s (answer,
+/// refuse, SETTINGS, GOAWAY, the transcript line, the push for the world) that `APNsConnection`
+/// then carries out in order: frames, timers, observers and the world's delivery are the
+/// executor's, and nothing is sent or told before the decision is complete.
+///
 /// It holds what a connection remembers (credentials, the stream limit, GOAWAY, memoised header
-/// blocks, the id generator) and asks the validator, which reads and changes nothing but the
-/// credentials' token state. It reads the fault plan's and the replay's armed answers, and the world
-/// only for a replayed 410's time; it never writes a frame, an event or the world.
+/// blocks, the id generator). Deciding changes state outside it too: the fault plan's armed answers
+/// are used up (`take`, `noteAccepted`), the replay's recorded answers are taken in order, and the
+/// validator updates the connection's credentials (the provider token's state, the pinned team) and
+/// its JWT sightings, and reads the world's device tokens when the device check is its own (not left
+/// to `SharedWorld.admit`). The machine reads the world itself only for a replayed 410's time.
 struct ConnectionStateMachine {
     let connection: UInt64
     private let validator: Validator
@@ -95,7 +102,7 @@ struct ConnectionStateMachine {
     /// Set while MAX_CONCURRENT_STREAMS is lowered to 1 after a rejection (fault plan).
     private var streamsLowered = false
     /// The last header block, what it said, and what the validator learnt from it once it passed
-    /// every check. HPACK makes a provider's blocks byte-identical push after push (same token, topic
+    /// every check. HPACK makes a provider's blocks byte-identical push after push (same device token, topic
     /// and JWT): such a block is read and judged once per connection.
     private var lastHeaders: (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
     /// What `admitted` needs of the request whose push the world is looking up.
@@ -185,7 +192,7 @@ struct ConnectionStateMachine {
             // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
             // rules as usual, so that the push reaches the world and phone expectations can be judged
             // (same scenario and seed, same verdict; the recording's faults are not armed again).
-            // A 410's timestamp is when the token died in this run's world (the scenario retired it
+            // A 410's timestamp is when the device token died in this run's world (the scenario retired it
             // again), else the recorded one moved to this run's time.
             let retired =
                 recorded.timestamp == nil
@@ -255,7 +262,7 @@ struct ConnectionStateMachine {
     }
 
     /// The world's answer for the push `receive` asked it to admit: `number` is its place in the
-    /// world when the token was active.
+    /// world when the device token was active.
     mutating func admitted(
         _ lookup: DeviceLookup, number: Int?, at now: Moment, into actions: inout [ConnectionAction]
     ) {
@@ -320,7 +327,7 @@ struct ConnectionStateMachine {
             }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
-            // close (APNS-REFERENCE §5; sideshow/apns2 #93, #117).
+            // close (docs/apns-facts.md §5; sideshow/apns2 #93, #117).
             closing = true
             actions.append(.goAway(lastStreamId: 0, reason: rejection.reason, ending: .closeWhenWritten))
             actions.append(.record(apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil))

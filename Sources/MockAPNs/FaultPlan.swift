@@ -3,9 +3,10 @@ import Foundation
 import Synchronization
 
 /// Scripted behaviour armed by a test or a scenario (WireMock-style), consulted before the rules:
-/// keyed by token, by count, by world-time window or by connection.
+/// keyed by device token, by count, by world-time window or by connection.
 ///
-/// A plan is explicit: nothing in the rules knows about it (STYLE.md, "observers watch, they never decide").
+/// A plan is explicit: nothing in the rules knows about it (docs/architecture.md, "Observers watch,
+/// they never decide").
 /// Unchecked Sendable: `faults`, `acceptedSinceArmed`, `staleAfterIdleValue` and `lowerStreamsValue` are behind
 /// `lock`; `armed` and `hasConnectionRules` are `Atomic`s, only hints read before taking `lock`.
 public final class FaultPlan: @unchecked Sendable {

@@ -31,11 +31,11 @@ public struct MockConfiguration: Sendable {
     public var directory: any DeviceDirectory = EveryTokenRegistered()
     public var clock: any WorldClock = SystemClock()
     public var faults = FaultPlan()
-    /// MAX_CONCURRENT_STREAMS once a connection is authenticated (APNS-REFERENCE §6.1: 1000 observed).
+    /// MAX_CONCURRENT_STREAMS once a connection is authenticated (docs/apns-facts.md §6.1: 1000 observed).
     public var authenticatedMaxConcurrentStreams: UInt32 = 1000
-    /// Seed for server-generated `apns-id`s; nil seeds from the system (DESIGN.md: replayable runs).
+    /// Seed for server-generated `apns-id`s; nil seeds from the system (replayable runs: docs/architecture.md, "Time").
     public var seed: UInt64?
-    /// The world behind the mock: its phones answer for tokens and receive accepted pushes. Without
+    /// The world behind the mock: its phones answer for device tokens and receive accepted pushes. Without
     /// one, `directory` answers and accepted pushes go nowhere.
     public var world: SharedWorld?
     /// When set, recorded answers are served back in order (`ringside replay`).

@@ -9,10 +9,10 @@ public struct MockOptions: Sendable {
     public var certs: String
     public var validation = ValidationSettings()
     public var authentication: AuthenticationMode = .either
-    /// Seeds the world's tokens and the server's apns-ids; nil: apns-ids from the system.
+    /// Seeds the world's device tokens and the server's apns-ids; nil: apns-ids from the system.
     public var seed: UInt64?
     public var worldSettings = WorldSettings()
-    /// Any well-formed token is valid (and reaches no phone).
+    /// Any well-formed device token is valid (and reaches no phone).
     public var acceptsUnknownTokens = false
     /// The fake APNs's socket, limits and event loops; its TLS is set here from `plaintext`.
     public var server = ServerConfiguration()
@@ -26,7 +26,7 @@ public struct MockOptions: Sendable {
     public var replay: ReplayPlan?
     /// A world built beforehand (a benchmark's million phones); nil: a new one from `worldSettings`.
     public var world: SharedWorld?
-    /// Answers for tokens without a world behind the mock (tests of the protocol alone); accepted
+    /// Answers for device tokens without a world behind the mock (tests of the protocol alone); accepted
     /// pushes then go nowhere.
     public var directory: (any DeviceDirectory)?
     /// A clock that moves only when told (tests); nil: the wall clock plus an offset.
@@ -114,7 +114,7 @@ public final class MockAssembly: @unchecked Sendable {
             // count is capped, so that idle clients cannot use up the process's descriptors.
             controlConfiguration.maximumConnections = ControlAPI.maximumConnections
             controlConfiguration.idleTimeout = ControlAPI.idleTimeout
-            // With a token, a connection that has not made an authenticated request within a few
+            // With a control token, a connection that has not made an authenticated request within a few
             // seconds is closed: 256 idle strangers cannot lock the token holder out (issue 27).
             if options.controlToken != nil { controlConfiguration.untrustedTimeout = ControlAPI.untrustedTimeout }
             control = api

@@ -26,7 +26,7 @@ public final class ReplayPlan: Sendable {
         /// for other refusals; a short name as older transcripts wrote it is read too).
         public var lint: LintRule? = nil
 
-        /// The recorded 410's `timestamp` moved to the replay's time: it says when the token stopped
+        /// The recorded 410's `timestamp` moved to the replay's time: it says when the device token stopped
         /// being valid relative to the request, and a provider compares it with when it registered
         /// the token in this run (an old time would read as "registered again since").
         public func timestamp(forRequestAt now: Double) -> Int64? {

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import World
 
-/// One readable line per request on standard error: token abbreviated, push type, verdict, reason,
+/// One readable line per request on standard error: device token abbreviated, push type, verdict, reason,
 /// and a hint of what to do. Written to fd 2 directly (`stderr` is not concurrency-safe in Swift 6).
 /// A push's line is gathered and written with the others of its event loop's turn (`flush`): one
 /// `write` per line cost a quarter of `serve`'s throughput (issue 30). Every other event, rarer,

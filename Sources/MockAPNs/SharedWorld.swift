@@ -19,7 +19,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private let stopFlag = NSCondition()
     private var stopping = false
     /// Whether any phone exists, readable without the lock: without `--world` and before any phone is
-    /// added, every token is unknown and accepted, and the world can be skipped on the hot path.
+    /// added, every device token is unknown and accepted, and the world can be skipped on the hot path.
     private let hasPhones = Atomic<Bool>(false)
     /// Where the token table lies (`TokenTableHint`), readable without the lock; written (under
     /// `lock`) only when the table moved.
@@ -159,7 +159,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// When set, a well-formed token no phone has is accepted (200) and goes nowhere: `serve` without
+    /// When set, a well-formed device token no phone has is accepted (200) and goes nowhere: `serve` without
     /// `--world`, for quick experiments with made-up tokens. A faithful world answers BadDeviceToken.
     /// Unchecked: set before serving, read on every push (a dynamic exclusivity check was 80
     /// instructions a push).
@@ -170,7 +170,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         return withWorld { answer($0, token: token, topic: topic, environment: environment, at: now) }
     }
 
-    /// The device check and, when the token is active, the push's entry into the world, in one visit
+    /// The device check and, when the device token is active, the push's entry into the world, in one visit
     /// (the mock asks when the device check is the validator's last). With `.active`, the push's
     /// number: its outcome is held back until `told(_:)` says its request line is written.
     func admit(
@@ -215,7 +215,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         withWorld { enter($0, push, environment: environment, call: call, apnsId: apnsId, at: now) }
     }
 
-    /// What the world says of a token (the world locked): without `--world`, an unknown one is active.
+    /// What the world says of a device token (the world locked): without `--world`, an unknown one is active.
     private func answer(
         _ world: World, token: String, topic: String, environment: APNsEnvironment, at now: Double
     ) -> DeviceLookup {

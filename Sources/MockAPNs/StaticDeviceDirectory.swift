@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 
-/// A device directory from a fixed table: tokens that are dead, expired or for another topic.
+/// A device directory from a fixed table: device tokens that are dead, expired or for another topic.
 /// Every token not in the table is registered. The world model replaces it.
 /// Unchecked Sendable: `entries` is behind `lock` after init.
 public final class StaticDeviceDirectory: DeviceDirectory, @unchecked Sendable {

@@ -2,8 +2,9 @@ import APNs
 import Foundation
 import World
 
-/// Writes the JSONL transcript of DESIGN.md: one object per event, flushed per line (one `write`), so
-/// a crash loses at most the line being written. JWT signatures are redacted.
+/// Writes the JSONL transcript (docs/architecture.md): one object per event, flushed per line (one
+/// `write`), so a crash loses at most the line being written. Provider tokens' (JWTs') signatures are
+/// redacted.
 ///
 /// `wallTime` fields are wall-clock and differ between runs; everything else repeats with the seed.
 /// Unchecked Sendable: only `let`s (`fd`, `lock`); each line is written under `lock`.

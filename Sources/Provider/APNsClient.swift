@@ -2,7 +2,7 @@ import APNs
 import CCurl
 import Foundation
 
-/// How the reference provider reaches APNs (the provider contract of DESIGN.md).
+/// How the reference provider reaches APNs (the provider contract of docs/architecture.md).
 public struct ClientConfiguration: Sendable {
     public enum Authentication: Sendable {
         case token(keyFile: String, keyId: String, teamId: String)
@@ -65,7 +65,7 @@ public struct PushAnswer: Sendable {
     public var reason: Reason?
     /// The reason string as sent, also when it is not in the vocabulary.
     public var reasonText: String?
-    /// With 410: when the token stopped being valid, milliseconds since 1970.
+    /// With 410: when the device token stopped being valid, milliseconds since 1970.
     public var timestamp: Int64?
     public var headers: [(name: String, value: String)] = []
     /// libcurl's error when the exchange failed (status 0).
@@ -102,7 +102,7 @@ public struct PushAnswer: Sendable {
 }
 
 /// An APNs client on libcurl: HTTP/2, many streams multiplexed on one connection (more when told),
-/// token or certificate authentication. The reference provider's transport.
+/// provider-token or certificate authentication. The reference provider's transport.
 public final class APNsClient {
     public let configuration: ClientConfiguration
     private var tokens: ProviderTokenCache?

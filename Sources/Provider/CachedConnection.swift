@@ -61,8 +61,9 @@ final class ConnectionKeeper: PushTransport {
     }
 }
 
-/// The transport of the `ignores-goaway` profile (INCIDENTS.md 1): one HTTP/2 connection, opened for
-/// the first push and never replaced, by a provider that watches only for error answers.
+/// The transport of the `ignores-goaway` profile (incident 1, scenarios/connections/08-goaway.ring):
+/// one HTTP/2 connection, opened for the first push and never replaced, by a provider that watches
+/// only for error answers.
 ///
 /// After APNs's GOAWAY, nghttp2 refuses to open streams on the connection, and once APNs closes it
 /// every push fails without an answer — until the provider restarts.

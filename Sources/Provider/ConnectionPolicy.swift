@@ -1,7 +1,7 @@
 import APNs
 
 /// What the built-in provider does when a push got no HTTP answer, or a connection keeps failing:
-/// one table, one row per failure (issue 10; APNS-REFERENCE §3.4, §5, §6).
+/// one table, one row per failure (issue 10; docs/apns-facts.md §3.4, §5, §6).
 public enum ConnectionDecision: Sendable, Equatable {
     /// Not processed and nothing is wrong with the connection (REFUSED_STREAM over the stream limit):
     /// send it again at once; nghttp2 now holds it until a stream is free.
@@ -16,7 +16,7 @@ public enum ConnectionDecision: Sendable, Equatable {
 }
 
 public enum ConnectionPolicy {
-    /// GOAWAY reasons that mean the credentials or the environment are wrong ([RESP], APNS-REFERENCE §5).
+    /// GOAWAY reasons that mean the credentials or the environment are wrong ([RESP], docs/apns-facts.md §5).
     public static let permanentGoAways: Set<Reason> = [.badCertificate, .badCertificateEnvironment, .forbidden]
 
     /// Consecutive 5xx answers on one connection after which it is retired: a stale or sick

@@ -23,7 +23,7 @@ extension [ProviderAction] {
     }
 }
 
-/// The built-in provider: registers tokens, places calls, handles every answer as Apple says.
+/// The built-in provider: registers device tokens, places calls, handles every answer as Apple says.
 /// Unchecked Sendable: used from one thread at a time, the scenario runner's (or test's) that drives it;
 /// `actions`, `serverErrorsInARow`, `random`, `ids` and `sleep` have no lock.
 public final class ReferenceProvider: @unchecked Sendable {

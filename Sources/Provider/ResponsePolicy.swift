@@ -1,9 +1,9 @@
 import APNs
 
-/// What a provider does after an answer, as Apple says ([RESP]; APNS-REFERENCE §3.4).
+/// What a provider does after an answer, as Apple says ([RESP]; docs/apns-facts.md §3.4).
 public enum NextStep: Sendable, Equatable {
     case delivered
-    /// Never retry: forget the token (`BadDeviceToken`, `DeviceTokenNotForTopic`, `Unregistered`,
+    /// Never retry: forget the device token (`BadDeviceToken`, `DeviceTokenNotForTopic`, `Unregistered`,
     /// `ExpiredToken`); for 410, unless the device registered again after `timestamp`.
     case forgetToken(Reason)
     /// Never retry as is: the request or the credentials are wrong.

@@ -23,7 +23,7 @@ public final class RingsideMock: Sendable {
         public var environment: APNsEnvironment = .sandbox
         public var authentication: AuthenticationMode = .either
         public var world = WorldSettings()
-        /// Seeds tokens and apns-ids, so runs repeat.
+        /// Seeds device tokens and apns-ids, so runs repeat.
         public var seed: UInt64 = 1
         /// certs-test/ (nil: `$RINGSIDE_CERTS`, else the Ringside checkout this library was built from).
         public var certs: String?

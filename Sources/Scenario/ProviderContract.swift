@@ -1,14 +1,15 @@
 import Foundation
 import ScenarioLanguage
 
-/// The provider contract (DESIGN.md, "The provider contract"): what a provider under test is told
+/// The provider contract (docs/architecture.md, "The provider contract"): what a provider under test is told
 /// about the mock, as environment variables. The credentials are the test ones in `certs-test/`.
 public enum ProviderContract {
     public static let keyId = "RINGKEY001"
     public static let teamId = "RINGTEAM01"
     /// The test app's bundle ID, which is also its topic (VoIP pushes add `.voip`).
     public static let topic = ScenarioPlan.testBundleId
-    /// The test app's VoIP topic, `<bundle>.voip`: what a VoIP push names in `apns-topic` ([SEND] §2.2).
+    /// The test app's VoIP topic, `<bundle>.voip`: what a VoIP push names in `apns-topic` ([SEND];
+    /// docs/apns-facts.md §2.2).
     public static let voipTopic = topic + ".voip"
     /// The password of every `certs-test/client-*.p12` (certs-test/generate.sh).
     public static let p12Password = "ringside"

@@ -4,7 +4,7 @@ import HTTP2Server
 import Provider
 import ScenarioLanguage
 
-/// A provider under test as the runner drives it (DESIGN.md, "The provider contract"). A method
+/// A provider under test as the runner drives it (docs/architecture.md, "The provider contract"). A method
 /// that throws `StepFailure` fails the scenario at the step that called it.
 protocol ProviderDriver: AnyObject {
     func register(user: String, token: String, kind: TokenStore.Kind) throws
@@ -34,7 +34,7 @@ extension ReferenceProvider: ProviderDriver {
     var output: [String] { [] }
 }
 
-/// The values every adapter's templates can use: the provider contract's (DESIGN.md).
+/// The values every adapter's templates can use: the provider contract's (docs/architecture.md).
 struct ContractValues {
     var url: String
     var environment: [String: String]

@@ -1,6 +1,6 @@
 import ScenarioLanguage
 
-/// What running one scenario gave: a value the reports render (STYLE.md: results are values).
+/// What running one scenario gave: a value the reports render (docs/architecture.md: results are values).
 public struct ScenarioResult: Sendable {
     public struct Expectation: Sendable {
         public var range: SourceRange

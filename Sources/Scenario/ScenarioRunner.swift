@@ -37,7 +37,7 @@ public final class ScenarioRunner {
     /// The steps that drive the provider or the world, with when they were taken (world time), for
     /// the report's timeline.
     private var stepMarks: [(at: Double, line: Int, text: String)] = []
-    /// Every token the runner handed to the provider, by phone.
+    /// Every device token the runner handed to the provider, by phone.
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
 
@@ -988,7 +988,7 @@ public final class ScenarioRunner {
 
     private func judge(_ expectation: ProviderExpectation, at range: SourceRange) {
         if let phone = expectation.neverPushes {
-            // A token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
+            // A device token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
             let tokens = tokens(of: phone.index)
             record(
                 at: range, within: expectation.within, judging: expectation.judging(.neverPushes),
@@ -1100,13 +1100,13 @@ public final class ScenarioRunner {
     }
 
     /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
-    /// provider says so; for others, a later request carries another token than the refused one.
+    /// provider says so; for others, a later request carries another JWT than the refused one.
     private func refreshedJWT() -> Bool {
         if provider.actions.contains(.refreshedJWT) { return true }
         var expired: Set<String> = []
         for record in recorder.records {
             let jwt = Self.providerToken(record.request.authorization)
-            // A new token counts once APNs took it: not refused by the authentication checks.
+            // A new provider token counts once APNs took it: not refused by the authentication checks.
             if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
                 return true
             }
@@ -1136,7 +1136,7 @@ public final class ScenarioRunner {
     static let minimumBackOff = 0.1
 
     /// The waits before retries, in order. The built-in provider says how long it meant to wait; for
-    /// any other they are read off what the mock saw: the same push (token and payload) sent again
+    /// any other they are read off what the mock saw: the same push (device token and payload) sent again
     /// after a 429 or 5xx answer is a retry, and its wait is the real time since that answer. Another
     /// push to the token (a new call) is not.
     private func retryWaits(_ actions: [ProviderAction]) -> [Double] {
@@ -1182,8 +1182,8 @@ public final class ScenarioRunner {
     }
 }
 
-/// One push as a provider would send it again: the token and the payload, within one call step (a
-/// later call with the same payload is another push).
+/// One push as a provider would send it again: the device token and the payload, within one call
+/// step (a later call with the same payload is another push).
 struct PushIdentity: Hashable {
     let token: String
     let payload: [UInt8]

@@ -886,7 +886,7 @@ struct Lowering {
             kind = .delay(seconds: seconds)
         case .goaway:
             let after = integer(block, "after-accepted", in: FaultSpec.counts) ?? 1
-            // APNs may send any reason as GOAWAY debug data (APNS-REFERENCE §6.2); Shutdown by default.
+            // APNs may send any reason as GOAWAY debug data (docs/apns-facts.md §6.2); Shutdown by default.
             let why = scalar(block, "reason").flatMap { reason($0, key: "reason") } ?? .shutdown
             kind = .goAway(afterAccepted: after, reason: why)
         case .staleConnections:

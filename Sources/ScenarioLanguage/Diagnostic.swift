@@ -1,7 +1,8 @@
 import APNs
 
 /// Something wrong in a scenario file, rendered as hurl does: a title, `--> file:line:col`, the source
-/// line, carets under the span, a detail quoting values as `<value>`, and "did you mean" (STYLE.md).
+/// line, carets under the span, a detail quoting values as `<value>`, and "did you mean"
+/// (docs/architecture.md, "Errors people read").
 public struct Diagnostic: Error, Sendable, Equatable {
     public var title: String
     public var range: SourceRange

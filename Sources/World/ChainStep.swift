@@ -236,7 +236,7 @@ enum Duration {
 }
 
 /// The rules of APNs and the phone a push's story is made of, one per kind of `ChainStep`: the words
-/// of `expect phone … rules:` and the rows of `ringside coverage`. Sources: APNS-REFERENCE §7–§9.
+/// of `expect phone … rules:` and the rows of `ringside coverage`. Sources: docs/apns-facts.md §7–§8.
 public enum PhoneRule: String, Sendable, CaseIterable {
     case accepted
     case tokenRetired = "token-retired"

@@ -1,6 +1,6 @@
 import APNs
 
-/// What an app does when PushKit hands it a VoIP push ([PK-VOIP], APNS-REFERENCE §8.3): the named
+/// What an app does when PushKit hands it a VoIP push ([PK-VOIP], docs/apns-facts.md §8.3): the named
 /// profiles of the issue, each a habit seen in real apps.
 public enum AppBehaviour: Sendable, Equatable, Codable {
     /// Reports the call to CallKit before the delegate returns: correct.

@@ -75,7 +75,7 @@ public enum NotDelivered: String, Sendable, Codable, CaseIterable {
     case noPushType = "no-push-type"
 }
 
-/// Which enforcement killed the app (APNS-REFERENCE §8.3).
+/// Which enforcement killed the app (docs/apns-facts.md §8.3).
 public enum KillRule: String, Sendable, Codable, CaseIterable {
     /// PKPushRegistry checks when the delegate returns: "Killing app because it never posted an
     /// incoming call to the system after receiving a PushKit VoIP push."
@@ -84,7 +84,7 @@ public enum KillRule: String, Sendable, Codable, CaseIterable {
     case callServicesCheck = "callservicesd-0xbaadca11"
 }
 
-/// `reportNewIncomingCall` errors that mean no ring ([CX-ERR], APNS-REFERENCE §8.4).
+/// `reportNewIncomingCall` errors that mean no ring ([CX-ERR], docs/apns-facts.md §8.4).
 public enum CallKitError: String, Sendable, Codable, CaseIterable {
     case unentitled
     case callUUIDAlreadyExists

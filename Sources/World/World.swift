@@ -504,7 +504,7 @@ public final class World {
         schedule.push(ScheduledEvent(at: time, kind: .arrive(number)))
     }
 
-    // MARK: Store and forward ([SEND], [METRICS], APNS-REFERENCE §7)
+    // MARK: Store and forward ([SEND], [METRICS], docs/apns-facts.md §7)
 
     private func store(_ number: Int, phone id: Int, at now: Double) {
         let expiration = peek(number, { $0.expiration })
@@ -544,7 +544,7 @@ public final class World {
         }
     }
 
-    // MARK: The phone ([PK-VOIP], [PK-264], APNS-REFERENCE §8.3)
+    // MARK: The phone ([PK-VOIP], [PK-264], docs/apns-facts.md §8.3)
 
     private func arrive(_ number: Int, at now: Double) {
         let id = Int(peek(number, { $0.phone }))

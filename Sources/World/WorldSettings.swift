@@ -1,7 +1,7 @@
 import APNs
 
 /// The numbers of the world. Apple documents few of them; each says where it comes from, and the
-/// folklore rules are off unless a scenario turns them on (DESIGN.md, "Faithful by default").
+/// folklore rules are off unless a scenario turns them on (tag F in docs/apns-facts.md).
 public struct WorldSettings: Sendable, Codable, Equatable {
     /// Bytes per issued device token (hex digits are twice this); 32 historically ([SEND]: don't assume).
     public var tokenBytes = 32
@@ -19,7 +19,7 @@ public struct WorldSettings: Sendable, Codable, Equatable {
     /// The system's second check after delivery ([PK-VOIP], A-DTS thread 817976: about 7 s).
     public var callServicesCheck: Double = 7
     /// Unreported VoIP pushes after which the system stops delivering them to the app until reinstall.
-    /// Apple documents no number (APNS-REFERENCE §8.3).
+    /// Apple documents no number (docs/apns-facts.md §8.3).
     public var unreportedLimit = 3
     /// A push that rings more than this after its call was placed (`World.callPlaced`; else after the
     /// push was sent) rings for a call that is over.
@@ -27,7 +27,7 @@ public struct WorldSettings: Sendable, Codable, Equatable {
     /// On iOS 26.4, a push delayed this long by the network gets `mustReport = false` ([PK-META]).
     public var longNetworkDelay: Double = 30
     /// 429 TooManyRequests per device token: at most `count` requests in `window` seconds.
-    /// Apple publishes no numbers ([RESP], APNS-REFERENCE §6.4).
+    /// Apple publishes no numbers ([RESP], docs/apns-facts.md §6.4).
     public var throttle: Throttle? = Throttle(count: 50, window: 60)
     /// Opt-in rules practitioners report and Apple does not document (tag F).
     public var folklore = Folklore()

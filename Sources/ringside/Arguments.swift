@@ -63,7 +63,7 @@ struct Arguments {
     }
 }
 
-/// A mistake on the command line: exit 64 (STYLE.md).
+/// A mistake on the command line: exit 64 (README, "Exit codes").
 struct UsageError: Error {
     let message: String
     init(_ message: String) { self.message = message }

@@ -36,7 +36,7 @@ enum Output {
     }
 }
 
-/// Exit codes (STYLE.md, README): 0 all passed, 1 an expectation failed, 2 a scenario did not parse
+/// Exit codes (README, "Exit codes"): 0 all passed, 1 an expectation failed, 2 a scenario did not parse
 /// or check, 3 the run could not proceed, 64 bad arguments.
 enum ExitCode {
     static let success: Int32 = 0

@@ -258,7 +258,7 @@ enum ServeCommand {
         return ExitCode.success
     }
 
-    /// The provider contract (DESIGN.md) as KEY=value lines, each value in single quotes when the shell
+    /// The provider contract (docs/architecture.md) as KEY=value lines, each value in single quotes when the shell
     /// would split or expand it (a certs folder under a path with a space), so that `source` reads it.
     static func printContract(options: Options, port: UInt16, controlPort: UInt16, certs: String) {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host

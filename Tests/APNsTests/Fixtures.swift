@@ -41,7 +41,7 @@ enum Fixtures {
     }
 }
 
-/// Both ways a provider authenticates; the rule tests run under each (STYLE.md).
+/// Both ways a provider authenticates; the rule tests run under each (docs/architecture.md, "Both authentications").
 enum AuthMode: String, CaseIterable, CustomStringConvertible {
     case token, certificate
     var description: String { rawValue }

@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// Token-based authentication ([TOKEN], APNS-REFERENCE §4), driven with a manual clock.
+/// Token-based authentication ([TOKEN], docs/apns-facts.md §4), driven with a manual clock.
 @Suite struct TokenAuthenticationTests {
     let validator = Validator(settings: ValidationSettings(), keys: Fixtures.keys)
 
@@ -166,7 +166,7 @@ import Testing
     }
 }
 
-/// Certificate-based authentication ([CERT], APNS-REFERENCE §5) with the committed certificates.
+/// Certificate-based authentication ([CERT], docs/apns-facts.md §5) with the committed certificates.
 @Suite struct CertificateTests {
     @Test("Topics come from the 1.2.840.113635.100.6.3.6 extension, environments from .1 and .2")
     func parsesTestCertificates() {

@@ -12,7 +12,7 @@ import Testing
         #expect(accepted.expiration == 0)
     }
 
-    /// One mistake each, and the reason APNs gives for it (APNS-REFERENCE §2, §3.3).
+    /// One mistake each, and the reason APNs gives for it (docs/apns-facts.md §2, §3.3).
     static let mistakes: [(String, @Sendable (PushRequest) -> PushRequest, Reason)] = [
         ("GET instead of POST", { $0.with(":method", "GET") }, .methodNotAllowed),
         ("path /3/foo", { $0.with(":path", "/3/foo") }, .badPath),

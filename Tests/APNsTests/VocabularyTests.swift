@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// The one vocabulary of reasons ([RESP]; APNS-REFERENCE §3.3).
+/// The one vocabulary of reasons ([RESP]; docs/apns-facts.md §3.3).
 @Suite struct VocabularyTests {
     @Test("Statuses follow Apple's table")
     func statuses() {

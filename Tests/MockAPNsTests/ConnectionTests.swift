@@ -4,7 +4,7 @@ import HTTP2Server
 import MockAPNs
 import Testing
 
-/// Connection-level behaviour: TLS, ALPN, SETTINGS, client certificates (APNS-REFERENCE §1.2, §6).
+/// Connection-level behaviour: TLS, ALPN, SETTINGS, client certificates (docs/apns-facts.md §1.2, §6).
 @Suite(.serialized) struct ConnectionTests {
     @Test("SETTINGS as APNs sends them: one stream until a valid JWT, then 1000")
     func settingsForTokenConnections() throws {

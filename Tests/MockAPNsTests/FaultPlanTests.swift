@@ -135,7 +135,7 @@ import Testing
             "POST", "/faults", ["reason": "TooManyRequests", "count": 5, "from": now + 100, "until": now + 200])
         #expect(try Curl.applePush(world.server).status == 200)
         try world.control("POST", "/clock/advance", ["seconds": 150])
-        // The JWT's age is judged on the wall clock when first seen (DESIGN.md, "Time").
+        // The JWT's age is judged on the wall clock when first seen (docs/architecture.md, "Time").
         let jwt = "bearer \(Paths.jwt())"
         #expect(try Curl.applePush(world.server, headers: ["authorization": jwt]).reason == "TooManyRequests")
         try world.control("DELETE", "/faults")

@@ -3,7 +3,7 @@ import Scenario
 import ScenarioLanguage
 import Testing
 
-/// The provider contract (DESIGN.md) reaches every command a scenario starts, with the VoIP topic
+/// The provider contract (docs/architecture.md) reaches every command a scenario starts, with the VoIP topic
 /// spelled out: a provider need not know that a VoIP push adds `.voip` to the bundle ID.
 @Suite struct ProviderContractTests {
     @Test("APNS_VOIP_TOPIC is <bundle>.voip in an exec step's and an exec provider's environment")

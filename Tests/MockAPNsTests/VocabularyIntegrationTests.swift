@@ -5,7 +5,7 @@ import Testing
 
 /// Every reason of the vocabulary, provoked at least once through a real socket.
 @Suite(.serialized) struct VocabularyIntegrationTests {
-    /// How a client authenticates; header rules run under both (STYLE.md).
+    /// How a client authenticates; header rules run under both (docs/architecture.md, "Both authentications").
     enum Mode: String, CaseIterable, CustomStringConvertible, Sendable {
         case token, certificate
         var description: String { rawValue }
