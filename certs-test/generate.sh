@@ -29,7 +29,7 @@ keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1,DNS:api.push.apple.com,DNS:api.sandbox.push.apple.com,DNS:api.development.push.apple.com
 
-# Client certificates as Apple issues them (APNS-REFERENCE §5): 1.2.840.113635.100.6.3.1 marks the
+# Client certificates as Apple issues them (docs/apns-facts.md §5): 1.2.840.113635.100.6.3.1 marks the
 # sandbox (development) environment, .2 production, .6 lists topics, each followed by its type.
 [client_voip]
 basicConstraints=CA:FALSE

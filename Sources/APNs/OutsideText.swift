@@ -8,12 +8,18 @@ public enum OutsideText {
     /// `\u{NNNN}`, a backslash doubled. What comes out has no raw control byte and no line break,
     /// so no line Ringside did not author can begin (`::…` cannot reach the start of a line), and
     /// `readBack` gives the text again.
-    public static func visible(_ text: String) -> String {
+    public static func visible(_ text: String) -> String { visible(text, doublingBackslashes: true) }
+
+    /// A file the user wrote (a scenario line in the report), shown as written: its backslashes are
+    /// its own, and it is not read back; control characters are still shown visibly.
+    public static func visibleAsWritten(_ text: String) -> String { visible(text, doublingBackslashes: false) }
+
+    private static func visible(_ text: String, doublingBackslashes: Bool) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         for scalar in text.unicodeScalars {
-            if !needsEscape(scalar) {
+            if !needsEscape(scalar) || (scalar == "\\" && !doublingBackslashes) {
                 out.unicodeScalars.append(scalar)
             } else if scalar == "\\" {
                 out += "\\\\"

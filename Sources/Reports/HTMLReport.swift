@@ -121,7 +121,7 @@ public enum HTMLReport {
             if event.kind == .step {
                 let line = event.line ?? 0
                 html +=
-                    "<div class=\"\(classes)\"><div class=\"time\">+\(String(format: "%.3f", event.at - start)) s</div><div class=\"step-band\"><a href=\"#\(id)-L\(line)\">line \(line)</a> \(escape(event.label))</div></div>\n"
+                    "<div class=\"\(classes)\"><div class=\"time\">+\(String(format: "%.3f", event.at - start)) s</div><div class=\"step-band\"><a href=\"#\(id)-L\(line)\">line \(line)</a> \(escapeSource(event.label))</div></div>\n"
                 continue
             }
             if event.kind == .clockJump {
@@ -158,9 +158,11 @@ public enum HTMLReport {
                 html += "<details><summary class=\"label\">\(label)</summary><ul>"
                 html +=
                     event.details.map { detail in
+                        // `body (N bytes)` is the payload; a header's line reads `name: value`.
                         let marked =
-                            event.refusedField.map { detail.hasPrefix($0 + ":") || detail.hasPrefix($0 + " (") }
-                            ?? false
+                            event.refusedField.map {
+                                $0 == "body" ? detail.hasPrefix("body (") : detail.hasPrefix($0 + ":")
+                            } ?? false
                         return marked
                             ? "<li class=\"refused-field\">✘ \(escape(detail))</li>" : "<li>\(escape(detail))</li>"
                     }.joined() + "</ul></details>"
@@ -205,7 +207,7 @@ public enum HTMLReport {
         for (offset, line) in result.source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = offset + 1
             html +=
-                "<span id=\"\(id)-L\(number)\" class=\"line\(failing.contains(number) ? " failing" : "")\"><span class=\"number\">\(number)</span>\(escape(String(line)))</span>\n"
+                "<span id=\"\(id)-L\(number)\" class=\"line\(failing.contains(number) ? " failing" : "")\"><span class=\"number\">\(number)</span>\(escapeSource(String(line)))</span>\n"
         }
         return html + "</pre></details>\n"
     }
@@ -272,5 +274,10 @@ public enum HTMLReport {
         text.split(separator: "\n", omittingEmptySubsequences: false).map {
             OutsideText.markup(OutsideText.visible(String($0)))
         }.joined(separator: "\n")
+    }
+
+    /// The scenario's own text (its lines, its steps), shown as written: backslashes are not doubled.
+    static func escapeSource(_ text: String) -> String {
+        OutsideText.markup(OutsideText.visibleAsWritten(text))
     }
 }

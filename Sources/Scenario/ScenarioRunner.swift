@@ -36,7 +36,7 @@ public final class ScenarioRunner {
     private var clockJumps: [(at: Double, seconds: Double, line: Int)] = []
     /// The steps that drive the provider or the world, with when they were taken (world time), for
     /// the report's timeline.
-    private var stepMarks: [(at: Double, line: Int, text: String)] = []
+    private var stepMarks: [(at: Double, line: Int, text: String, drivesProvider: Bool)] = []
     /// Every device token the runner handed to the provider, by phone.
     private var registered: [Int: Set<String>] = [:]
     private var result: ScenarioResult
@@ -296,9 +296,12 @@ public final class ScenarioRunner {
                         failed: false, kind: .settings, connection: connection, details: [why]))
             case .push(let record):
                 let request = record.request
-                let token = request.deviceToken.map { String($0.prefix(6)) + "…" } ?? "?"
+                // The path as sent, the token shortened: a wrong path is shown as it was.
+                let path =
+                    request.deviceToken.map { "/3/device/" + $0.prefix(6) + "…" }
+                    ?? String((request.path ?? "?").prefix(48))
                 let key = (request.deviceToken ?? "") + String(decoding: request.body, as: UTF8.self)
-                var label = "\(request.method ?? "?") /3/device/\(token) \(request.pushType ?? "")"
+                var label = "\(request.method ?? "?") \(path) \(request.pushType ?? "")"
                 if let failedAt = lastFailure[key] {
                     let waited = String(format: "%.2f s", record.at.wall - failedAt)
                     if let meant = intended.popFirst() {
@@ -318,7 +321,7 @@ public final class ScenarioRunner {
                 }
                 label += " · stream \(record.streamId)"
                 // How long after the step that drove it the request came: the provider's own latency.
-                if let step = stepMarks.last(where: { $0.at <= record.at.world }) {
+                if let step = stepMarks.last(where: { $0.drivesProvider && $0.at <= record.at.world }) {
                     label += " · " + Self.milliseconds(record.at.world - step.at) + " after line \(step.line)"
                 }
                 events.append(
@@ -488,16 +491,27 @@ public final class ScenarioRunner {
     /// Notes a step for the report's timeline, as its line reads (expectations have their own rows
     /// when they fail; an advance is drawn as a break).
     private func markStep(_ step: Step) {
+        let drivesProvider: Bool
         switch step.action {
         case .expectAPNs, .expectPhone, .expectProvider, .advance: return
-        default: break
+        case .register, .unregister, .call, .exec: drivesProvider = true
+        default: drivesProvider = false
         }
         let line = step.range.start.line
         let lines = result.source.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.indices.contains(line - 1), assembly != nil else { return }
-        var text = lines[line - 1].drop { $0 == " " }
-        if text.hasPrefix("- ") { text = text.dropFirst(2) }
-        stepMarks.append((now, line, String(text)))
+        // The step's line and its options (the lines indented under it), as written.
+        let indent = lines[line - 1].prefix { $0 == " " }.count
+        var parts: [String] = []
+        for (offset, text) in lines[(line - 1)...].enumerated() {
+            let depth = text.prefix { $0 == " " }.count
+            if offset > 0, depth <= indent || text.allSatisfy({ $0 == " " }) { break }
+            var part = text.dropFirst(depth)
+            while part.last == " " { part = part.dropLast() }
+            if offset == 0, part.hasPrefix("- ") { part = part.dropFirst(2) }
+            parts.append(String(part))
+        }
+        stepMarks.append((now, line, parts.joined(separator: ", "), drivesProvider))
     }
 
     private func perform(_ step: Step) throws {
@@ -617,7 +631,7 @@ public final class ScenarioRunner {
             runWorld()
             found = check()
             while !found.passed, Date() < deadline {
-                usleep(10_000)
+                waitForTheNextEvent(before: deadline)
                 runWorld()
                 found = check()
             }
@@ -645,6 +659,19 @@ public final class ScenarioRunner {
                 range: range, passed: found.passed, expected: found.expected, happened: found.happened,
                 chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
                 notApplicable: notApplicable))
+    }
+
+    /// One step of a check's wait. With the built-in provider, idle once its step has returned,
+    /// nothing but the world's own schedule can happen before the check holds: the world clock moves
+    /// to its next event (as `advance` would) instead of the runner sleeping until it is due. The
+    /// phone's 50 ms delivery latency, slept, was most of the library's wall time (issue 30). The
+    /// check's `within` still bounds it: no event beyond it is brought forward.
+    private func waitForTheNextEvent(before deadline: Date) {
+        if providerIsInProcess, let next = world.withWorld({ $0.nextEventAt }) {
+            let skip = next - now
+            if skip > 0, skip <= deadline.timeIntervalSinceNow, clock.advance(by: skip) { return }
+        }
+        usleep(10_000)
     }
 
     private func runWorld() {

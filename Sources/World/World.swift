@@ -485,6 +485,9 @@ public final class World {
 
     // MARK: Time
 
+    /// When the earliest scheduled event is due (world time), if any is.
+    public var nextEventAt: Double? { schedule.peek?.at }
+
     /// Plays every scheduled event up to `now`, in time order.
     public func run(until now: Double) {
         while let next = schedule.peek, next.at <= now {

@@ -100,8 +100,9 @@ struct Concept {
             expiration (apns-expiration): until when APNs keeps trying a push it could not deliver,
             in seconds since 1970.
               0        one attempt, never stored: if the phone is offline, the push is gone
-              a time   stored (one per app and phone, the latest) and delivered when the phone comes
-                       back, until that time
+              a time   stored (one per app and phone: the latest, as Apple documents; `world:
+                       keep-stored: oldest` models the other reports) and delivered when the phone
+                       comes back, until that time
               absent   stored for up to 30 days
             For a call, send 0. A stored VoIP push is delivered when the phone returns — minutes or
             hours after the caller hung up — and rings a call that no longer exists: the ghost call.

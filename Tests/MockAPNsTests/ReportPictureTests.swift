@@ -23,7 +23,9 @@ import Testing
         ])
         #expect(status == 1)
         #expect(dom.contains(##"<div class="step-band"><a href="#scenario-0-L15">line 15</a> register: alice</div>"##))
-        #expect(dom.contains(##"<div class="step-band"><a href="#scenario-0-L16">line 16</a> call: alice</div>"##))
+        #expect(
+            dom.contains(
+                ##"<div class="step-band"><a href="#scenario-0-L16">line 16</a> call: alice, from: bob</div>"##))
         let request = try #require(
             dom.components(separatedBy: #"<div class="event kind-request"#).dropFirst().first, "no request row")
         #expect(request.contains(" · stream 1 · "), "\(request.prefix(600))")
@@ -45,6 +47,44 @@ import Testing
             #expect(calls.contains(#"<span class="muted">\#(rule)</span>"#), "\(rule)")
         }
         #expect(dom.contains(#"line 9</a> fault: ServiceUnavailable"#))
+    }
+
+    /// The adversary's findings: a wrong path drawn as sent, the scenario's backslashes as written,
+    /// and the latency measured from the step that drove the request, not from a later `wait`.
+    @Test("A wrong path is drawn as sent; the scenario's text keeps its backslashes; latency names the driving step")
+    func asSentAndAsWritten() throws {
+        let (_, badPath, _) = try Self.dom([Paths.root + "/scenarios/requests/41-bad-path.ring"])
+        #expect(badPath.contains("POST /3/devices/"), "\(badPath.prefix(400))")
+        let (_, large, _) = try Self.dom([Paths.root + "/scenarios/requests/40-payload-too-large.ring"])
+        #expect(large.contains(#"tr '\0' x"#) && !large.contains(#"tr '\\0' x"#))
+        // A provider that pushes 0.3 s after its call step returned, while the scenario waits.
+        let folder = NSTemporaryDirectory() + "ringside-late-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let curl =
+            #"(sleep 0.3; curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token}) > /dev/null 2>&1 &"#
+        try """
+        scenario: late
+        phones:
+          - name: alice
+          - name: carol
+        provider:
+          exec: \(curl)
+        steps:
+          - register: alice
+          - call: alice
+            from: bob
+          - offline: carol
+          - wait: 1s
+          - expect apns: accepted
+            status: 200
+        """.write(toFile: folder + "/late.ring", atomically: true, encoding: .utf8)
+        let (status, late, _) = try Self.dom([folder + "/late.ring"])
+        #expect(status == 0)
+        #expect(
+            late.contains(" ms after line 9"), "\(late.components(separatedBy: "kind-request").dropFirst().first ?? "")"
+        )
+        #expect(!late.contains(" ms after line 11") && !late.contains(" ms after line 12"))
     }
 
     @Test("The whole library's report renders in the browser with every scenario's diagram")

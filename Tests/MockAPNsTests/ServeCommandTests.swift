@@ -212,11 +212,15 @@ import Testing
                 "apns-topic: \(contract["APNS_VOIP_TOPIC"]!)", "-H", "apns-push-type: voip", "-H",
                 "apns-expiration: 0", url,
             ])
-        #expect(load.stdout.contains("2000 succeeded"), "\(load.stdout.suffix(800))")
+        // Up to 9 streams a connection are refused at its start: one stream until the first JWT is
+        // verified, as APNs does (README, h2load). Each push that succeeded has its line.
+        let succeeded = try #require(
+            load.stdout.firstMatch(of: /(\d+) succeeded/).flatMap { Int($0.1) }, "\(load.stdout.suffix(800))")
+        #expect(succeeded >= 2000 - 4 * 9, "\(load.stdout.suffix(800))")
         #expect(serve.interrupt() == 0)
         let lines = serve.log.split(separator: "\n", omittingEmptySubsequences: false)
         let accepted = lines.filter { $0.contains("→ 200 accepted, apns-id ") }
-        #expect(accepted.count == 2001, "\(accepted.count) accepted lines")
+        #expect(accepted.count == succeeded + 1, "\(accepted.count) accepted lines for \(succeeded) + 1 pushes")
         // Whole: each starts with its time and ends with a complete apns-id.
         let whole = try Regex(#"^\d\d:\d\d:\d\d\.\d\d\d #\d+ POST .* → 200 accepted, apns-id [0-9a-f-]{36}$"#)
         #expect(accepted.allSatisfy { $0.wholeMatch(of: whole) != nil }, "\(accepted.prefix(3))")
