@@ -21,6 +21,7 @@ version=$(sed -n 's/^let ringsideVersion = "\(.*\)"$/\1/p' Sources/ringside/Vers
 work=$(mktemp -d)
 serve_pid=""
 trap '[[ -n "$serve_pid" ]] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+source Tests/package/serve-push.sh
 fail() {
   echo "deb test: FAILED: $*" >&2
   exit 1
@@ -105,23 +106,7 @@ echo "== --version" >&2
 grep -qx "ringside $version" "$work/version" || fail "--version does not print ringside $version"
 
 echo "== serve with the package's credentials, and one push with curl" >&2
-"${minimal[@]}" "$bin" serve --port 0 --quiet >"$work/contract" 2>"$work/serve.log" &
-serve_pid=$!
-for _ in $(seq 100); do grep -q RINGSIDE_CONTROL_URL "$work/contract" && break; sleep 0.1; done
-grep -q RINGSIDE_CONTROL_URL "$work/contract" || fail "serve printed no contract: $(cat "$work/serve.log")"
-set -a
-source "$work/contract"
-set +a
-[[ "$APNS_CA_FILE" == "$share/certs-test/"* ]] || fail "serve uses credentials outside the package: $APNS_CA_FILE"
-jwt=$("${minimal[@]}" "$bin" token)
-status=$(curl -s -o "$work/body" -w '%{http_code}' --http2 --cacert "$APNS_CA_FILE" \
-  -H "authorization: bearer $jwt" -H "apns-topic: $APNS_TOPIC.voip" -H "apns-push-type: voip" \
-  -H "apns-priority: 10" -H "apns-expiration: 0" -d '{"aps":{}}' \
-  "$APNS_URL/3/device/$(printf 'ab%.0s' $(seq 32))")
-[[ "$status" == 200 ]] || fail "the push got $status: $(cat "$work/body")"
-kill -INT "$serve_pid"
-wait "$serve_pid" || fail "serve did not stop cleanly on Ctrl-C"
-serve_pid=""
+serve_and_push "$share/certs-test/" "the package"
 
 echo "== the main job: ringside run <root>/usr/share/ringside/scenarios" >&2
 status=0

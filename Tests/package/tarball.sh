@@ -16,6 +16,7 @@ fi
 work=$(mktemp -d)
 serve_pid=""
 trap '[[ -n "$serve_pid" ]] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+source Tests/package/serve-push.sh
 fail() {
   echo "tarball test: FAILED: $*" >&2
   exit 1
@@ -46,23 +47,7 @@ grep -qE "^nghttp2 1\." "$work/version" && grep -q "^OpenSSL 3" "$work/version" 
   || fail "--version lacks the C libraries' versions"
 
 echo "== serve, and one push with curl" >&2
-"${minimal[@]}" "$bin" serve --port 0 --quiet >"$work/contract" 2>"$work/serve.log" &
-serve_pid=$!
-for _ in $(seq 100); do grep -q RINGSIDE_CONTROL_URL "$work/contract" && break; sleep 0.1; done
-grep -q RINGSIDE_CONTROL_URL "$work/contract" || fail "serve printed no contract: $(cat "$work/serve.log")"
-set -a
-source "$work/contract"
-set +a
-[[ "$APNS_CA_FILE" == "$dir/"* ]] || fail "serve uses credentials outside the tarball: $APNS_CA_FILE"
-jwt=$("${minimal[@]}" "$bin" token)
-status=$(curl -s -o "$work/body" -w '%{http_code}' --http2 --cacert "$APNS_CA_FILE" \
-  -H "authorization: bearer $jwt" -H "apns-topic: $APNS_TOPIC.voip" -H "apns-push-type: voip" \
-  -H "apns-priority: 10" -H "apns-expiration: 0" -d '{"aps":{}}' \
-  "$APNS_URL/3/device/$(printf 'ab%.0s' $(seq 32))")
-[[ "$status" == 200 ]] || fail "the push got $status: $(cat "$work/body")"
-kill -INT "$serve_pid"
-wait "$serve_pid" || fail "serve did not stop cleanly on Ctrl-C"
-serve_pid=""
+serve_and_push "$dir/" "the tarball"
 
 echo "== the binary alone finds no credentials (nothing reaches into the checkout it was built in)" >&2
 mkdir -p "$work/alone"
