@@ -26,24 +26,33 @@ public enum OutputFiles {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let bytes = Array(text.utf8)
-        let count = bytes.count
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < count {
-            let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, count - offset) }
-            if written <= 0 {
-                failure = errno
-                break
-            }
-            offset += written
-        }
+        var failure = writeAll(Array(text.utf8), to: fd)
         if failure == 0, fchmod(fd, 0o644) != 0 || fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary)
             throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Writes all of `bytes` to `fd` (a pipe or a full disk may take part of them at a time, a
+    /// signal none): 0, or the `errno` that stopped it. The one write loop of the transcript, the
+    /// request log and the files above.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return written < 0 ? errno : EIO
+                }
+            }
+            return 0
         }
     }
 

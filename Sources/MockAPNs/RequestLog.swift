@@ -20,13 +20,7 @@ public final class RequestLog: MockObserver, Sendable {
         guard case .push(let record) = event else { return gather(Self.line(for: event), flushing: true) }
         var line: [UInt8] = []
         if Self.acceptedLine(record, into: &line) {
-            gathered.withLock { bytes in
-                bytes.append(contentsOf: line)
-                if bytes.count >= Self.writeAbove {
-                    write(bytes)
-                    bytes.removeAll(keepingCapacity: true)
-                }
-            }
+            gather(line, flushing: false)
         } else {
             gather(Self.line(for: event), flushing: false)
         }
@@ -94,38 +88,21 @@ public final class RequestLog: MockObserver, Sendable {
     /// visibly, so a request cannot write a line of its own into the log (OutsideText).
     public func emit(_ text: String) { gather(text, flushing: true) }
 
-    public func flush() {
-        gathered.withLock { bytes in
-            guard !bytes.isEmpty else { return }
-            write(bytes)
-            bytes.removeAll(keepingCapacity: true)
-        }
-    }
+    public func flush() { gather([], flushing: true) }
 
+    /// A line from outside text, shown visibly.
     private func gather(_ text: String, flushing: Bool) {
-        let line = OutsideText.visible(text) + "\n"
-        gathered.withLock { bytes in
-            bytes.append(contentsOf: line.utf8)
-            if flushing || bytes.count >= Self.writeAbove {
-                write(bytes)
-                bytes.removeAll(keepingCapacity: true)
-            }
-        }
+        gather(Array((OutsideText.visible(text) + "\n").utf8), flushing: flushing)
     }
 
-    /// Writes all of `bytes` (a pipe may take part of them), under the lock: lines stay whole.
-    private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+    /// Adds `line` to what is gathered, and writes it all when asked or when it is large: under the
+    /// lock, so that lines stay whole and in order.
+    private func gather(_ line: [UInt8], flushing: Bool) {
+        gathered.withLock { bytes in
+            bytes.append(contentsOf: line)
+            if !bytes.isEmpty, flushing || bytes.count >= Self.writeAbove {
+                _ = OutputFiles.writeAll(bytes, to: fd)
+                bytes.removeAll(keepingCapacity: true)
             }
         }
     }

@@ -23,12 +23,7 @@ public final class TranscriptWriter: MockObserver, @unchecked Sendable {
         line.append(UInt8(ascii: "\n"))
         lock.lock()
         defer { lock.unlock() }
-        var offset = 0
-        while offset < line.count {
-            let written = line.withUnsafeBytes { write(fd, $0.baseAddress! + offset, line.count - offset) }
-            if written <= 0 { break }
-            offset += written
-        }
+        _ = OutputFiles.writeAll(line, to: fd)
     }
 
     /// One event as a JSON object.

@@ -498,7 +498,7 @@ public final class ScenarioRunner {
         default: drivesProvider = false
         }
         let line = step.range.start.line
-        let lines = result.source.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = file.lines  // split once, when the file was read: never again per step
         guard lines.indices.contains(line - 1), assembly != nil else { return }
         // The step's line and its options (the lines indented under it), as written.
         let indent = lines[line - 1].prefix { $0 == " " }.count
