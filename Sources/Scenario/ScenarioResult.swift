@@ -16,6 +16,8 @@ public struct ScenarioResult: Sendable {
         /// It cannot be judged of this provider (`stopped` of an exec or http provider): shown, not
         /// counted.
         public var notApplicable = false
+        /// The pushes the verdict rests on (`ExpectationResult.pushes`), for a report to point at.
+        public var pushes: [PushReference] = []
     }
 
     /// One message of the sequence diagram: provider ↔ APNs ↔ phone ↔ the app, at a world time.

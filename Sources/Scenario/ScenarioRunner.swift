@@ -4,6 +4,7 @@ import HTTP2Server
 import MockAPNs
 import Provider
 import ScenarioLanguage
+import Synchronization
 import World
 
 /// Runs one checked scenario: a mock on a free port with its own world, the provider driven through
@@ -598,12 +599,8 @@ public final class ScenarioRunner {
         return token
     }
 
-    /// What a check found: whether it held, what was expected, what happened (quoting the values
-    /// seen and which push), and the phone's story behind it.
-    typealias Finding = (passed: Bool, expected: String, happened: String, chain: [String])
-
     /// Checks declared `.atEnd`, judged after the last step (`judgeAtEnd`).
-    private var atEnd: [(range: SourceRange, within: Double?, absence: Bool, check: () -> Finding)] = []
+    private var atEnd: [(range: SourceRange, within: Double?, absence: Bool, check: () -> ExpectationResult)] = []
     /// Faults armed, with their line and when: a failure says which the provider never met.
     private var armedFaults: [(line: Int, action: String, at: Double)] = []
     /// Indices in `result.expectations` of checks that expect absence (see `requireSignsOfLife`).
@@ -613,10 +610,10 @@ public final class ScenarioRunner {
     /// what it found. `within` lengthens a wait, never shortens one.
     private func record(
         at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false,
-        _ check: @escaping () -> Finding
+        _ check: @escaping () -> ExpectationResult
     ) {
         let started = Date()
-        var found: Finding
+        var found: ExpectationResult
         switch judging {
         case .atEnd:
             atEnd.append((range, within, absence, check))
@@ -652,13 +649,13 @@ public final class ScenarioRunner {
         append(found, at: range, absence: absence)
     }
 
-    private func append(_ found: Finding, at range: SourceRange, absence: Bool, notApplicable: Bool = false) {
+    private func append(_ found: ExpectationResult, at range: SourceRange, absence: Bool) {
         if absence { absences.insert(result.expectations.count) }
         result.expectations.append(
             .init(
-                range: range, passed: found.passed, expected: found.expected, happened: found.happened,
+                range: range, passed: found.passed, expected: found.expected, happened: found.seen,
                 chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
-                notApplicable: notApplicable))
+                notApplicable: found.notApplicable, pushes: found.pushes))
     }
 
     /// One step of a check's wait. With the built-in provider, idle once its step has returned,
@@ -708,8 +705,9 @@ public final class ScenarioRunner {
         // A push is a request to a device token; a refusal counts when a TLS handshake really
         // failed (a TCP probe or a GET is no attempt to push).
         var alive: Bool {
-            recorder.records.contains { $0.request.deviceToken != nil }
-                || recorder.refusals.contains {
+            let evidence = Evidence(events: recorder.events)
+            return evidence.records.contains { $0.request.deviceToken != nil }
+                || evidence.refusals.contains {
                     !$0.why.hasPrefix("closed before the TLS handshake")
                         && !$0.why.hasPrefix("the TLS handshake did not finish")
                 }
@@ -747,8 +745,9 @@ public final class ScenarioRunner {
             if !met { unmet.append("line \(fault.line) (\(fault.action))") }
         }
         guard !unmet.isEmpty else { return }
-        let connections = recorder.openedAt.count
-        let pushes = recorder.records.count
+        let evidence = Evidence(events: events)
+        let connections = evidence.openedAt.count
+        let pushes = evidence.records.count
         let note =
             "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
             + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
@@ -784,12 +783,12 @@ public final class ScenarioRunner {
 
     /// A check whose provider never went quiet is not judged as if it had: what it still does is
     /// unseen, so it fails and says so (a longer `within` waits longer).
-    private func notQuiet(_ found: Finding) -> Finding {
-        (
-            false, found.expected,
-            "not judged: the provider was still busy (a command it started still ran, or its service kept sending) after \(Self.duration(Self.longestQuietWait)); give the expectation a longer `within`. So far: \(found.happened)",
-            found.chain
-        )
+    private func notQuiet(_ found: ExpectationResult) -> ExpectationResult {
+        ExpectationResult(
+            passed: false, expected: found.expected,
+            seen:
+                "not judged: the provider was still busy (a command it started still ran, or its service kept sending) after \(Self.duration(Self.longestQuietWait)); give the expectation a longer `within`. So far: \(found.seen)",
+            chain: found.chain, pushes: found.pushes)
     }
 
     static let quietPeriod = 0.75
@@ -797,129 +796,48 @@ public final class ScenarioRunner {
 
     // MARK: Expectations
 
-    /// Which push a record was, as failures name it.
-    static func which(_ record: PushRecord) -> String {
-        "push on connection \(record.connection), stream \(record.streamId)"
+    /// What the scenario recorded so far, for the judges (Judges.swift): the mock's events, what the
+    /// provider said it did, and the tokens the step named, as they were at the step.
+    private func evidence(tokens: [Int: Set<String>] = [:]) -> Evidence {
+        var evidence = Evidence(events: recorder.events)
+        evidence.actions = provider.actions
+        evidence.callStarts = callStarts
+        evidence.tokens = tokens
+        return evidence
     }
 
-    /// Whose call a call id is: a call of this scenario (by its line), or none.
-    private func whoseCall(_ uuid: String?) -> String {
-        guard let uuid = uuid?.lowercased(), !uuid.isEmpty else { return "it carries no call id" }
-        if let call = callsById[uuid] { return "it carries call id \(uuid), the call at line \(call)" }
-        return "it carries call id \(uuid), which no call of this scenario was given"
+    /// Each check the expectation declares, judged when its declaration says.
+    private func judge(_ expectation: APNsExpectation, at range: SourceRange) {
+        let named = expectation.phone.map { [$0.index: tokens(of: $0.index)] } ?? [:]
+        for check in expectation.checks {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(check),
+                absence: expectation.expectsAbsence(check)
+            ) { [self] in Judges.judge(check, of: expectation, evidence(tokens: named)) }
+        }
+    }
+
+    private func judge(_ expectation: ProviderExpectation, at range: SourceRange) {
+        let named = expectation.neverPushes.map { [$0.index: tokens(of: $0.index)] } ?? [:]
+        for check in expectation.checks {
+            record(
+                at: range, within: expectation.within, judging: expectation.judging(check),
+                absence: expectation.expectsAbsence(check)
+            ) { [self] in Judges.judge(check, of: expectation, evidence(tokens: named)) }
+        }
     }
 
     private func judge(_ expectation: PhoneExpectation, at range: SourceRange) {
         let id = expectation.phone.index
-        let callUUID = expectation.call.flatMap { callIds[$0] }
-        // Without `call:`, the phone's latest call: a ring counts for it only if the push that rang
-        // carries its id (a stale payload, or a made-up id, rings no call of the caller's).
-        let thisCall = callUUID ?? lastCall[id]?.id
-        let expected =
-            "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
-            + (expectation.call.map { " for call <\($0)>" } ?? "")
-            + (expectation.rules.isEmpty
-                ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
-        /// A push that rang (on time or late) with another call's id, or a made-up one.
-        func ringsAnotherCall(_ fate: PushFate) -> Bool {
-            guard let thisCall, fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate else {
-                return false
-            }
-            return fate.callUUID?.lowercased() != thisCall
-        }
-        func matches(_ fate: PushFate) -> Bool {
-            let rules = Set(fate.chain.compactMap(\.step.rule))
-            return fate.outcome.finalKind == expectation.outcome
-                && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
-                && expectation.rules.allSatisfy(rules.contains) && !ringsAnotherCall(fate)
-        }
-        let since = callUUID == nil ? lastCall[id]?.at : nil
+        let call = CallContext(
+            named: expectation.call.flatMap { callIds[$0] }, latest: lastCall[id], lines: callsById)
         record(at: range, within: expectation.within, judging: expectation.judging) { [self] in
-            let records = recorder.records
-            let judged = world.withWorld { w in
-                w.pushes.filter { push in
-                    push.phone == id && (callUUID == nil || push.callUUID?.lowercased() == callUUID)
-                        && push.sentAt >= (since ?? -.infinity)
-                }
-            }
-            var fate = judged.last
-            var note = ""
-            // A ghost — a push that rang after the caller gave up — is what the caller lived
-            // through: a later push (a "cancel") does not hide it.
-            if let phantom = judged.last(where: ringsAnotherCall), phantom.number != fate?.number {
-                // A phantom — the phone rang with another call's id, or a made-up one — is what the
-                // user lived through: a later push for the right call does not undo it.
-                fate = phantom
-                note = " (a phantom ring; a later push does not undo it)"
-            } else if expectation.outcome != .rangLate,
-                let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
-                ghost.number != fate?.number
-            {
-                fate = ghost
-                note = " (a ghost: it rang after the caller gave up; a later push does not undo that)"
-            } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
-                // A resend after an ambiguous failure — the same request, its apns-id and call id,
-                // sent again because the first answer never came back (dropped, late) — is refused by
-                // CallKit as a duplicate: the call still rang, once. Resending a push APNs answered
-                // 200 is the provider's mistake, and a second push of another request is no resend.
-                let rung = judged.last(where: {
-                    $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
-                }),
-                // The request whose push rang: its answer must not have reached the provider.
-                let rang = records.last(where: {
-                    $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
-                        && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
-                }), rang.status != 200 || rang.fault != nil
-            {
-                fate = rung
-                note = " (then a resend of the same call was refused as a duplicate)"
-            }
-            var missing: [PhoneRule] = []
-            if let fate {
-                let rules = Set(fate.chain.compactMap(\.step.rule))
-                missing = expectation.rules.filter { !rules.contains($0) }
-            }
-            let happened =
-                fate.map { fate in
-                    // The request behind the push: its apns-id, the last such before it was accepted.
-                    let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
-                    var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
-                    if ringsAnotherCall(fate), let thisCall {
-                        text += ", but not this call: \(whoseCall(fate.callUUID)); this call's id is \(thisCall)"
-                    }
-                    if !missing.isEmpty {
-                        text += ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))"
-                    }
-                    return text + " — \(record.map(Self.which) ?? "push") apns-id \(fate.apnsId)"
-                }
-                ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since)
-            return (fate.map(matches) ?? false, expected, happened, fate?.texts ?? [])
+            var evidence = evidence()
+            evidence.fates = world.withWorld { $0.pushes.filter { $0.phone == id } }
+            // Asked only when no push reached the phone: which tokens APNs answered for.
+            evidence.tokens[id] = tokens(of: id)
+            return Judges.judge(expectation, call: call, evidence)
         }
-    }
-
-    /// Why no push reached the phone, from what APNs answered to requests for its tokens.
-    private func whatAPNsAnswered(phone id: Int, callUUID: String?, since: Double?) -> String {
-        let tokens = tokens(of: id)
-        let answers = recorder.records.filter {
-            tokens.contains(($0.request.deviceToken ?? "").lowercased()) && $0.at.world >= (since ?? -.infinity)
-        }
-        if answers.isEmpty {
-            let others = recorder.records.count
-            let refused = recorder.refusedStreams.filter { $0.at.world >= (since ?? -.infinity) }
-            // A provider that could not connect is told why: the handshake the mock refused.
-            let handshakes = recorder.refusals.filter { $0.at.world >= (since ?? -.infinity) }
-            return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
-                + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
-                + (refused.first.map {
-                    "; \(refused.count) stream\(refused.count == 1 ? " was" : "s were") refused unprocessed (REFUSED_STREAM, \($0.why))"
-                } ?? "")
-                + (handshakes.last.map {
-                    "; \(handshakes.count) connection\(handshakes.count == 1 ? " was" : "s were") refused in the TLS handshake (\($0.why))"
-                } ?? "")
-        }
-        let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
-        return "no push to this phone\(callUUID == nil ? "" : " for this call") was delivered; APNs answered "
-            + (answers.count > 8 ? "… " : "") + listed.joined(separator: ", ")
     }
 
     /// Every token of the phone: those handed to the provider, those its apps have now, those its
@@ -931,366 +849,29 @@ public final class ScenarioRunner {
         }
         return Set((known + (registered[id] ?? [])).map { $0.lowercased() })
     }
-
-    private func judge(_ expectation: APNsExpectation, at range: SourceRange) {
-        if let refused = expectation.refused {
-            // A connection refused in the TLS handshake, with `refused` in the mock's reason.
-            record(at: range, within: expectation.within, judging: expectation.judging.refused) { [self] in
-                let reasons = recorder.refusals.map(\.why)
-                return (
-                    reasons.contains { $0.contains(refused) }, "a connection refused: \(refused)",
-                    reasons.isEmpty
-                        ? "no connection was refused"
-                        : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "), []
-                )
-            }
-        }
-        if let expected = expectation.refusedStreams {
-            record(
-                at: range, within: expectation.within, judging: expectation.judging.refusedStreams,
-                absence: expected == 0
-            ) { [self] in
-                let refused = recorder.refusedStreams
-                return (
-                    refused.count == expected, "\(expected) stream\(expected == 1 ? "" : "s") refused (REFUSED_STREAM)",
-                    "\(refused.count) refused" + (refused.first.map { ": \($0.why)" } ?? ""), []
-                )
-            }
-        }
-        if let reason = expectation.goAway {
-            // GOAWAYs the mock sent with this reason; `count` then counts them, not requests.
-            record(at: range, within: expectation.within, judging: expectation.judging.goAway) { [self] in
-                let sent = recorder.goAways.map(\.reason)
-                let matching = sent.filter { $0 == reason }.count
-                return (
-                    expectation.count.map { matching == $0 } ?? (matching > 0),
-                    "\(expectation.count.map(String.init) ?? "a") GOAWAY \(reason.wire)",
-                    sent.isEmpty ? "no GOAWAY" : "GOAWAY " + sent.map(\.wire).joined(separator: ", "), []
-                )
-            }
-            return
-        }
-        let judgesRequests =
-            expectation.count != nil || expectation.status != nil || expectation.reason != nil
-            || expectation.phone != nil || expectation.header != nil
-        if !judgesRequests, expectation.refused != nil || expectation.refusedStreams != nil { return }
-        let phoneTokens = expectation.phone.map { tokens(of: $0.index) }
-        func matches(_ record: PushRecord) -> Bool {
-            if let status = expectation.status, record.status != status { return false }
-            if let reason = expectation.reason, record.rejection?.reason != reason { return false }
-            if let phoneTokens, !phoneTokens.contains((record.request.deviceToken ?? "").lowercased()) { return false }
-            if let header = expectation.header, record.request.header(named: header.name) != header.value {
-                return false
-            }
-            return true
-        }
-        var description = [
-            expectation.status.map { "status \($0)" }, expectation.reason?.wire,
-            expectation.phone.map { "to \($0.name)" }, expectation.header.map { "with <\($0.name): \($0.value)>" },
-        ].compactMap { $0 }.joined(separator: " ")
-        if description.isEmpty { description = "requests" }
-        record(
-            at: range, within: expectation.within, judging: expectation.judging.requests,
-            absence: expectation.expectsAbsence
-        ) { [self] in
-            let records = recorder.records
-            let matching = records.filter(matches)
-            let passed = expectation.count.map { matching.count == $0 } ?? !matching.isEmpty
-            // What was seen, by push: the matching ones when there are too many, else all.
-            let shown = (expectation.count != nil && !matching.isEmpty ? matching : records).suffix(8)
-            return (
-                passed, "\(expectation.count.map(String.init) ?? "some") \(description)",
-                "\(matching.count) of \(records.count) requests matched"
-                    + (records.isEmpty
-                        ? ""
-                        : ": "
-                            + shown.map {
-                                "\($0.answer) (\(Self.which($0))\(Self.seenHeader(expectation.header, in: $0)))"
-                            }
-                            .joined(separator: ", ")),
-                []
-            )
-        }
-    }
-
-    private func judge(_ expectation: ProviderExpectation, at range: SourceRange) {
-        if let phone = expectation.neverPushes {
-            // A device token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
-            let tokens = tokens(of: phone.index)
-            record(
-                at: range, within: expectation.within, judging: expectation.judging(.neverPushes),
-                absence: expectation.expectsAbsence(.neverPushes)
-            ) { [self] in
-                var refused = Set<String>()
-                var first: PushRecord?
-                var again = 0
-                for record in recorder.records {
-                    guard let token = record.request.deviceToken?.lowercased(), tokens.contains(token) else { continue }
-                    if refused.contains(token) {
-                        again += 1
-                        first = first ?? record
-                    }
-                    if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
-                }
-                return (
-                    again == 0, "no push to \(phone.name)'s token after APNs refused it for good",
-                    "\(again) push\(again == 1 ? "" : "es") after a refusal"
-                        + (first.map { ", the first: \(Self.which($0)), answered \($0.answer)" } ?? ""), []
-                )
-            }
-        }
-        if let refreshed = expectation.refreshedJWT {
-            record(
-                at: range, within: expectation.within, judging: expectation.judging(.refreshedJWT),
-                absence: expectation.expectsAbsence(.refreshedJWT)
-            ) { [self] in
-                let did = refreshedJWT()
-                return (
-                    did == refreshed,
-                    refreshed ? "a new JWT after ExpiredProviderToken" : "no new JWT after ExpiredProviderToken",
-                    did ? "the provider signed a new JWT" : "the provider kept its JWT", []
-                )
-            }
-        }
-        if let retried = expectation.retried {
-            record(at: range, within: expectation.within, judging: expectation.judging(.retried)) { [self] in
-                let waits = retryWaits(provider.actions)
-                return (
-                    waits.count >= retried && waits.allSatisfy { $0 >= Self.minimumBackOff },
-                    "at least \(retried) retries with back-off (each after at least \(Int(Self.minimumBackOff * 1000)) ms)",
-                    "\(waits.count) retries, after "
-                        + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", ")),
-                    []
-                )
-            }
-        }
-        if let most = expectation.connectionsAtMost {
-            record(
-                at: range, within: expectation.within, judging: expectation.judging(.connectionsAtMost),
-                absence: expectation.expectsAbsence(.connectionsAtMost)
-            ) { [self] in
-                let opened = recorder.openedAt.count
-                let refused = recorder.refusals.count
-                return (
-                    opened + refused <= most, "at most \(most) connection\(most == 1 ? "" : "s") to APNs",
-                    "\(opened + refused): \(opened) opened, \(refused) refused in the handshake", []
-                )
-            }
-        }
-        if let stopped = expectation.stopped {
-            if !providerIsInProcess {
-                // Only the built-in provider can say that it stopped; another's silence is no proof.
-                append(
-                    (
-                        true, "the provider stopped sending: \(stopped)",
-                        "not applicable: <stopped> is said only by the built-in provider; this requirement's other expectations judge what APNs saw",
-                        []
-                    ), at: range, absence: false, notApplicable: true)
-            } else {
-                record(
-                    at: range, within: expectation.within, judging: expectation.judging(.stopped),
-                    absence: expectation.expectsAbsence(.stopped)
-                ) { [self] in
-                    let why = provider.actions.stoppedBecause
-                    let passed =
-                        stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
-                    return (
-                        passed,
-                        stopped == "false"
-                            ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
-                        why.map { "it stopped: \($0)" } ?? "it never stopped", []
-                    )
-                }
-            }
-        }
-        if let reconnected = expectation.reconnected {
-            record(
-                at: range, within: expectation.within, judging: expectation.judging(.reconnected),
-                absence: expectation.expectsAbsence(.reconnected)
-            ) { [self] in
-                let resent = provider.actions.contains {
-                    if case .resentOnNewConnection = $0 { return true } else { return false }
-                }
-                let again = resentOnNewConnection()
-                let afterGoAway = sentAfterGoAway()
-                let connections = Set(recorder.records.map(\.connection)).count
-                return (
-                    (resent || again > 0 || afterGoAway > 0) == reconnected,
-                    reconnected
-                        ? "pushes sent on a new connection after GOAWAY, or sent again on one"
-                        : "no push sent on a new connection after GOAWAY, none sent again on one",
-                    "\(afterGoAway) after GOAWAY, \(again) sent again, \(connections) connection\(connections == 1 ? "" : "s")",
-                    []
-                )
-            }
-        }
-    }
-
-    /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
-    /// provider says so; for others, a later request carries another JWT than the refused one.
-    private func refreshedJWT() -> Bool {
-        if provider.actions.contains(.refreshedJWT) { return true }
-        var expired: Set<String> = []
-        for record in recorder.records {
-            let jwt = Self.providerToken(record.request.authorization)
-            // A new provider token counts once APNs took it: not refused by the authentication checks.
-            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
-                return true
-            }
-            if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
-        }
-        return false
-    }
-
-    /// The JWT of an `authorization` header: the scheme is case-insensitive and the spaces around
-    /// it do not count (docs/validation.md), so `Bearer X` and `bearer  X` are one JWT.
-    static func providerToken(_ authorization: String?) -> String {
-        guard let authorization else { return "" }
-        let trimmed = authorization.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bearer") else { return trimmed }
-        return trimmed.dropFirst("bearer".count).trimmingCharacters(in: .whitespaces)
-    }
-
-    /// The value of the header an expectation names, as a push carried it.
-    static func seenHeader(_ header: (name: String, value: String)?, in record: PushRecord) -> String {
-        guard let header else { return "" }
-        return ", \(header.name): " + (record.request.header(named: header.name).map { "<\($0)>" } ?? "absent")
-    }
-
-    /// The shortest wait that counts as backing off: Apple asks for exponential back-off and gives no
-    /// numbers; a provider retrying at once is back within tens of milliseconds, even one that starts
-    /// a process per push.
-    static let minimumBackOff = 0.1
-
-    /// The waits before retries, in order. The built-in provider says how long it meant to wait; for
-    /// any other they are read off what the mock saw: the same push (device token and payload) sent again
-    /// after a 429 or 5xx answer is a retry, and its wait is the real time since that answer. Another
-    /// push to the token (a new call) is not.
-    private func retryWaits(_ actions: [ProviderAction]) -> [Double] {
-        let intended = actions.compactMap { action -> Double? in
-            if case .retried(_, let after) = action { return after } else { return nil }
-        }
-        if !intended.isEmpty { return intended }
-        var waits: [Double] = []
-        var answered: [PushIdentity: Double] = [:]
-        for record in recorder.records {
-            guard let push = PushIdentity(record, callStarts: callStarts) else { continue }
-            if let since = answered.removeValue(forKey: push) { waits.append(record.at.wall - since) }
-            if record.status == 429 || record.status >= 500 { answered[push] = record.at.wall }
-        }
-        return waits
-    }
-
-    /// Pushes that reached the mock on a new connection after APNs sent GOAWAY on another: what a
-    /// provider does that notices the GOAWAY (the pushes past its last stream id never arrived).
-    private func sentAfterGoAway() -> Int {
-        let goAways = recorder.goAways
-        let opened = recorder.openedAt
-        return recorder.records.filter { record in
-            goAways.contains { goAway in
-                record.connection != goAway.connection && (opened[record.connection] ?? 0) >= goAway.at.wall
-            }
-        }.count
-    }
-
-    /// Pushes (token and payload) that reached the mock on more than one connection.
-    private func resentOnNewConnection() -> Int {
-        var first: [PushIdentity: UInt64] = [:]
-        var again = Set<PushIdentity>()
-        for record in recorder.records {
-            guard let push = PushIdentity(record, callStarts: callStarts) else { continue }
-            if let connection = first[push] {
-                if connection != record.connection { again.insert(push) }
-            } else {
-                first[push] = record.connection
-            }
-        }
-        return again.count
-    }
 }
 
-/// One push as a provider would send it again: the device token and the payload, within one call
-/// step (a later call with the same payload is another push).
-struct PushIdentity: Hashable {
-    let token: String
-    let payload: [UInt8]
-    let call: Int
-
-    init?(_ record: PushRecord, callStarts: [Double]) {
-        guard let token = record.request.deviceToken else { return nil }
-        self.token = token.lowercased()
-        payload = record.request.body
-        call = callStarts.lastIndex { $0 <= record.at.wall } ?? -1
+/// Keeps every event the mock reported but outcomes (the world keeps those), in order: what the
+/// judges read and the report's diagram draws.
+final class PushRecorder: MockObserver, Sendable {
+    private struct State {
+        var kept: [MockEvent] = []
+        /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
+        var lastEvent = 0.0
     }
-}
 
-extension PushRecord {
-    /// The answer as a report shows it: `200`, `410 Unregistered`, `400 BadPriority
-    /// (voip-lint/priority-not-10)`, or the fault that kept it.
-    var answer: String {
-        let notes = self.notes.map { " · note: \($0.rawValue)" }.joined()
-        let reason = rejection.map { " \($0.reason.wire)" + ($0.lint.map { " (\($0.name))" } ?? "") } ?? ""
-        return status == 0 ? (fault ?? "no answer") : "\(status)\(reason)\(notes)"
-    }
-}
-
-/// Keeps every request the mock answered, for `expect apns` and `expect provider`.
-/// Unchecked Sendable: every kept list is read and written under `lock`.
-final class PushRecorder: MockObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    /// Every event but outcomes, in order (the world keeps those): what expectations read and the
-    /// report's diagram draws.
-    private var kept: [MockEvent] = []
-    /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
-    private var lastEvent = 0.0
+    private let state = Mutex(State())
 
     func observe(_ event: MockEvent) {
         if case .outcome = event { return }
-        lock.lock()
-        defer { lock.unlock() }
-        kept.append(event)
-        lastEvent = Date().timeIntervalSince1970
-    }
-
-    var events: [MockEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return kept
-    }
-
-    var lastEventAt: Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return lastEvent
-    }
-
-    var records: [PushRecord] {
-        events.compactMap { if case .push(let record) = $0 { record } else { nil } }
-    }
-
-    /// When each connection was opened (wall clock).
-    var openedAt: [UInt64: Double] {
-        var opened: [UInt64: Double] = [:]
-        for case .connectionOpened(let connection, _, _, _, let at) in events { opened[connection] = at.wall }
-        return opened
-    }
-
-    /// GOAWAY frames the mock sent: on which connection, with which reason, and when.
-    var goAways: [(connection: UInt64, reason: Reason, at: Moment)] {
-        events.compactMap {
-            if case .goAway(let connection, _, let reason, let at) = $0 { (connection, reason, at) } else { nil }
+        let now = Date().timeIntervalSince1970
+        state.withLock {
+            $0.kept.append(event)
+            $0.lastEvent = now
         }
     }
 
-    /// Streams refused unprocessed (REFUSED_STREAM): on which connection, why, and when.
-    var refusedStreams: [(connection: UInt64, why: String, at: Moment)] {
-        events.compactMap {
-            if case .streamRefused(let connection, _, let why, let at) = $0 { (connection, why, at) } else { nil }
-        }
-    }
+    var events: [MockEvent] { state.withLock { $0.kept } }
 
-    /// Connections refused in the TLS handshake: why, and when.
-    var refusals: [(why: String, at: Moment)] {
-        events.compactMap { if case .connectionRefused(_, let why, let at) = $0 { (why, at) } else { nil } }
-    }
+    var lastEventAt: Double { state.withLock { $0.lastEvent } }
 }

@@ -57,25 +57,25 @@ struct Lowering {
     var problems: [Diagnostic] = []
 
     init(lines: [String]) { self.lines = lines }
-    private var phones: [String: PhoneRef] = [:]
+    var phones: [String: PhoneRef] = [:]
     /// The phones' names as messages list them (kept: a file may name thousands).
-    private var phoneNames = ""
-    private var appsOfPhone: [Int: [String]] = [:]
+    var phoneNames = ""
+    var appsOfPhone: [Int: [String]] = [:]
     /// Users registered so far, with the phones they registered.
-    private var users: [String: Set<Int>] = [:]
+    var users: [String: Set<Int>] = [:]
     /// Calls named with `as:` so far, the user each rang and the phones that user had registered.
-    private var calls: [String: (user: String, phones: Set<Int>)] = [:]
+    var calls: [String: (user: String, phones: Set<Int>)] = [:]
     /// Callers each phone's user blocked so far (a `block` step adds to them).
-    private var blocked: [Int: Set<String>] = [:]
+    var blocked: [Int: Set<String>] = [:]
     /// Apps uninstalled so far (the world removes them: nothing more can happen to them), by phone,
     /// with the line that uninstalled each.
-    private var uninstalled: [Int: [String: Int]] = [:]
+    var uninstalled: [Int: [String: Int]] = [:]
     /// Each phone's registrations not yet unregistered, by app, the latest last, numbered in order.
-    private var registrations: [Int: [String: [(user: String, kind: TokenKind, order: Int)]]] = [:]
-    private var registrationCount = 0
+    var registrations: [Int: [String: [(user: String, kind: TokenKind, order: Int)]]] = [:]
+    var registrationCount = 0
 
     /// The latest registration of a phone (of `app`, when given), removed when `remove`.
-    private mutating func latestRegistration(of phone: Int, app: String?, remove: Bool) -> (
+    mutating func latestRegistration(of phone: Int, app: String?, remove: Bool) -> (
         user: String, app: String, kind: TokenKind
     )? {
         let apps = registrations[phone] ?? [:]
@@ -89,13 +89,13 @@ struct Lowering {
         if remove { registrations[phone]?[bundle]?.removeLast() }
         return (latest.user, bundle, latest.kind)
     }
-    private var provider: ProviderSetup = .builtin(.reference)
+    var provider: ProviderSetup = .builtin(.reference)
     /// The provider the scenario is run against instead of the built-in one when it names none.
     var providerUnderTest: ProviderUnderTest?
     /// Whether `provider` is `providerUnderTest` (the scenario is a requirement run against it).
-    private var runsProviderUnderTest = false
+    var runsProviderUnderTest = false
     /// Why a requirement cannot be judged against the provider under test (a template it lacks).
-    private var notApplicable: [String] = []
+    var notApplicable: [String] = []
 
     // MARK: Reading blocks
 
@@ -190,6 +190,23 @@ struct Lowering {
 
     mutating func duration(_ block: Block, _ key: String, atMost limit: Double = longestDuration) -> Double? {
         scalar(block, key).flatMap { duration($0, key: key, atMost: limit) }
+    }
+
+    /// An option read as its declaration says (`Vocabulary`): a number in its range, a duration
+    /// within its limit, a boolean.
+    mutating func integer(_ block: Block, _ option: Option) -> Int? {
+        guard case .number(let range) = option.takes else { preconditionFailure("<\(option.key)> is no number") }
+        return integer(block, option.key, in: range)
+    }
+
+    mutating func duration(_ block: Block, _ option: Option) -> Double? {
+        guard case .duration(let most) = option.takes else { preconditionFailure("<\(option.key)> is no duration") }
+        return duration(block, option.key, atMost: most)
+    }
+
+    mutating func boolean(_ block: Block, _ option: Option) -> Bool? {
+        precondition(option.takes == .boolean, "<\(option.key)> is no boolean")
+        return boolean(block, option.key)
     }
 
     /// A word from a vocabulary: the enum's raw values are the only words.
@@ -704,7 +721,7 @@ struct Lowering {
             )
             return nil
         }
-        guard let options = Schema.steps[first.key] else {
+        guard let kind = Vocabulary.stepsByName[first.key] else {
             report(
                 "Unknown step", at: first.keyRange, "<\(clip(first.key))> is not a step",
                 suggestion: didYouMean(first.key, among: Schema.steps.keys.sorted()))
@@ -717,363 +734,11 @@ struct Lowering {
             return nil
         }
         let block = open(
-            Mapping(entries: Array(mapping.entries.dropFirst()), range: mapping.range), keys: options,
+            Mapping(entries: Array(mapping.entries.dropFirst()), range: mapping.range), keys: kind.options.map(\.key),
             context: "a <\(first.key)> step")
         let range = first.keyRange
-        let action: Step.Action?
-        switch first.key {
-        case "register": action = lowerRegister(argument, block, at: range)
-        case "unregister": action = lowerUnregister(argument, block, at: range)
-        case "call": action = lowerCall(argument, block, at: range)
-        case "reinstall", "uninstall", "rotate-token", "force-quit", "relaunch", "foreground", "background":
-            guard let event = World.AppEvent(rawValue: first.key) else {
-                preconditionFailure("<\(first.key)> is an app event of the world")
-            }
-            action = phone(argument).flatMap { phone in
-                let bundle = app(block, of: phone)
-                guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else { return nil }
-                if event == .uninstall { uninstalled[phone.index, default: [:]][bundle] = range.start.line }
-                return .app(event, phone: phone, app: bundle)
-            }
-        case "offline", "online":
-            action = phone(argument).map { .connectivity(phone: $0, online: first.key == "online") }
-        case "do-not-disturb":
-            let on = boolean(block, "on") ?? true
-            let allowed = names(block, "allow", what: "callers' handles")
-            if block.has("allow"), !on {
-                report(
-                    "Not for this step", at: block.entry("allow")!.keyRange,
-                    "<allow> lets callers through while Focus is on")
-            }
-            action = phone(argument).map { .phoneState(phone: $0, [.doNotDisturb(on), .vipCallers(Set(allowed))]) }
-        case "block":
-            guard block.has("caller") else {
-                report(
-                    "Missing key", at: range, "<block> needs <caller>: the handle the user blocks, e.g. <caller: bob>")
-                return nil
-            }
-            let callers = names(block, "caller", what: "callers' handles")
-            if callers.isEmpty, let entry = block.entry("caller"), case .sequence = entry.value {
-                report("Empty value", at: entry.keyRange, "<caller> takes the handle (or handles) the user blocks")
-            }
-            action = phone(argument).map { phone in
-                blocked[phone.index, default: []].formUnion(callers)
-                return .phoneState(phone: phone, [.blockedCallers(blocked[phone.index]!)])
-            }
-        case "on-call":
-            let on = boolean(block, "on") ?? true
-            action = phone(argument).map { .phoneState(phone: $0, [.activeCall(on ? "a call in progress" : nil)]) }
-        case "advance": action = duration(argument, key: "advance").map { .advance(seconds: $0) }
-        case "wait": action = duration(argument, key: "wait", atMost: 60).map { .wait(seconds: $0) }
-        case "exec": action = .exec(template(argument, key: "exec", place: .execStep))
-        case "fault": action = lowerFault(argument, block).map { .fault($0) }
-        case "expect apns": action = lowerExpectAPNs(argument, block).map { .expectAPNs($0) }
-        case "expect phone": action = lowerExpectPhone(argument, block, at: range).map { .expectPhone($0) }
-        case "expect provider": action = lowerExpectProvider(argument, block, at: range).map { .expectProvider($0) }
-        default: preconditionFailure("Schema.steps lists <\(first.key)>, which the checker does not lower")
-        }
+        let action = kind.lower(&self, StepInput(argument: argument, block: block, range: range))
         return action.map { Step(action: $0, range: range) }
-    }
-
-    mutating func lowerRegister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
-        if case .http(let service) = provider { needsTemplate("register", service.register, at: range) }
-        let kind = word(block, "token", TokenKind.self) ?? .voip
-        var userName = argument.text
-        if let scalar = scalar(block, "as") {
-            guard isName(scalar, what: "a user's name") else { return nil }
-            userName = scalar.text
-        }
-        guard let phone = phone(argument) else { return nil }
-        let bundle = app(block, of: phone)
-        // The user is known even when the registration is refused, so that later steps are not refused too.
-        guard isInstalled(bundle, on: phone, at: block.node("app")?.range ?? argument.range) else {
-            users[userName, default: []] = users[userName] ?? []
-            return nil
-        }
-        users[userName, default: []].insert(phone.index)
-        registrationCount += 1
-        registrations[phone.index, default: [:]][bundle, default: []].append((userName, kind, registrationCount))
-        return .register(phone: phone, user: userName, app: bundle, kind: kind)
-    }
-
-    mutating func lowerUnregister(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
-        if case .http(let service) = provider { needsTemplate("unregister", service.unregister, at: range) }
-        guard let phone = phone(argument) else { return nil }
-        // The registration of that app (or the latest) ends: its user is the http templates' `{user}`.
-        let named = block.has("app") ? app(block, of: phone) : nil
-        guard let registration = latestRegistration(of: phone.index, app: named, remove: true) else {
-            report(
-                "Not registered", at: argument.range,
-                "\(phone.name)\(named.map { "'s <\($0)>" } ?? "") was not registered before this step")
-            return nil
-        }
-        guard isInstalled(registration.app, on: phone, at: block.node("app")?.range ?? argument.range) else {
-            return nil
-        }
-        return .unregister(phone: phone, user: registration.user, app: registration.app, kind: registration.kind)
-    }
-
-    mutating func lowerCall(_ argument: Scalar, _ block: Block, at range: SourceRange) -> Step.Action? {
-        if case .http(let service) = provider { needsTemplate("call", service.call, at: range) }
-        // Without `from:` the payload's handle is empty: a call from no one.
-        var caller = ""
-        if let from = scalar(block, "from") {
-            // Placeholders put it into shell commands and JSON as it is.
-            if !from.text.isEmpty, from.text.count <= 64,
-                from.text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+._@-".contains($0)) })
-            {
-                caller = from.text
-            } else {
-                report(
-                    "Not a caller", at: from.range,
-                    "<from> takes a handle of letters, digits and + . _ @ - (at most 64), got <\(clip(from.text))>")
-            }
-        }
-        var name: String?
-        if let scalar = scalar(block, "as"), isName(scalar, what: "a call's name") {
-            if calls[scalar.text] != nil {
-                report("Duplicate call name", at: scalar.range, "another call is already named <\(clip(scalar.text))>")
-            }
-            name = scalar.text
-        }
-        guard let user = user(argument) else { return nil }
-        if let name { calls[name] = (user, users[user] ?? []) }
-        return .call(user: user, caller: caller, name: name, phones: (users[user] ?? []).sorted())
-    }
-
-    mutating func lowerFault(_ argument: Scalar, _ block: Block) -> FaultStep? {
-        let action: FaultSpec.Action
-        var answer: Reason?
-        if let named = FaultSpec.Action(rawValue: argument.text), named != .answer {
-            action = named
-        } else if let reason = Reason(rawValue: argument.text) {
-            action = .answer
-            answer = reason
-        } else {
-            let words = Reason.allCases.map(\.wire) + FaultSpec.Action.allCases.filter { $0 != .answer }.map(\.rawValue)
-            report(
-                "Unknown fault", at: argument.range,
-                argument.text == "answer"
-                    ? "write the APNs reason to answer with, e.g. <fault: ServiceUnavailable>"
-                    : "<\(clip(argument.text))> is neither an APNs reason nor a fault action",
-                suggestion: Reason(wire: argument.text)?.wire ?? didYouMean(argument.text, among: words))
-            // Its options are still read, so that every problem shows at once.
-            _ = integer(block, "count", in: FaultSpec.counts)
-            _ = integer(block, "after-accepted", in: FaultSpec.counts)
-            _ = duration(block, "seconds", atMost: FaultSpec.seconds.upperBound)
-            _ = scalar(block, "phone").flatMap { self.phone($0) }
-            return nil
-        }
-        let allowed = Schema.faultOptions(action)
-        for entry in block.mapping.entries where block.keys.contains(entry.key) && !allowed.contains(entry.key) {
-            report(
-                "Not for this fault", at: entry.keyRange,
-                allowed.isEmpty
-                    ? "<\(argument.text)> takes no options"
-                    : "<\(entry.key)> does not apply to <\(argument.text)>; it takes \(allowed.joined(separator: ", "))"
-            )
-        }
-        let count = allowed.contains("count") ? integer(block, "count", in: FaultSpec.counts) ?? 1 : 1
-        let phone = allowed.contains("phone") ? scalar(block, "phone").flatMap { self.phone($0) } : nil
-        let registered = phone.flatMap { latestRegistration(of: $0.index, app: nil, remove: false) }
-        let kind: FaultSpec.Kind
-        switch action {
-        case .answer: kind = .answer(answer ?? .serviceUnavailable)
-        case .drop: kind = .drop
-        case .delay:
-            guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
-            else { return nil }
-            kind = .delay(seconds: seconds)
-        case .goaway:
-            let after = integer(block, "after-accepted", in: FaultSpec.counts) ?? 1
-            // APNs may send any reason as GOAWAY debug data (docs/apns-facts.md §6.2); Shutdown by default.
-            let why = scalar(block, "reason").flatMap { reason($0, key: "reason") } ?? .shutdown
-            kind = .goAway(afterAccepted: after, reason: why)
-        case .staleConnections:
-            guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
-            else { return nil }
-            kind = .staleConnections(idleSeconds: seconds)
-        case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: true)
-        case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: true)
-        }
-        var step = FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
-        if let phone {
-            step.app = registered?.app ?? (appsOfPhone[phone.index]?.first ?? ScenarioPlan.testBundleId)
-            step.kind = .voip
-            guard isInstalled(step.app, on: phone, at: block.node("phone")?.range ?? argument.range) else { return nil }
-        }
-        return step
-    }
-
-    mutating func requiredDuration(_ block: Block, _ key: String, for argument: Scalar, atMost limit: Double) -> Double?
-    {
-        guard block.has(key) else {
-            report("Missing key", at: argument.range, "<\(argument.text)> needs <\(key)>, e.g. <\(key): 2s>")
-            return nil
-        }
-        return duration(block, key, atMost: limit)
-    }
-
-    mutating func lowerExpectAPNs(_ argument: Scalar, _ block: Block) -> APNsExpectation? {
-        var expectation = APNsExpectation(label: argument.text)
-        expectation.count = integer(block, "count", in: 0...1_000_000)
-        let statuses = Set([200] + Reason.allCases.map(\.status)).sorted()
-        if let scalar = scalar(block, "status"), let status = integer(scalar, key: "status", in: 100...599) {
-            if statuses.contains(status) {
-                expectation.status = status
-            } else {
-                report(
-                    "Not an APNs status", at: scalar.range,
-                    "APNs answers \(statuses.map(String.init).joined(separator: ", ")); got <\(status)>")
-            }
-        }
-        if let scalar = scalar(block, "reason"), let reason = reason(scalar, key: "reason") {
-            expectation.reason = reason
-            if let status = expectation.status, status != reason.status {
-                report(
-                    "Never happens", at: scalar.range,
-                    "APNs answers \(reason.wire) with status \(reason.status), not \(status)")
-            }
-        }
-        if let scalar = scalar(block, "phone") {
-            guard let phone = phone(scalar) else { return nil }
-            expectation.phone = phone
-        }
-        if let scalar = scalar(block, "header") {
-            // A pseudo-header (`:path`) starts with the colon that other names end with.
-            let pseudo = scalar.text.hasPrefix(":")
-            let parts = scalar.text.dropFirst(pseudo ? 1 : 0).split(
-                separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = (pseudo ? ":" : "") + parts[0].trimmingSpaces.lowercased()
-            let isToken =
-                !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_:".contains($0)) }
-            if parts.count == 2, isToken {
-                expectation.header = (name, String(parts[1].trimmingSpaces))
-            } else {
-                report(
-                    "Not a header", at: scalar.range,
-                    "<header> takes <\"name: value\">, e.g. <\"apns-priority: 10\">; got <\(clip(scalar.text))>")
-            }
-        }
-        if let scalar = scalar(block, "refused") {
-            if scalar.text.allSatisfy({ $0 == " " }) {
-                report(
-                    "Empty value", at: scalar.range,
-                    "<refused> takes text to find in the handshake's refusal, e.g. <unknown ca>")
-            } else {
-                expectation.refused = scalar.text
-            }
-        }
-        expectation.refusedStreams = integer(block, "refused-streams", in: 0...1_000_000)
-        expectation.goAway = scalar(block, "goaway").flatMap { reason($0, key: "goaway") }
-        // A GOAWAY is no request: what judges requests would be ignored beside it.
-        if block.has("goaway") {
-            for key in ["status", "reason", "phone", "header", "refused", "refused-streams"] {
-                guard let entry = block.entry(key) else { continue }
-                report(
-                    "Not with goaway", at: entry.keyRange,
-                    "<\(key)> judges requests; <goaway> judges the GOAWAYs the mock sent (only <count> and <within> go with it)"
-                )
-            }
-        }
-        expectation.within = duration(block, "within", atMost: 300)
-        return expectation
-    }
-
-    mutating func lowerExpectPhone(_ argument: Scalar, _ block: Block, at range: SourceRange) -> PhoneExpectation? {
-        guard block.has("outcome") else {
-            report(
-                "Missing key", at: range,
-                "<expect phone> needs <outcome>: one of \(RingOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-            return nil
-        }
-        guard let phone = phone(argument), let outcome = word(block, "outcome", RingOutcome.Kind.self) else {
-            return nil
-        }
-        var expectation = PhoneExpectation(phone: phone, outcome: outcome, within: 2)
-        if let scalar = scalar(block, "reason") {
-            if outcome.reasons.contains(scalar.text) {
-                expectation.reason = scalar.text
-            } else {
-                report(
-                    "Unknown reason", at: scalar.range,
-                    outcome.reasons.isEmpty
-                        ? "<\(outcome.rawValue)> has no reason"
-                        : "<\(outcome.rawValue)> happens for \(outcome.reasons.joined(separator: ", ")); got <\(clip(scalar.text))>",
-                    suggestion: didYouMean(scalar.text, among: outcome.reasons))
-            }
-        }
-        if let scalar = scalar(block, "call") {
-            if let call = calls[scalar.text] {
-                if !call.phones.contains(phone.index) {
-                    report(
-                        "Not this phone's call", at: scalar.range,
-                        "call <\(clip(scalar.text))> rang <\(call.user)>, who had registered no token of \(phone.name) when it was placed"
-                    )
-                }
-                expectation.call = scalar.text
-            } else {
-                report(
-                    "Unknown call", at: scalar.range,
-                    calls.isEmpty
-                        ? "no call is named <\(clip(scalar.text))> before this step (`- call: USER` with `as: NAME`)"
-                        : "no call is named <\(clip(scalar.text))> before this step; calls are \(listed(calls.keys))",
-                    suggestion: didYouMean(scalar.text, among: Array(calls.keys)))
-            }
-        }
-        if let within = duration(block, "within", atMost: 300) { expectation.within = within }
-        expectation.rules = words(block, "rules", PhoneRule.self, what: "rule names (`ringside explain rules`)")
-        if let entry = block.entry("rules"), expectation.rules.isEmpty, case .sequence(let list) = entry.value,
-            list.items.isEmpty
-        {
-            report(
-                "Empty value", at: entry.keyRange,
-                "<rules> takes the rules the push's story must show; drop it or name one")
-        }
-        if Set(expectation.rules).count < expectation.rules.count, let entry = block.entry("rules") {
-            report("Duplicate rule", at: entry.value.range, "<rules> names a rule twice")
-        }
-        return expectation
-    }
-
-    mutating func lowerExpectProvider(_ argument: Scalar, _ block: Block, at range: SourceRange)
-        -> ProviderExpectation?
-    {
-        var expectation = ProviderExpectation(label: argument.text)
-        if let scalar = scalar(block, "never-pushes") { expectation.neverPushes = phone(scalar) }
-        expectation.retried = integer(block, "retried", in: 1...100)
-        expectation.reconnected = boolean(block, "reconnected")
-        expectation.refreshedJWT = boolean(block, "refreshed-jwt")
-        expectation.connectionsAtMost = integer(block, "connections-at-most", in: 0...1_000_000)
-        if let scalar = scalar(block, "stopped") {
-            if scalar.text.allSatisfy({ $0 == " " }) {
-                report(
-                    "Empty value", at: scalar.range,
-                    "<stopped> takes true, false or text to find in what the provider said")
-            } else if case .builtin = provider {
-                // `true` and `false` in any case are the booleans; anything else is text to find.
-                let word = scalar.text.lowercased()
-                expectation.stopped = word == "true" || word == "false" ? word : scalar.text
-            } else if runsProviderUnderTest {
-                // A requirement's `stopped` cannot be judged of another provider: the runner says so.
-                let word = scalar.text.lowercased()
-                expectation.stopped = word == "true" || word == "false" ? word : scalar.text
-            } else {
-                // Only the built-in provider can say that it stopped; another's silence is not proof.
-                report(
-                    "Not for this provider", at: scalar.range,
-                    "<stopped> is said by the built-in provider; for an exec or http provider expect <connections-at-most> and what APNs saw"
-                )
-            }
-        }
-        expectation.within = duration(block, "within", atMost: 300)
-        let checks = ["never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped"]
-        if !checks.contains(where: block.has) {
-            report("Nothing to check", at: range, "<expect provider> needs one of \(checks.joined(separator: ", "))")
-            return nil
-        }
-        return expectation
     }
 }
 

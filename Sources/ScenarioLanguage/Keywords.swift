@@ -46,74 +46,15 @@ public enum Keywords {
         "provider.auth": "in a provider file: token or certificate, how the provider authenticates to APNs",
     ]
 
-    /// Steps, by kind.
-    public static let steps: [String: String] = [
-        "register": "the phone's app hands its token to the provider",
-        "unregister": "the user who registered the phone logs out: the provider should forget the token",
-        "call": "the provider is asked to ring a user",
-        "reinstall": "the app is deleted and installed again: new tokens, the old ones die",
-        "uninstall": "the app is deleted: its tokens die (410) and it is gone from the phone",
-        "rotate-token": "the system issues the app new tokens; the old ones die",
-        "force-quit": "the user swipes the app away (matters with folklore force-quit-blocks-voip)",
-        "relaunch": "the user opens a force-quit app again",
-        "offline": "the phone loses its network",
-        "online": "the phone is back: APNs delivers what it stored",
-        "foreground": "the user opens the app: it need not report a VoIP push",
-        "background": "the user leaves the app",
-        "do-not-disturb": "Focus: CallKit refuses calls but from allowed callers",
-        "block": "the user blocks a caller: CallKit refuses their calls",
-        "on-call": "a call is in progress on the phone: a VoIP push need not be reported",
-        "advance": "the world clock moves on (JWTs age, stored pushes expire)",
-        "wait": "real time passes",
-        "exec": "a command runs once, to its end, with the provider contract in its environment",
-        "fault": "the fake APNs misbehaves: an answer, a drop, a delay, a GOAWAY …",
-        "expect apns": "what requests the fake APNs saw, or refused in the handshake",
-        "expect phone": "how the latest push to a phone (or of a named call) ended, and by which rules",
-        "expect provider": "what the provider did about APNs's answers",
-    ]
+    /// Steps, by kind (declared in `Vocabulary`).
+    public static let steps: [String: String] = Dictionary(
+        uniqueKeysWithValues: Vocabulary.steps.map { ($0.name, $0.meaning) })
 
-    /// Step options, by `step.option`.
-    public static let options: [String: String] = [
-        "register.token": "which token: voip (default) or alert",
-        "register.as": "the user the token is for (default the phone's name)",
-        "register.app": "which of the phone's apps (default its first)",
-        "unregister.app": "which app's registration ends",
-        "call.from": "the caller's handle, put into the payload",
-        "call.as": "a name for the call, for expect phone … call:",
-        "reinstall.app": "which app", "uninstall.app": "which app", "rotate-token.app": "which app",
-        "force-quit.app": "which app", "relaunch.app": "which app", "foreground.app": "which app",
-        "background.app": "which app",
-        "do-not-disturb.on": "true (default) or false",
-        "do-not-disturb.allow": "callers Focus lets through",
-        "block.caller": "the handle (or handles) the user blocks",
-        "on-call.on": "true (default) or false: the call ends",
-        "fault.count": "how many requests it applies to",
-        "fault.phone": "only requests to this phone's token",
-        "fault.after-accepted": "GOAWAY after this many accepted pushes",
-        "fault.seconds": "the delay, or the idle time after which a connection answers 500",
-        "fault.reason": "the GOAWAY's reason (default Shutdown)",
-        "expect apns.count": "exactly this many matching requests (without it: at least one)",
-        "expect apns.status": "requests answered with this status",
-        "expect apns.reason": "requests answered with this APNs reason",
-        "expect apns.within": "real time to wait for them",
-        "expect apns.phone": "requests to this phone's tokens",
-        "expect apns.header": "requests with this header, \"name: value\"",
-        "expect apns.refused": "a connection refused in the TLS handshake, for this reason",
-        "expect apns.refused-streams": "exactly this many streams refused unprocessed",
-        "expect apns.goaway": "the fake APNs sent GOAWAY with this reason (with count: exactly so many)",
-        "expect phone.outcome": "rang, rang-late, not-delivered, app-killed, call-refused or duplicate",
-        "expect phone.reason": "why it did not ring (offline-not-stored, app-blocked …)",
-        "expect phone.within": "real time to wait for the push to end (default 2s)",
-        "expect phone.call": "a call named with as: instead of the latest push",
-        "expect phone.rules": "rules the push's story must show (ringside explain rules)",
-        "expect provider.never-pushes": "no push to this phone's tokens after APNs refused them for good",
-        "expect provider.retried": "at least N retries of 429/5xx, each after at least 100 ms",
-        "expect provider.reconnected": "after GOAWAY, pushes went on a new connection",
-        "expect provider.refreshed-jwt": "a new JWT after ExpiredProviderToken",
-        "expect provider.connections-at-most": "at most N connections over the whole scenario",
-        "expect provider.stopped": "the built-in provider stopped after a permanent failure, saying this",
-        "expect provider.within": "real time to wait",
-    ]
+    /// Step options, by `step.option` (declared in `Vocabulary`).
+    public static let options: [String: String] = Dictionary(
+        uniqueKeysWithValues: Vocabulary.steps.flatMap { step in
+            step.options.map { ("\(step.name).\($0.key)", $0.meaning) }
+        })
 
     /// A keyword in words: a step with its options, or a key (`throttle`, `world.throttle`).
     public static func explain(_ word: String) -> String? {

@@ -299,138 +299,36 @@ extension Judging {
     /// Every check with when it is judged, read from the expectations' own declarations (for
     /// `ringside explain expect`; `ExpectationTimingTests` holds the language reference to it).
     public static var checks: [(check: String, judging: Judging)] {
-        var apns = APNsExpectation(label: "")
-        let uncounted = apns.judging
-        apns.count = 1
-        let counted = apns.judging
-        var rows: [(String, Judging)] = [
-            ("expect apns without count", uncounted.requests), ("expect apns with count", counted.requests),
-            ("expect apns refused", uncounted.refused), ("expect apns refused-streams", uncounted.refusedStreams),
-            ("expect apns goaway without count", uncounted.goAway), ("expect apns goaway with count", counted.goAway),
-            ("expect phone", PhoneExpectation(phone: PhoneRef(index: 0, name: ""), outcome: .rang, within: 0).judging),
-        ]
+        var rows: [(String, Judging)] = []
+        for check in APNsExpectation.Check.allCases {
+            let name = "expect apns" + (check.option.map { " \($0.key)" } ?? "")
+            var apns = APNsExpectation(label: "")
+            let uncounted = apns.judging(check)
+            apns.count = 1
+            let counted = apns.judging(check)
+            if check == .refusedStreams || check == .refused {
+                rows.append((name, uncounted))
+            } else {
+                rows += [("\(name) without count", uncounted), ("\(name) with count", counted)]
+            }
+        }
+        rows.append(
+            ("expect phone", PhoneExpectation(phone: PhoneRef(index: 0, name: ""), outcome: .rang, within: 0).judging))
         for check in ProviderExpectation.Check.allCases {
             var provider = ProviderExpectation(label: "")
-            switch check {
-            case .reconnected, .refreshedJWT, .stopped:
-                for value in [true, false] {
-                    provider.reconnected = value
-                    provider.refreshedJWT = value
-                    provider.stopped = value ? "text" : "false"
-                    rows.append(
-                        (
-                            "expect provider \(check.rawValue): \(value ? (check == .stopped ? "<text>" : "true") : "false")",
-                            provider.judging(check)
-                        ))
-                }
-            default: rows.append(("expect provider \(check.rawValue)", provider.judging(check)))
+            let name = "expect provider \(check.option.key)"
+            guard check.option.takes == .boolean || check == .stopped else {
+                rows.append((name, provider.judging(check)))
+                continue
+            }
+            for value in [true, false] {
+                provider.reconnected = value
+                provider.refreshedJWT = value
+                provider.stopped = value ? "text" : "false"
+                rows.append(
+                    ("\(name): \(value ? (check == .stopped ? "<text>" : "true") : "false")", provider.judging(check)))
             }
         }
         return rows
-    }
-}
-
-/// A fault to arm; `phone` narrows it to that phone's token (of the app and kind it registered
-/// last, else its first app's VoIP token) when it is armed.
-public struct FaultStep: Sendable {
-    public var spec: FaultSpec
-    public var phone: PhoneRef?
-    public var app: String = ScenarioPlan.testBundleId
-    public var kind: TokenKind = .voip
-}
-
-/// `expect apns:` — what requests the fake APNs saw, or refused in the handshake.
-public struct APNsExpectation: Sendable {
-    public var label: String
-    public var count: Int?
-    public var status: Int?
-    public var reason: Reason?
-    public var phone: PhoneRef?
-    public var header: (name: String, value: String)?
-    public var refused: String?
-    /// Exactly this many streams refused unprocessed (REFUSED_STREAM) over the whole scenario.
-    public var refusedStreams: Int?
-    /// The mock sent GOAWAY with this reason (`count`: exactly so many times).
-    public var goAway: Reason?
-    /// Real time to wait for the requests to arrive (none: judged at once).
-    public var within: Double?
-
-    public init(label: String) { self.label = label }
-
-    /// When each of its checks is judged.
-    public var judging: (refused: Judging, refusedStreams: Judging, goAway: Judging, requests: Judging) {
-        (
-            refused: .whenItHolds, refusedStreams: .atEnd, goAway: count == nil ? .whenItHolds : .afterQuiet,
-            requests: count == nil ? .whenItHolds : .afterQuiet
-        )
-    }
-
-    /// Its requests check expects that nothing happened: it counts only when the provider pushed.
-    public var expectsAbsence: Bool { count == 0 }
-}
-
-/// `expect phone:` — how the latest push to a phone (or of a named call) ended.
-public struct PhoneExpectation: Sendable {
-    public var phone: PhoneRef
-    public var outcome: RingOutcome.Kind
-    public var reason: String?
-    public var call: String?
-    public var within: Double
-    /// Rules the push's story must show (`ringside explain rules`), in any order.
-    public var rules: [PhoneRule] = []
-
-    public init(phone: PhoneRef, outcome: RingOutcome.Kind, within: Double) {
-        self.phone = phone
-        self.outcome = outcome
-        self.within = within
-    }
-
-    public var judging: Judging { .whenSettled }
-}
-
-/// `expect provider:` — what the provider did about APNs's answers.
-public struct ProviderExpectation: Sendable {
-    public var label: String
-    public var neverPushes: PhoneRef?
-    public var retried: Int?
-    public var reconnected: Bool?
-    public var refreshedJWT: Bool?
-    /// At most this many connections to APNs (handshakes refused included) over the whole scenario.
-    public var connectionsAtMost: Int?
-    /// The built-in provider stopped sending after a permanent failure, saying this (or, with
-    /// `stopped: false`, never stopped).
-    public var stopped: String?
-    public var within: Double?
-
-    public init(label: String) { self.label = label }
-
-    /// When each of its checks is judged, and whether it expects absence (then it counts only when
-    /// the provider pushed in the scenario: a provider that does nothing must not pass it).
-    public enum Check: String, Sendable, CaseIterable {
-        case neverPushes = "never-pushes"
-        case retried, reconnected
-        case refreshedJWT = "refreshed-jwt"
-        case connectionsAtMost = "connections-at-most"
-        case stopped
-    }
-
-    public func judging(_ check: Check) -> Judging {
-        switch check {
-        case .neverPushes, .connectionsAtMost: return .atEnd
-        case .retried: return .whenSettled
-        case .reconnected: return reconnected == false ? .afterQuiet : .whenItHolds
-        case .refreshedJWT: return refreshedJWT == false ? .afterQuiet : .whenItHolds
-        case .stopped: return stopped == "false" ? .afterQuiet : .whenItHolds
-        }
-    }
-
-    public func expectsAbsence(_ check: Check) -> Bool {
-        switch check {
-        case .neverPushes, .connectionsAtMost: return true
-        case .retried: return false
-        case .reconnected: return reconnected == false
-        case .refreshedJWT: return refreshedJWT == false
-        case .stopped: return stopped == "false"
-        }
     }
 }

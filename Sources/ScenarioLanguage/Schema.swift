@@ -19,46 +19,9 @@ public enum Schema {
     /// A provider file (`run --provider-file`) holds a `provider:` section only.
     public static let providerFile = ["provider"]
 
-    /// Each step is one `kind: value` line, with these options below it.
-    public static let steps: [String: [String]] = [
-        "register": ["token", "as", "app"],
-        "unregister": ["app"],
-        "call": ["from", "as"],
-        "reinstall": ["app"],
-        "uninstall": ["app"],
-        "rotate-token": ["app"],
-        "force-quit": ["app"],
-        "relaunch": ["app"],
-        "offline": [],
-        "online": [],
-        "foreground": ["app"],
-        "background": ["app"],
-        "do-not-disturb": ["on", "allow"],
-        "block": ["caller"],
-        "on-call": ["on"],
-        "advance": [],
-        "wait": [],
-        "exec": [],
-        "fault": ["count", "phone", "after-accepted", "seconds", "reason"],
-        "expect apns": [
-            "count", "status", "reason", "within", "phone", "header", "refused", "refused-streams", "goaway",
-        ],
-        "expect phone": ["outcome", "reason", "within", "call", "rules"],
-        "expect provider": [
-            "never-pushes", "retried", "reconnected", "refreshed-jwt", "connections-at-most", "stopped", "within",
-        ],
-    ]
-
-    /// Which options each fault action takes (an APNs reason as the step's value means `answer`).
-    public static func faultOptions(_ action: FaultSpec.Action) -> [String] {
-        switch action {
-        case .answer, .drop: return ["count", "phone"]
-        case .delay: return ["count", "phone", "seconds"]
-        case .goaway: return ["after-accepted", "phone", "reason"]
-        case .staleConnections: return ["seconds"]
-        case .lowerStreamsAfterRejection, .untrustedServerCertificate: return []
-        }
-    }
+    /// Each step is one `kind: value` line, with these options below it (declared in `Vocabulary`).
+    public static let steps: [String: [String]] = Dictionary(
+        uniqueKeysWithValues: Vocabulary.steps.map { ($0.name, $0.options.map(\.key)) })
 }
 
 /// `3 per 60s` → (3, 60); `off` → (0, 0), meaning no limit; nil when malformed.

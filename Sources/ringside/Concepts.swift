@@ -159,7 +159,15 @@ struct Concept {
     }
 
     static var expect: Concept {
-        Concept(
+        let providerChecks = ProviderExpectation.Check.allCases.map(\.option.key)
+        // The checks that expect absence when their boolean is false, as their declaration says.
+        var absence = ProviderExpectation(label: "")
+        absence.reconnected = false
+        absence.refreshedJWT = false
+        let absent = ProviderExpectation.Check.allCases.filter(absence.expectsAbsence).prefix(2).map {
+            $0.option.takes == .boolean ? "\($0.option.key): false" : $0.option.key
+        }
+        return Concept(
             name: "expect",
             text: """
                 expect: what a scenario checks, and when each check is judged.
@@ -169,11 +177,11 @@ struct Concept {
                   expect phone: <phone>      how the latest push to the phone (or a named call) ended:
                                              outcome rang, rang-late, not-delivered, app-killed,
                                              call-refused or duplicate, with its reason and rules
-                  expect provider: <label>   what the provider did about APNs's answers: never-pushes,
-                                             retried, reconnected, refreshed-jwt, connections-at-most,
-                                             stopped
-                An expectation of absence (count 0, never-pushes, reconnected: false, …) counts only if the
-                provider pushed in the same scenario: a provider that does nothing does not pass it.
+                  expect provider: <label>   what the provider did about APNs's answers:
+                                             \(providerChecks.prefix(3).joined(separator: ", ")),
+                                             \(providerChecks.dropFirst(3).joined(separator: ", "))
+                An expectation of absence (count 0, \(absent.joined(separator: ", ")), …) counts only if the provider
+                pushed in the same scenario: a provider that does nothing does not pass it.
                 When each check is judged is declared once, with the check:
                 """ + "\n"
                     + Judging.checks.map { "  \($0.check): \($0.judging.rawValue)" }.joined(separator: "\n")

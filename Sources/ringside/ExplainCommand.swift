@@ -101,7 +101,7 @@ enum ExplainCommand {
         if let rule = LintRule(name: word) { found.append(explain(rule)) }
         if let rule = PhoneRule(rawValue: word) { found.append("rule \(rule.rawValue): \(rule.summary)") }
         if let action = FaultSpec.Action(rawValue: word) {
-            let options = Schema.faultOptions(action).map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }
+            let options = FaultStep.options(action).map { "\($0) (\(Keywords.options["fault.\($0)"] ?? ""))" }
             found.append(
                 "fault \(action.rawValue): \(action.summary)"
                     + (options.isEmpty ? "" : "\noptions: " + options.joined(separator: ", ")))

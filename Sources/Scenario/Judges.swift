@@ -1,0 +1,484 @@
+import APNs
+import Foundation
+import MockAPNs
+import Provider
+import ScenarioLanguage
+import World
+
+/// What a check found: whether it held, what was expected, what was seen (quoting the values and
+/// which push), the pushes it is about, and the phone's story behind it. Judges return it; the
+/// reports render it.
+struct ExpectationResult {
+    var passed: Bool
+    /// It cannot be judged of this provider (`stopped` of an exec or http provider): shown, not counted.
+    var notApplicable = false
+    var expected: String
+    var seen: String
+    var chain: [String] = []
+    /// The pushes the verdict rests on (the first after a refusal, the one whose story is told).
+    var pushes: [PushReference] = []
+}
+
+/// Which push: the connection and stream it came on, and when (world time).
+public struct PushReference: Sendable, Equatable {
+    public var connection: UInt64
+    public var stream: Int32
+    public var at: Double
+
+    init(_ record: PushRecord) {
+        connection = record.connection
+        stream = record.streamId
+        at = record.at.world
+    }
+}
+
+/// What the scenario recorded when a check is judged: the mock's events, what the provider said it
+/// did, the world's records of pushes, and the tokens of the phones the check names. A snapshot:
+/// the judges read nothing else, so judging is a pure function of it (JudgeTests drives them without
+/// a mock or a provider).
+struct Evidence {
+    var events: [MockEvent] = [] {
+        didSet { index() }
+    }
+    var actions: [ProviderAction] = []
+    /// The world's record of every push it was handed, in order.
+    var fates: [PushFate] = []
+    /// Every token of each phone the check names (those handed to the provider, those its apps
+    /// have, those its pushes went to), lowercased.
+    var tokens: [Int: Set<String>] = [:]
+    /// Wall time each call step started: a push sent again belongs to the same call.
+    var callStarts: [Double] = []
+
+    private(set) var records: [PushRecord] = []
+    /// When each connection was opened (wall clock).
+    private(set) var openedAt: [UInt64: Double] = [:]
+    /// GOAWAY frames the mock sent: on which connection, with which reason, and when.
+    private(set) var goAways: [(connection: UInt64, reason: Reason, at: Moment)] = []
+    /// Streams refused unprocessed (REFUSED_STREAM): on which connection, why, and when.
+    private(set) var refusedStreams: [(connection: UInt64, why: String, at: Moment)] = []
+    /// Connections refused in the TLS handshake: why, and when.
+    private(set) var refusals: [(why: String, at: Moment)] = []
+
+    init(events: [MockEvent] = []) {
+        self.events = events
+        index()
+    }
+
+    private mutating func index() {
+        records = []
+        openedAt = [:]
+        goAways = []
+        refusedStreams = []
+        refusals = []
+        for event in events {
+            switch event {
+            case .push(let record): records.append(record)
+            case .connectionOpened(let connection, _, _, _, let at): openedAt[connection] = at.wall
+            case .goAway(let connection, _, let reason, let at): goAways.append((connection, reason, at))
+            case .streamRefused(let connection, _, let why, let at): refusedStreams.append((connection, why, at))
+            case .connectionRefused(_, let why, let at): refusals.append((why, at))
+            default: break
+            }
+        }
+    }
+}
+
+/// The calls a phone check is judged against: the named call's id, the phone's latest call, and
+/// which step was given each id.
+struct CallContext {
+    /// The id of the call named with `call:`, if any.
+    var named: String?
+    /// The phone's latest call, its world time and id.
+    var latest: (at: Double, id: String)?
+    /// The line of the call step that was given each call id.
+    var lines: [String: Int] = [:]
+
+    /// Whose call a call id is: a call of this scenario (by its line), or none.
+    func whose(_ uuid: String?) -> String {
+        guard let uuid = uuid?.lowercased(), !uuid.isEmpty else { return "it carries no call id" }
+        if let line = lines[uuid] { return "it carries call id \(uuid), the call at line \(line)" }
+        return "it carries call id \(uuid), which no call of this scenario was given"
+    }
+}
+
+/// The judges: one pure function per expectation kind, switching over its declared checks
+/// (`APNsExpectation.Check`, `ProviderExpectation.Check`). *When* each is judged is the
+/// declaration's (`judging`), read by the runner; *how* is here.
+enum Judges {
+    /// Which push a record was, as failures name it.
+    static func which(_ record: PushRecord) -> String {
+        "push on connection \(record.connection), stream \(record.streamId)"
+    }
+
+    // MARK: expect phone
+
+    static func judge(_ expectation: PhoneExpectation, call: CallContext, _ evidence: Evidence) -> ExpectationResult {
+        let id = expectation.phone.index
+        let callUUID = call.named
+        // Without `call:`, the phone's latest call: a ring counts for it only if the push that rang
+        // carries its id (a stale payload, or a made-up id, rings no call of the caller's).
+        let thisCall = callUUID ?? call.latest?.id
+        let expected =
+            "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
+            + (expectation.call.map { " for call <\($0)>" } ?? "")
+            + (expectation.rules.isEmpty
+                ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
+        /// A push that rang (on time or late) with another call's id, or a made-up one.
+        func ringsAnotherCall(_ fate: PushFate) -> Bool {
+            guard let thisCall, fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate else {
+                return false
+            }
+            return fate.callUUID?.lowercased() != thisCall
+        }
+        func matches(_ fate: PushFate) -> Bool {
+            let rules = Set(fate.chain.compactMap(\.step.rule))
+            return fate.outcome.finalKind == expectation.outcome
+                && (expectation.reason == nil || fate.outcome.reason == expectation.reason)
+                && expectation.rules.allSatisfy(rules.contains) && !ringsAnotherCall(fate)
+        }
+        let since = callUUID == nil ? call.latest?.at : nil
+        let records = evidence.records
+        let judged = evidence.fates.filter { push in
+            push.phone == id && (callUUID == nil || push.callUUID?.lowercased() == callUUID)
+                && push.sentAt >= (since ?? -.infinity)
+        }
+        var fate = judged.last
+        var note = ""
+        // A ghost — a push that rang after the caller gave up — is what the caller lived
+        // through: a later push (a "cancel") does not hide it.
+        if let phantom = judged.last(where: ringsAnotherCall), phantom.number != fate?.number {
+            // A phantom — the phone rang with another call's id, or a made-up one — is what the
+            // user lived through: a later push for the right call does not undo it.
+            fate = phantom
+            note = " (a phantom ring; a later push does not undo it)"
+        } else if expectation.outcome != .rangLate,
+            let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
+            ghost.number != fate?.number
+        {
+            fate = ghost
+            note = " (a ghost: it rang after the caller gave up; a later push does not undo that)"
+        } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
+            // A resend after an ambiguous failure — the same request, its apns-id and call id,
+            // sent again because the first answer never came back (dropped, late) — is refused by
+            // CallKit as a duplicate: the call still rang, once. Resending a push APNs answered
+            // 200 is the provider's mistake, and a second push of another request is no resend.
+            let rung = judged.last(where: {
+                $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
+            }),
+            // The request whose push rang: its answer must not have reached the provider.
+            let rang = records.last(where: {
+                $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
+                    && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
+            }), rang.status != 200 || rang.fault != nil
+        {
+            fate = rung
+            note = " (then a resend of the same call was refused as a duplicate)"
+        }
+        var missing: [PhoneRule] = []
+        if let fate {
+            let rules = Set(fate.chain.compactMap(\.step.rule))
+            missing = expectation.rules.filter { !rules.contains($0) }
+        }
+        let happened =
+            fate.map { fate in
+                // The request behind the push: its apns-id, the last such before it was accepted.
+                let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
+                var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
+                if ringsAnotherCall(fate), let thisCall {
+                    text += ", but not this call: \(call.whose(fate.callUUID)); this call's id is \(thisCall)"
+                }
+                if !missing.isEmpty {
+                    text += ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))"
+                }
+                return text + " — \(record.map(Judges.which) ?? "push") apns-id \(fate.apnsId)"
+            }
+            ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since, evidence)
+        return ExpectationResult(
+            passed: fate.map(matches) ?? false, expected: expected, seen: happened, chain: fate?.texts ?? [],
+            pushes: fate.flatMap { fate in records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt } }
+                .map { [PushReference($0)] } ?? [])
+    }
+
+    /// Why no push reached the phone, from what APNs answered to requests for its tokens.
+    static func whatAPNsAnswered(phone id: Int, callUUID: String?, since: Double?, _ evidence: Evidence) -> String {
+        let tokens = evidence.tokens[id] ?? []
+        let answers = evidence.records.filter {
+            tokens.contains(($0.request.deviceToken ?? "").lowercased()) && $0.at.world >= (since ?? -.infinity)
+        }
+        if answers.isEmpty {
+            let others = evidence.records.count
+            let refused = evidence.refusedStreams.filter { $0.at.world >= (since ?? -.infinity) }
+            // A provider that could not connect is told why: the handshake the mock refused.
+            let handshakes = evidence.refusals.filter { $0.at.world >= (since ?? -.infinity) }
+            return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
+                + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
+                + (refused.first.map {
+                    "; \(refused.count) stream\(refused.count == 1 ? " was" : "s were") refused unprocessed (REFUSED_STREAM, \($0.why))"
+                } ?? "")
+                + (handshakes.last.map {
+                    "; \(handshakes.count) connection\(handshakes.count == 1 ? " was" : "s were") refused in the TLS handshake (\($0.why))"
+                } ?? "")
+        }
+        let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
+        return "no push to this phone\(callUUID == nil ? "" : " for this call") was delivered; APNs answered "
+            + (answers.count > 8 ? "… " : "") + listed.joined(separator: ", ")
+    }
+
+    // MARK: expect apns
+
+    static func judge(_ check: APNsExpectation.Check, of expectation: APNsExpectation, _ evidence: Evidence)
+        -> ExpectationResult
+    {
+        switch check {
+        case .refused:
+            // A connection refused in the TLS handshake, with `refused` in the mock's reason.
+            let refused = expectation.refused ?? ""
+            let reasons = evidence.refusals.map(\.why)
+            return ExpectationResult(
+                passed: reasons.contains { $0.contains(refused) }, expected: "a connection refused: \(refused)",
+                seen: reasons.isEmpty
+                    ? "no connection was refused"
+                    : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "))
+        case .refusedStreams:
+            let expected = expectation.refusedStreams ?? 0
+            let refused = evidence.refusedStreams
+            return ExpectationResult(
+                passed: refused.count == expected,
+                expected: "\(expected) stream\(expected == 1 ? "" : "s") refused (REFUSED_STREAM)",
+                seen: "\(refused.count) refused" + (refused.first.map { ": \($0.why)" } ?? ""))
+        case .goAway:
+            // GOAWAYs the mock sent with this reason; `count` then counts them, not requests.
+            let sent = evidence.goAways.map(\.reason)
+            let matching = sent.filter { $0 == expectation.goAway }.count
+            return ExpectationResult(
+                passed: expectation.count.map { matching == $0 } ?? (matching > 0),
+                expected: "\(expectation.count.map(String.init) ?? "a") GOAWAY \(expectation.goAway?.wire ?? "")",
+                seen: sent.isEmpty ? "no GOAWAY" : "GOAWAY " + sent.map(\.wire).joined(separator: ", "))
+        case .requests:
+            return requests(expectation, evidence)
+        }
+    }
+
+    private static func requests(_ expectation: APNsExpectation, _ evidence: Evidence) -> ExpectationResult {
+        let phoneTokens = expectation.phone.map { evidence.tokens[$0.index] ?? [] }
+        func matches(_ record: PushRecord) -> Bool {
+            if let status = expectation.status, record.status != status { return false }
+            if let reason = expectation.reason, record.rejection?.reason != reason { return false }
+            if let phoneTokens, !phoneTokens.contains((record.request.deviceToken ?? "").lowercased()) { return false }
+            if let header = expectation.header, record.request.header(named: header.name) != header.value {
+                return false
+            }
+            return true
+        }
+        var description = [
+            expectation.status.map { "status \($0)" }, expectation.reason?.wire,
+            expectation.phone.map { "to \($0.name)" }, expectation.header.map { "with <\($0.name): \($0.value)>" },
+        ].compactMap { $0 }.joined(separator: " ")
+        if description.isEmpty { description = "requests" }
+        let records = evidence.records
+        let matching = records.filter(matches)
+        let passed = expectation.count.map { matching.count == $0 } ?? !matching.isEmpty
+        // What was seen, by push: the matching ones when there are too many, else all.
+        let shown = (expectation.count != nil && !matching.isEmpty ? matching : records).suffix(8)
+        return ExpectationResult(
+            passed: passed, expected: "\(expectation.count.map(String.init) ?? "some") \(description)",
+            seen: "\(matching.count) of \(records.count) requests matched"
+                + (records.isEmpty
+                    ? ""
+                    : ": "
+                        + shown.map { "\($0.answer) (\(which($0))\(seenHeader(expectation.header, in: $0)))" }
+                        .joined(separator: ", ")),
+            pushes: shown.map(PushReference.init))
+    }
+
+    /// The value of the header an expectation names, as a push carried it.
+    static func seenHeader(_ header: (name: String, value: String)?, in record: PushRecord) -> String {
+        guard let header else { return "" }
+        return ", \(header.name): " + (record.request.header(named: header.name).map { "<\($0)>" } ?? "absent")
+    }
+
+    // MARK: expect provider
+
+    static func judge(_ check: ProviderExpectation.Check, of expectation: ProviderExpectation, _ evidence: Evidence)
+        -> ExpectationResult
+    {
+        switch check {
+        case .neverPushes:
+            // A device token refused for good (410, BadDeviceToken) must never be pushed again ([RESP]).
+            let phone = expectation.neverPushes!
+            let tokens = evidence.tokens[phone.index] ?? []
+            var refused = Set<String>()
+            var first: PushRecord?
+            var again = 0
+            for record in evidence.records {
+                guard let token = record.request.deviceToken?.lowercased(), tokens.contains(token) else { continue }
+                if refused.contains(token) {
+                    again += 1
+                    first = first ?? record
+                }
+                if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
+            }
+            return ExpectationResult(
+                passed: again == 0, expected: "no push to \(phone.name)'s token after APNs refused it for good",
+                seen: "\(again) push\(again == 1 ? "" : "es") after a refusal"
+                    + (first.map { ", the first: \(which($0)), answered \($0.answer)" } ?? ""),
+                pushes: first.map { [PushReference($0)] } ?? [])
+        case .refreshedJWT:
+            let refreshed = expectation.refreshedJWT!
+            let did = refreshedJWT(evidence)
+            return ExpectationResult(
+                passed: did == refreshed,
+                expected: refreshed ? "a new JWT after ExpiredProviderToken" : "no new JWT after ExpiredProviderToken",
+                seen: did ? "the provider signed a new JWT" : "the provider kept its JWT")
+        case .retried:
+            let retried = expectation.retried!
+            let waits = retryWaits(evidence)
+            return ExpectationResult(
+                passed: waits.count >= retried && waits.allSatisfy { $0 >= minimumBackOff },
+                expected:
+                    "at least \(retried) retries with back-off (each after at least \(Int(minimumBackOff * 1000)) ms)",
+                seen: "\(waits.count) retries, after "
+                    + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", ")))
+        case .connectionsAtMost:
+            let most = expectation.connectionsAtMost!
+            let opened = evidence.openedAt.count
+            let refused = evidence.refusals.count
+            return ExpectationResult(
+                passed: opened + refused <= most, expected: "at most \(most) connection\(most == 1 ? "" : "s") to APNs",
+                seen: "\(opened + refused): \(opened) opened, \(refused) refused in the handshake")
+        case .stopped:
+            let stopped = expectation.stopped!
+            if expectation.stoppedNotApplicable {
+                // Only the built-in provider can say that it stopped; another's silence is no proof.
+                return ExpectationResult(
+                    passed: true, notApplicable: true, expected: "the provider stopped sending: \(stopped)",
+                    seen:
+                        "not applicable: <\(check.option.key)> is said only by the built-in provider; this requirement's other expectations judge what APNs saw"
+                )
+            }
+            let why = evidence.actions.stoppedBecause
+            let passed =
+                stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
+            return ExpectationResult(
+                passed: passed,
+                expected: stopped == "false"
+                    ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
+                seen: why.map { "it stopped: \($0)" } ?? "it never stopped")
+        case .reconnected:
+            let reconnected = expectation.reconnected!
+            let resent = evidence.actions.contains {
+                if case .resentOnNewConnection = $0 { return true } else { return false }
+            }
+            let again = resentOnNewConnection(evidence)
+            let afterGoAway = sentAfterGoAway(evidence)
+            let connections = Set(evidence.records.map(\.connection)).count
+            return ExpectationResult(
+                passed: (resent || again > 0 || afterGoAway > 0) == reconnected,
+                expected: reconnected
+                    ? "pushes sent on a new connection after GOAWAY, or sent again on one"
+                    : "no push sent on a new connection after GOAWAY, none sent again on one",
+                seen:
+                    "\(afterGoAway) after GOAWAY, \(again) sent again, \(connections) connection\(connections == 1 ? "" : "s")"
+            )
+        }
+    }
+
+    /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
+    /// provider says so; for others, a later request carries another JWT than the refused one.
+    static func refreshedJWT(_ evidence: Evidence) -> Bool {
+        if evidence.actions.contains(.refreshedJWT) { return true }
+        var expired: Set<String> = []
+        for record in evidence.records {
+            let jwt = providerToken(record.request.authorization)
+            // A new provider token counts once APNs took it: not refused by the authentication checks.
+            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
+                return true
+            }
+            if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
+        }
+        return false
+    }
+
+    /// The JWT of an `authorization` header: the scheme is case-insensitive and the spaces around
+    /// it do not count (docs/validation.md), so `Bearer X` and `bearer  X` are one JWT.
+    static func providerToken(_ authorization: String?) -> String {
+        guard let authorization else { return "" }
+        let trimmed = authorization.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bearer") else { return trimmed }
+        return trimmed.dropFirst("bearer".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The shortest wait that counts as backing off: Apple asks for exponential back-off and gives no
+    /// numbers; a provider retrying at once is back within tens of milliseconds, even one that starts
+    /// a process per push.
+    static let minimumBackOff = 0.1
+
+    /// The waits before retries, in order. The built-in provider says how long it meant to wait; for
+    /// any other they are read off what the mock saw: the same push (device token and payload) sent again
+    /// after a 429 or 5xx answer is a retry, and its wait is the real time since that answer. Another
+    /// push to the token (a new call) is not.
+    static func retryWaits(_ evidence: Evidence) -> [Double] {
+        let intended = evidence.actions.compactMap { action -> Double? in
+            if case .retried(_, let after) = action { return after } else { return nil }
+        }
+        if !intended.isEmpty { return intended }
+        var waits: [Double] = []
+        var answered: [PushIdentity: Double] = [:]
+        for record in evidence.records {
+            guard let push = PushIdentity(record, callStarts: evidence.callStarts) else { continue }
+            if let since = answered.removeValue(forKey: push) { waits.append(record.at.wall - since) }
+            if record.status == 429 || record.status >= 500 { answered[push] = record.at.wall }
+        }
+        return waits
+    }
+
+    /// Pushes that reached the mock on a new connection after APNs sent GOAWAY on another: what a
+    /// provider does that notices the GOAWAY (the pushes past its last stream id never arrived).
+    static func sentAfterGoAway(_ evidence: Evidence) -> Int {
+        evidence.records.filter { record in
+            evidence.goAways.contains { goAway in
+                record.connection != goAway.connection && (evidence.openedAt[record.connection] ?? 0) >= goAway.at.wall
+            }
+        }.count
+    }
+
+    /// Pushes (token and payload) that reached the mock on more than one connection.
+    static func resentOnNewConnection(_ evidence: Evidence) -> Int {
+        var first: [PushIdentity: UInt64] = [:]
+        var again = Set<PushIdentity>()
+        for record in evidence.records {
+            guard let push = PushIdentity(record, callStarts: evidence.callStarts) else { continue }
+            if let connection = first[push] {
+                if connection != record.connection { again.insert(push) }
+            } else {
+                first[push] = record.connection
+            }
+        }
+        return again.count
+    }
+}
+
+/// One push as a provider would send it again: the device token and the payload, within one call
+/// step (a later call with the same payload is another push).
+struct PushIdentity: Hashable {
+    let token: String
+    let payload: [UInt8]
+    let call: Int
+
+    init?(_ record: PushRecord, callStarts: [Double]) {
+        guard let token = record.request.deviceToken else { return nil }
+        self.token = token.lowercased()
+        payload = record.request.body
+        call = callStarts.lastIndex { $0 <= record.at.wall } ?? -1
+    }
+}
+
+extension PushRecord {
+    /// The answer as a report shows it: `200`, `410 Unregistered`, `400 BadPriority
+    /// (voip-lint/priority-not-10)`, or the fault that kept it.
+    var answer: String {
+        let notes = self.notes.map { " · note: \($0.rawValue)" }.joined()
+        let reason = rejection.map { " \($0.reason.wire)" + ($0.lint.map { " (\($0.name))" } ?? "") } ?? ""
+        return status == 0 ? (fault ?? "no answer") : "\(status)\(reason)\(notes)"
+    }
+}
