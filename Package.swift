@@ -66,6 +66,8 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
+        // Judging without sockets: the judges are pure functions of recorded events.
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
         .testTarget(
             name: "MockAPNsTests",
             dependencies: [

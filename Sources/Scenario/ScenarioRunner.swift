@@ -585,9 +585,9 @@ public final class ScenarioRunner {
                 throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
             }
             armedFaults.append((step.range.start.line, fault.spec.kind.action.rawValue, Date().timeIntervalSince1970))
-        case .expectAPNs(let expectation): judge(expectation, at: step.range)
+        case .expectAPNs(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
-        case .expectProvider(let expectation): judge(expectation, at: step.range)
+        case .expectProvider(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         }
     }
 
@@ -806,24 +806,17 @@ public final class ScenarioRunner {
         return evidence
     }
 
-    /// Each check the expectation declares, judged when its declaration says.
-    private func judge(_ expectation: APNsExpectation, at range: SourceRange) {
+    /// Each check the expectation declares, judged when its declaration says, by `judge`.
+    private func judge<Expectation: ExpectationWithChecks>(
+        _ expectation: Expectation, at range: SourceRange,
+        by judge: @escaping (Expectation.Check, Expectation, Evidence) -> ExpectationResult
+    ) {
         let named = expectation.phone.map { [$0.index: tokens(of: $0.index)] } ?? [:]
         for check in expectation.checks {
             record(
                 at: range, within: expectation.within, judging: expectation.judging(check),
                 absence: expectation.expectsAbsence(check)
-            ) { [self] in Judges.judge(check, of: expectation, evidence(tokens: named)) }
-        }
-    }
-
-    private func judge(_ expectation: ProviderExpectation, at range: SourceRange) {
-        let named = expectation.neverPushes.map { [$0.index: tokens(of: $0.index)] } ?? [:]
-        for check in expectation.checks {
-            record(
-                at: range, within: expectation.within, judging: expectation.judging(check),
-                absence: expectation.expectsAbsence(check)
-            ) { [self] in Judges.judge(check, of: expectation, evidence(tokens: named)) }
+            ) { [self] in judge(check, expectation, evidence(tokens: named)) }
         }
     }
 

@@ -58,9 +58,10 @@ public enum Keywords {
 
     /// A keyword in words: a step with its options, or a key (`throttle`, `world.throttle`).
     public static func explain(_ word: String) -> String? {
-        if let meaning = steps[word] {
-            let names = (Schema.steps[word] ?? []).map { "  \($0): \(options["\(word).\($0)"] ?? "")" }
-            return (["- \(word): \(meaning)"] + (names.isEmpty ? [] : ["options:"] + names)).joined(separator: "\n")
+        if let step = Vocabulary.stepsByName[word] {
+            let names = step.options.map { "  \($0.key): \($0.meaning) (\($0.takes.described))" }
+            return (["- \(word): \(step.argument) — \(step.meaning)"] + (names.isEmpty ? [] : ["options:"] + names))
+                .joined(separator: "\n")
         }
         let matches =
             keys.filter { $0.key == word || $0.key.hasSuffix(".\(word)") }

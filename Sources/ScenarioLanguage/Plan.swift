@@ -295,6 +295,20 @@ public enum Judging: String, Sendable, CaseIterable {
     case atEnd = "at the scenario's end"
 }
 
+/// An expectation made of checks, each declared with when it is judged and whether it expects
+/// absence (`APNsExpectation`, `ProviderExpectation`): the runner judges them all the same way.
+public protocol ExpectationWithChecks: Sendable {
+    associatedtype Check: Sendable
+    /// The checks it asks for, in the order they are judged.
+    var checks: [Check] { get }
+    func judging(_ check: Check) -> Judging
+    func expectsAbsence(_ check: Check) -> Bool
+    /// Real time to wait (none: judged at once, or when its `Judging` says).
+    var within: Double? { get }
+    /// The phone whose tokens its checks read, if any.
+    var phone: PhoneRef? { get }
+}
+
 extension Judging {
     /// Every check with when it is judged, read from the expectations' own declarations (for
     /// `ringside explain expect`; `ExpectationTimingTests` holds the language reference to it).

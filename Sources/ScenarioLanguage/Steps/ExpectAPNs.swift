@@ -3,7 +3,7 @@ import APNs
 /// `expect apns:` — what requests the fake APNs saw, or refused in the handshake. Each check is
 /// declared here once: its key, what it takes, when it is judged and whether it expects absence.
 /// The runner's judges (Scenario/Judges.swift) switch over `Check`.
-public struct APNsExpectation: Sendable {
+public struct APNsExpectation: ExpectationWithChecks {
     public var label: String
     public var count: Int?
     public var status: Int?

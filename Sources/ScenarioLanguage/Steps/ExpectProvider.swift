@@ -3,7 +3,7 @@ import APNs
 /// `expect provider:` — what the provider did about APNs's answers. Each check is declared here
 /// once: its key, what it takes, when it is judged and whether it expects absence. The runner's
 /// judges (Scenario/Judges.swift) switch over `Check`.
-public struct ProviderExpectation: Sendable {
+public struct ProviderExpectation: ExpectationWithChecks {
     public var label: String
     public var neverPushes: PhoneRef?
     public var retried: Int?
@@ -20,6 +20,9 @@ public struct ProviderExpectation: Sendable {
     public var within: Double?
 
     public init(label: String) { self.label = label }
+
+    /// The phone whose tokens `never-pushes` reads.
+    public var phone: PhoneRef? { neverPushes }
 
     public enum Check: Sendable, CaseIterable {
         case neverPushes, refreshedJWT, retried, connectionsAtMost, stopped, reconnected
