@@ -46,7 +46,8 @@ let package = Package(
             name: "Scenario",
             dependencies: ["ScenarioLanguage", "MockAPNs", "Provider", "World", "APNs", "HTTP2Server", "CLinux"]),
         // Reports: renderers of scenario results.
-        .target(name: "Reports", dependencies: ["Scenario", "ScenarioLanguage", "APNs"]),
+        .target(
+            name: "Reports", dependencies: ["Scenario", "ScenarioLanguage", "APNs", "MockAPNs", "Provider", "World"]),
         // A mock in-process for a provider's own Swift tests, on the same assembly as the CLI.
         .target(name: "RingsideTesting", dependencies: ["MockAPNs", "Scenario", "World", "APNs"]),
         // The command line.
@@ -72,7 +73,7 @@ let package = Package(
             name: "MockAPNsTests",
             dependencies: [
                 "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage",
-                "RingsideTesting", "CNghttp2",
+                "RingsideTesting", "CNghttp2", "Reports",
             ]),
     ],
     swiftLanguageModes: [.v6]

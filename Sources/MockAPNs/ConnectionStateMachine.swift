@@ -58,8 +58,9 @@ enum ConnectionStep {
 /// then carries out in order: frames, timers, observers and the world's delivery are the
 /// executor's, and nothing is sent or told before the decision is complete.
 ///
-/// It holds what a connection remembers (credentials, the stream limit, GOAWAY, memoised header
-/// blocks, the id generator). Deciding changes state outside it too: the fault plan's armed answers
+/// It holds what a connection remembers: its credentials, where it is in its life (`Phase`: open,
+/// stale, draining after GOAWAY), the streams it is granted (`Streams`: one until a valid JWT,
+/// authenticated, lowered by the fault plan), memoised header blocks and the id generator. Deciding changes state outside it too: the fault plan's armed answers
 /// are used up (`take`, `noteAccepted`), the replay's recorded answers are taken in order, and the
 /// validator updates the connection's credentials (the provider token's state, the pinned team) and
 /// its JWT sightings, and reads the world's device tokens when the device check is its own (not left
@@ -85,28 +86,53 @@ struct ConnectionStateMachine {
     private var uniqueIds = MessageIdGenerator(seed: nil)
     /// The request being decided, as a push request (its transcript line reads it).
     private(set) var request = PushRequest()
-    private var closing = false
+    /// Where the connection is in its life: open, stale, or going away.
+    private(set) var phase = Phase.open
+    /// How many streams it is granted, and why.
+    private(set) var streams: Streams
     /// When the last answer held back by a delay fault is due (wall clock): a GOAWAY waits for it.
     private var answersDueAt = 0.0
-    /// When our GOAWAY is due (wall clock): a request decided before then is not refused.
-    private var goAwayDueAt = 0.0
-    /// Whether the raised stream limit of a token connection is in force (`streamLimitRaised()`).
-    private var limitRaised = false
-    /// Set once a JWT was proved: the limit goes up from 1 once.
-    private var streamsRaised = false
-    /// The request that proved the first valid JWT is answered after the raised limit's SETTINGS.
-    private var answerAfterRaise = false
-    /// World time of the last request, and whether the stale-connection fault has struck.
+    /// Whether the executor has applied the raise of `streams` (`streamLimitRaised()`): until then
+    /// nghttp2 still refuses streams over one, and `why(refused:)` says so.
+    private var raiseApplied = false
+    /// World time of the last request (the stale-connection fault measures idleness from it).
     private var lastRequestAt: Double?
-    private var isStale = false
-    /// Set while MAX_CONCURRENT_STREAMS is lowered to 1 after a rejection (fault plan).
-    private var streamsLowered = false
     /// The last header block, what it said, and what the validator learnt from it once it passed
     /// every check. HPACK makes a provider's blocks byte-identical push after push (same device token, topic
     /// and JWT): such a block is read and judged once per connection.
     private var lastHeaders: (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
     /// What `admitted` needs of the request whose push the world is looking up.
     private var pending: (accepted: AcceptedPush, apnsId: MessageId, streamId: Int32, delay: Double?, replayed: Bool)?
+
+    /// Where a connection is in its life ([CONN]).
+    enum Phase: Equatable {
+        /// Requests are decided by the rules.
+        case open
+        /// Idle longer than the stale-connection fault allows: every request answers 500 until the
+        /// provider opens a new connection.
+        case stale
+        /// Our GOAWAY is decided: requests decided from `refusingFrom` (wall clock, once the answers
+        /// a delay fault holds are out) are refused unprocessed.
+        case draining(refusingFrom: Double)
+    }
+
+    /// The streams a connection is granted ([SEND]), and the fault plan's lowering.
+    enum Streams: Equatable {
+        /// A token connection before its first valid JWT: one stream.
+        case oneUntilJWT
+        /// `authenticatedStreams`: authenticated by its certificate, or its first valid JWT proved.
+        case authenticated
+        /// One stream after a rejection (fault plan) until the next accepted push lifts it;
+        /// `authenticated` says whether the connection was (it returns to `authenticated`).
+        case lowered(authenticated: Bool)
+
+        var isAuthenticated: Bool {
+            switch self {
+            case .oneUntilJWT, .lowered(authenticated: false): return false
+            case .authenticated, .lowered(authenticated: true): return true
+            }
+        }
+    }
 
     init(info: ConnectionInfo, configuration: MockConfiguration, validator: Validator) {
         connection = info.id
@@ -119,6 +145,8 @@ struct ConnectionStateMachine {
         authenticatedStreams = configuration.authenticatedMaxConcurrentStreams
         admitsInOneVisit = world != nil && validator.checksDeviceLast
         ids = MessageIdGenerator(seed: configuration.seed.map { $0 &+ info.id })
+        streams =
+            info.clientCertificateDER != nil && configuration.authentication != .token ? .authenticated : .oneUntilJWT
         if let der = info.clientCertificateDER, configuration.authentication != .token {
             do {
                 credentials = .certificate(try ClientCertificate(der: der))
@@ -133,10 +161,10 @@ struct ConnectionStateMachine {
 
     /// [SEND]: "APNs allows only one stream until you post a request with a valid authentication
     /// token"; a certificate connection is authenticated by its handshake.
-    var initialMaxConcurrentStreams: UInt32 { credentials.certificate != nil ? authenticatedStreams : 1 }
+    var initialMaxConcurrentStreams: UInt32 { streams == .authenticated ? authenticatedStreams : 1 }
 
     /// The executor applied `raiseStreamLimit`.
-    mutating func streamLimitRaised() { limitRaised = true }
+    mutating func streamLimitRaised() { raiseApplied = true }
 
     /// Decides what to do about `http`, appending to `actions`. With `.admit`, the world's answer
     /// goes to `admitted(_:number:at:into:)` before the actions are carried out.
@@ -157,14 +185,14 @@ struct ConnectionStateMachine {
         let apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
         let streamId = http.streamId
 
-        if closing {
+        if case .draining(let refusingFrom) = phase {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
             // the GOAWAY itself, which waits for the last answer to be written: a client that saw
             // REFUSED_STREAM first would send the push again on the connection that is going away.
             // While a delay fault holds the GOAWAY back, nothing: nghttp2 closes the streams above its
             // last stream id as it sends it (unprocessed, as the GOAWAY tells the client), and a
             // refusal timed to follow it could go out first.
-            if goAwayDueAt <= now.wall { actions.append(.refuse(streamId: streamId)) }
+            if refusingFrom <= now.wall { actions.append(.refuse(streamId: streamId)) }
             return .decided
         }
         if http.headerListTooLarge {
@@ -208,17 +236,17 @@ struct ConnectionStateMachine {
                 // and does now. The verdict itself is the recording's.
                 _ = validator.validate(
                     request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
-                raiseIfTheJWTIsProved(at: now, into: &actions)
             }
+            let raised = recorded.judgedByTheRules && raiseIfTheJWTIsProved(at: now, into: &actions)
             reject(
                 streamId, apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? apnsId, at: now, rejection,
-                fault: Self.replayedFault, into: &actions)
+                fault: Self.replayedFault, followingRaise: raised, into: &actions)
             return .decided
         }
         // A connection idle too long answers 500 until the provider reconnects (fault plan).
-        if let idle = faults.staleAfterIdle, let last = lastRequestAt, now.world - last > idle { isStale = true }
+        if let idle = faults.staleAfterIdle, let last = lastRequestAt, now.world - last > idle { phase = .stale }
         lastRequestAt = now.world
-        if isStale {
+        if phase == .stale {
             reject(
                 streamId, apnsId: apnsId, at: now,
                 Rejection(
@@ -290,8 +318,8 @@ struct ConnectionStateMachine {
         }
         switch result {
         case .success(let accepted):
-            if streamsLowered {
-                streamsLowered = false
+            if case .lowered = streams {
+                streams = .authenticated
                 actions.append(.setMaxConcurrentStreams(authenticatedStreams, whenRead: false))
                 actions.append(
                     .emit(
@@ -300,7 +328,8 @@ struct ConnectionStateMachine {
                             why: "an accepted push lifts the limit again (fault plan)", at: now)))
             }
             respond(
-                streamId, HTTP2Response(status: 200, unique: idFields(apnsId)), after: delay, at: now, into: &actions)
+                streamId, HTTP2Response(status: 200, unique: idFields(apnsId)), after: delay, at: now,
+                followingRaise: raised, into: &actions)
             actions.append(
                 .record(
                     apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
@@ -319,16 +348,15 @@ struct ConnectionStateMachine {
                 // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
                 // Closed once every answer up to the last stream is out (a delay fault holds some).
                 // Closed a second after the GOAWAY.
-                closing = true
                 let owed = max(0, answersDueAt - now.wall)
-                goAwayDueAt = now.wall + owed
+                phase = .draining(refusingFrom: now.wall + owed)
                 actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .afterAnswers(owed)))
                 actions.append(.emit(.goAway(connection: connection, lastStreamId: streamId, reason: reason, at: now)))
             }
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
             // close (docs/apns-facts.md §5; sideshow/apns2 #93, #117).
-            closing = true
+            phase = .draining(refusingFrom: 0)
             actions.append(.goAway(lastStreamId: 0, reason: rejection.reason, ending: .closeWhenWritten))
             actions.append(.record(apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil))
             actions.append(.emit(.goAway(connection: connection, lastStreamId: 0, reason: rejection.reason, at: now)))
@@ -337,12 +365,14 @@ struct ConnectionStateMachine {
                 // Recorded as accepted, refused by the rules now: the provider's request changed.
                 replay?.noteRefused(request, reason: rejection.reason)
             }
-            reject(streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, into: &actions)
+            reject(
+                streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, followingRaise: raised,
+                into: &actions)
             // Lowered again when this request raised the limit: the raise would lift the lowering.
-            if faults.lowerStreamsAfterRejection, !streamsLowered || raised {
+            if faults.lowerStreamsAfterRejection, !Self.isLowered(streams) || raised {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
                 // Behind the raise when this request proved the JWT: else the raise would undo it.
-                streamsLowered = true
+                streams = .lowered(authenticated: streams.isAuthenticated)
                 actions.append(.setMaxConcurrentStreams(1, whenRead: raised))
                 actions.append(
                     .emit(
@@ -355,49 +385,48 @@ struct ConnectionStateMachine {
 
     /// [SEND]: one stream "until you post a request with a valid authentication token" — the token,
     /// not the push: a refused push with a valid JWT raises the limit too. Returns whether it did.
-    @discardableResult
     private mutating func raiseIfTheJWTIsProved(at now: Moment, into actions: inout [ConnectionAction]) -> Bool {
-        guard !streamsRaised, credentials.tokenState?.hasValidToken == true else { return false }
+        guard !streams.isAuthenticated, credentials.tokenState?.hasValidToken == true else { return false }
         // Raised once what has been read is dealt with: streams that arrived together with this
         // request, while it was still open, were over the limit of one (as a client that sends a
-        // burst before reading SETTINGS finds at APNs), and are refused.
-        streamsRaised = true
+        // burst before reading SETTINGS finds at APNs), and are refused. A lowered limit stays
+        // lowered, now of an authenticated connection.
+        streams = Self.isLowered(streams) ? .lowered(authenticated: true) : .authenticated
         actions.append(
             .emit(
                 .settings(
                     connection: connection, maxConcurrentStreams: authenticatedStreams,
                     why: "the first valid JWT raised the limit", at: now)))
         actions.append(.raiseStreamLimit(authenticatedStreams))
-        // Its answer follows the SETTINGS, as a client reading in order expects.
-        answerAfterRaise = true
         return true
+    }
+
+    private static func isLowered(_ streams: Streams) -> Bool {
+        if case .lowered = streams { return true } else { return false }
     }
 
     private mutating func reject(
         _ streamId: Int32, apnsId: MessageId, at now: Moment, _ rejection: Rejection, fault: String?,
-        after delay: Double? = nil, into actions: inout [ConnectionAction]
+        after delay: Double? = nil, followingRaise: Bool = false, into actions: inout [ConnectionAction]
     ) {
         let response = HTTP2Response(
             status: rejection.reason.status, headers: [("content-type", "application/json")],
             body: Array(rejection.responseBody.utf8), unique: idFields(apnsId))
-        respond(streamId, response, after: delay, at: now, into: &actions)
+        respond(streamId, response, after: delay, at: now, followingRaise: followingRaise, into: &actions)
         actions.append(
             .record(
                 apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
                 fault: fault ?? delay.map { "answered after \($0) s (fault plan)" }))
     }
 
+    /// The answer; the request that proved the first valid JWT (`followingRaise`) is answered
+    /// after the raised limit's SETTINGS, as a client reading in order expects.
     private mutating func respond(
-        _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, at now: Moment,
+        _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, at now: Moment, followingRaise: Bool,
         into actions: inout [ConnectionAction]
     ) {
         if let delay { answersDueAt = max(answersDueAt, now.wall + delay) }
-        if answerAfterRaise {
-            answerAfterRaise = false
-            actions.append(.respond(streamId: streamId, response, after: delay ?? 0))
-            return
-        }
-        actions.append(.respond(streamId: streamId, response, after: delay))
+        actions.append(.respond(streamId: streamId, response, after: followingRaise ? delay ?? 0 : delay))
     }
 
     /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]). Ids change
@@ -416,15 +445,18 @@ struct ConnectionStateMachine {
         if case .heldTooMuch(let limit) = refusal {
             return
                 "the connection's unfinished requests held more than \(limit) bytes of headers and bodies (a Ringside limit, not Apple's); not processed"
-        } else if closing {
-            return "after GOAWAY: not processed; a client sends it again on a new connection"
-        } else if streamsLowered {
-            return "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
-        } else if credentials.certificate == nil, !limitRaised {
-            return
-                "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
         }
-        return "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
+        let oneUntilJWT =
+            "over MAX_CONCURRENT_STREAMS 1: APNs allows one stream until a request carries a valid JWT ([SEND]); not processed, and lost unless the client sends it again"
+        switch (phase, streams) {
+        case (.draining, _):
+            return "after GOAWAY: not processed; a client sends it again on a new connection"
+        case (_, .lowered):
+            return "over MAX_CONCURRENT_STREAMS 1 (lowered after a rejection, fault plan); not processed"
+        case (_, .oneUntilJWT): return oneUntilJWT
+        case (_, .authenticated) where credentials.certificate == nil && !raiseApplied: return oneUntilJWT
+        case (_, .authenticated): return "over MAX_CONCURRENT_STREAMS \(authenticatedStreams); not processed"
+        }
     }
 
     /// The transcript's `fault` for answers given before the rules judged the request (its JWT

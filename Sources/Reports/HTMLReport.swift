@@ -10,7 +10,7 @@ import ScenarioLanguage
 /// retries with their wait, GOAWAY, refusals, the push's story on the phone, world-clock jumps as
 /// breaks, failed expectations where they were judged. A renderer only: it reads results.
 public enum HTMLReport {
-    typealias Party = ScenarioResult.LadderEvent.Party
+    typealias Party = Ladder.LadderEvent.Party
 
     public static func render(_ results: [ScenarioResult]) -> String {
         let skipped = results.filter { $0.skipped != nil }.count
@@ -102,20 +102,21 @@ public enum HTMLReport {
 
     /// The sequence diagram: a grid of four lifelines, one row per message.
     static func diagram(_ result: ScenarioResult, id: String) -> String {
-        guard !result.ladder.isEmpty else { return "" }
+        let ladder = Ladder.events(of: result)
+        guard !ladder.isEmpty else { return "" }
         let lanes = Party.allCases
         var html = "<div class=\"diagram\">\n<div class=\"lanes-head\"><div></div>"
         html += lanes.map { "<div class=\"lane-name\">\(name($0))</div>" }.joined() + "</div>\n"
-        let start = result.ladder.first?.at ?? 0
+        let start = ladder.first?.at ?? 0
         // A page a browser opens: at most `shownEvents` messages a scenario, failures first.
-        var shown = Set(result.ladder.indices)
-        if result.ladder.count > shownEvents {
-            let failed = result.ladder.indices.filter { result.ladder[$0].failed }.prefix(shownEvents)
-            let others = result.ladder.indices.filter { !result.ladder[$0].failed }.prefix(shownEvents - failed.count)
+        var shown = Set(ladder.indices)
+        if ladder.count > shownEvents {
+            let failed = ladder.indices.filter { ladder[$0].failed }.prefix(shownEvents)
+            let others = ladder.indices.filter { !ladder[$0].failed }.prefix(shownEvents - failed.count)
             shown = Set(failed).union(others)
         }
-        let leftOut = result.ladder.count - shown.count
-        for (index, event) in result.ladder.enumerated() where shown.contains(index) {
+        let leftOut = ladder.count - shown.count
+        for (index, event) in ladder.enumerated() where shown.contains(index) {
             var classes = "event kind-\(event.kind.rawValue)"
             if event.failed { classes += " failed-step" }
             if event.kind == .step {
@@ -179,9 +180,10 @@ public enum HTMLReport {
     /// Each push's chain on the phone, under the diagram: how far it got (PushKit, the app,
     /// CallKit) and how it ended.
     static func calls(_ result: ScenarioResult, id: String) -> String {
-        guard !result.calls.isEmpty else { return "" }
+        let calls = Ladder.calls(of: result)
+        guard !calls.isEmpty else { return "" }
         var html = "<div class=\"calls\"><h3>On the phone</h3><ol>\n"
-        for call in result.calls.prefix(shownEvents) {
+        for call in calls.prefix(shownEvents) {
             let ended = call.outcome.hasPrefix("rang") && !call.outcome.hasPrefix("rang-late") ? "rang" : "not-rang"
             html += "<li class=\"call \(ended)\"><b>\(escape(call.phone))</b>"
             if let callUUID = call.callUUID { html += " call <code>\(escape(callUUID))</code>" }
@@ -193,8 +195,8 @@ public enum HTMLReport {
             }.joined()
             html += "</ol></li>\n"
         }
-        if result.calls.count > shownEvents {
-            html += "<li class=\"left-out\">\(result.calls.count - shownEvents) more pushes left out</li>\n"
+        if calls.count > shownEvents {
+            html += "<li class=\"left-out\">\(calls.count - shownEvents) more pushes left out</li>\n"
         }
         return html + "</ol></div>\n"
     }

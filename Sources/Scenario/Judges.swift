@@ -476,7 +476,7 @@ struct PushIdentity: Hashable {
 extension PushRecord {
     /// The answer as a report shows it: `200`, `410 Unregistered`, `400 BadPriority
     /// (voip-lint/priority-not-10)`, or the fault that kept it.
-    var answer: String {
+    public var answer: String {
         let notes = self.notes.map { " · note: \($0.rawValue)" }.joined()
         let reason = rejection.map { " \($0.reason.wire)" + ($0.lint.map { " (\($0.name))" } ?? "") } ?? ""
         return status == 0 ? (fault ?? "no answer") : "\(status)\(reason)\(notes)"

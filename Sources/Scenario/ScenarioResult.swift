@@ -1,4 +1,7 @@
+import MockAPNs
+import Provider
 import ScenarioLanguage
+import World
 
 /// What running one scenario gave: a value the reports render (docs/architecture.md: results are values).
 public struct ScenarioResult: Sendable {
@@ -20,51 +23,43 @@ public struct ScenarioResult: Sendable {
         public var pushes: [PushReference] = []
     }
 
-    /// One message of the sequence diagram: provider ↔ APNs ↔ phone ↔ the app, at a world time.
-    public struct LadderEvent: Sendable {
-        public enum Party: String, Sendable, CaseIterable { case provider, apns, phone, app }
-        /// What the message is, for the diagram's look and filters.
-        public enum Kind: String, Sendable {
-            case connection, settings, request, answer, goaway, refused, closed, delivery, phone, expectation
-            case clockJump = "clock-jump"
-            /// A step of the scenario (register, call, fault, …) at the moment it was taken.
-            case step
-        }
+    /// What the scenario recorded, kept for the reports to draw (Reports/Ladder.swift builds the
+    /// sequence diagram and the phone's stories from it): the runner judges, the reports draw.
+    public struct Recording: Sendable {
+        /// Every event of the mock but outcomes, in order.
+        public var events: [MockEvent] = []
+        /// The world's record of every push, with its chain (PushKit → the app → CallKit).
+        public var fates: [PushFate] = []
+        /// What the provider said it did (the built-in one: retries, refreshed JWTs, stops).
+        public var actions: [ProviderAction] = []
+        public var steps: [StepMark] = []
+        public var clockJumps: [ClockJump] = []
+        /// The line of the call step that was given each call id.
+        public var callLines: [String: Int] = [:]
+        /// World time when the scenario ended.
+        public var endedAt: Double = 0
+    }
+
+    /// A step that drives the provider or the world, as its line reads, and when it was taken.
+    public struct StepMark: Sendable {
         public var at: Double
-        public var from: Party
-        public var to: Party
-        public var label: String
-        public var failed: Bool
-        public var kind: Kind = .phone
-        /// The connection it travelled on, if any.
-        public var connection: UInt64? = nil
-        /// Its explanation, line by line (what `ringside explain` says of its headers or reason).
-        public var details: [String] = []
-        /// The scenario line it is about (a step, a failed expectation).
-        public var line: Int? = nil
-        /// The request field APNs refused (a request whose answer was a refusal): the report marks it.
-        public var refusedField: String? = nil
+        public var line: Int
+        public var text: String
+        /// `register`, `unregister`, `call`, `exec`: the requests after it are its provider's answer.
+        public var drivesProvider: Bool
     }
 
-    /// One push's story on the phone, for the report to show under the diagram.
-    public struct CallStory: Sendable {
-        public var phone: String
-        public var callUUID: String?
-        /// The `call` step's line, if a scenario call sent it.
-        public var line: Int?
-        public var outcome: String
-        /// Each link of the chain, with its rule: accepted, stored, handed to the app, reported, rang.
-        public var steps: [(text: String, rule: String?)]
+    /// A world-clock jump (`advance:`): where, by how much, at which line.
+    public struct ClockJump: Sendable {
+        public var at: Double
+        public var seconds: Double
+        public var line: Int
     }
 
-    /// Every push the world saw, with its chain (PushKit → the app → CallKit).
-    public var calls: [CallStory] = []
+    public var recording = Recording()
 
     /// The scenario file's text, for the report to show the lines its failures link to.
     public var source: String = ""
-
-    /// Everything that happened, in order, for the report's sequence diagram.
-    public var ladder: [LadderEvent] = []
 
     public var path: String
     public var name: String

@@ -80,10 +80,9 @@ import World
     /// Decides one request without a world; the world's step, if asked for, answers `lookup`.
     static func decide(
         _ machine: inout ConnectionStateMachine, _ request: HTTP2Request, lookup: DeviceLookup = .active,
-        number: Int? = nil
+        number: Int? = nil, at now: Moment = SystemClock().now()
     ) -> [String] {
         var actions: [ConnectionAction] = []
-        let now = SystemClock().now()
         if case .admit = machine.receive(request, at: now, into: &actions) {
             actions.append(.emit(.connectionClosed(connection: 0, why: "", at: now)))  // marks the world's visit
             machine.admitted(lookup, number: number, at: now, into: &actions)
@@ -94,10 +93,12 @@ import World
     @Test func firstValidJWTRaisesTheLimitAndItsAnswerFollowsTheSettings() {
         var machine = Self.machine()
         #expect(machine.initialMaxConcurrentStreams == 1)
+        #expect(machine.streams == .oneUntilJWT)
         #expect(
             Self.decide(&machine, Self.push(stream: 1)) == [
                 "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.0", "record 200",
             ])
+        #expect(machine.streams == .authenticated)
         // Once raised, answers go out at once, and the limit is not raised again.
         #expect(Self.decide(&machine, Self.push(stream: 3)) == ["respond 3 200 ids 2", "record 200"])
     }
@@ -108,6 +109,7 @@ import World
         #expect(
             Self.decide(&machine, Self.push(stream: 1, jwt: String(forged)))
                 == ["respond 1 403 ids 2", "record 403 InvalidProviderToken"])
+        #expect(machine.streams == .oneUntilJWT)
         #expect(
             machine.why(refused: .overLimitOrAfterGoAway).contains("one stream until a request carries a valid JWT"))
     }
@@ -136,8 +138,35 @@ import World
                 "event settings 1000", "raise 1000", "respond 1 200 ids 2 after 0.0", "record 200",
                 "goaway 1 Shutdown close later", "event goaway 1 Shutdown",
             ])
+        guard case .draining = machine.phase else {
+            Issue.record("a GOAWAY decided drains the connection, found \(machine.phase)")
+            return
+        }
         #expect(Self.decide(&machine, Self.push(stream: 3)) == ["refuse 3"])
         #expect(machine.why(refused: .overLimitOrAfterGoAway).contains("after GOAWAY"))
+    }
+
+    /// A connection idle longer than the stale-connection fault allows turns stale, and stays so.
+    @Test func anIdleConnectionTurnsStaleAndAnswers500() {
+        let faults = FaultPlan()
+        _ = faults.arm(FaultSpec(.staleConnections(idleSeconds: 5)))
+        var machine = Self.machine(faults: faults)
+        let now = SystemClock().now()
+        #expect(
+            Self.decide(&machine, Self.push(stream: 1), at: now).suffix(2) == [
+                "respond 1 200 ids 2 after 0.0", "record 200",
+            ])
+        #expect(machine.phase == .open)
+        let later = Moment(world: now.world + 6, wall: now.wall)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 3), at: later) == [
+                "respond 3 500 ids 2", "record 500 InternalServerError",
+            ])
+        #expect(machine.phase == .stale)
+        #expect(
+            Self.decide(&machine, Self.push(stream: 5), at: later) == [
+                "respond 5 500 ids 2", "record 500 InternalServerError",
+            ])
     }
 
     @Test func anArmedAnswerAndADropAreDecidedBeforeTheRules() {
@@ -164,9 +193,11 @@ import World
         #expect(
             Self.decide(&machine, Self.push(stream: 3, token: "zz"))
                 == ["respond 3 400 ids 2", "record 400 BadDeviceToken", "streams 1", "event settings 1"])
+        #expect(machine.streams == .lowered(authenticated: true))
         #expect(
             Self.decide(&machine, Self.push(stream: 5))
                 == ["streams 1000", "event settings 1000", "respond 5 200 ids 2", "record 200"])
+        #expect(machine.streams == .authenticated)
     }
 
     /// The request that proves the JWT raises the limit; when the rules refuse it, the lowering goes
@@ -184,6 +215,7 @@ import World
         var lowered = Self.machine(faults: faults)
         #expect(
             Self.decide(&lowered, Self.push(stream: 1, jwt: "")).suffix(2) == ["streams 1", "event settings 1"])
+        #expect(lowered.streams == .lowered(authenticated: false))
         #expect(
             Self.decide(&lowered, Self.push(stream: 3, token: "zz")) == [
                 "event settings 1000", "raise 1000", "respond 3 400 ids 2 after 0.0", "record 400 BadDeviceToken",

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Reports
 import Scenario
 import ScenarioLanguage
 import Testing
@@ -30,7 +31,7 @@ import Testing
         let happened = result.expectations.map(\.happened).joined(separator: "\n")
         #expect(result.expectations.map(\.passed) == [false], "\(happened)")
         #expect(happened.contains("400 BadExpirationDate (voip-lint/expiration-not-zero)"), "\(happened)")
-        let answers = result.ladder.filter { $0.kind == .answer && $0.failed }
+        let answers = Ladder.events(of: result).filter { $0.kind == .answer && $0.failed }
         #expect(!answers.isEmpty)
         for answer in answers {
             let details = answer.details.joined(separator: "\n")
