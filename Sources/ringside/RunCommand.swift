@@ -8,49 +8,60 @@ import ScenarioLanguage
 
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
-    static var help: String {
-        """
-        Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROVIDER]
-                            [--provider-file FILE] [--junit FILE] [--report FILE.html] [--transcript DIR]
-                            [--format console|github] [--certs DIR] [--library] FILE|DIR…
+    static let spec = CommandSpec(
+        "run", abstract: "Run scenario files against the built-in provider and report.", operands: "FILE|DIR…",
+        about: """
+            Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
+            port with its own world, the provider, the steps, the expectations. A failure shows the
+            expectation's line, what was expected, what happened and the phone's chain of events.
 
-        Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
-        port with its own world, the provider, the steps, the expectations. A failure shows the
-        expectation's line, what was expected, what happened and the phone's chain of events.
-        --library adds the bundled scenario library, found beside this binary (a tarball's scenarios/,
-        or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then.
+            Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
+            that names no provider) against the provider FILE describes. A *demonstration* (a scenario that
+            pins its own provider, often a broken one) is skipped and says why, as is a requirement written
+            for the other authentication or needing a template FILE lacks. The run ends with a conformance
+            summary: each requirement, the rule it checks, passed or failed.
 
-        Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
-        that names no provider) against the provider FILE describes — a `provider:` section as a
-        scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth:
-        token` or `auth: certificate`; {dir} in its commands is FILE's folder. A *demonstration* (a
-        scenario that pins its own provider, often a broken one) is skipped and says why, as is a
-        requirement written for the other authentication or needing a template FILE lacks. The run
-        ends with a conformance summary: each requirement, the rule it checks, passed or failed.
-        --provider PROFILE does the same with a built-in profile (reference, or a naive one:
-        \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))); --provider 'exec: COMMAND'
-        with a command.
-
-        --report FILE.html writes one self-contained page with a sequence diagram per scenario (at most
-        400 messages each, failures first; the rest are counted, and --transcript keeps them all).
-        Reports and transcripts are never written through a symbolic link (exit 3).
-        --junit FILE writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>);
-        --transcript DIR one JSONL transcript per scenario. --jobs N (at least 1) runs N scenarios at
-        once; --shard K/N runs the K-th of N slices (for CI machines); --filter keeps files whose path
-        or text contains TEXT; --seed N overrides every scenario's seed. --format github also writes a
-        GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and
-        check error, and a notice for each skipped scenario, beside the console output (docs/ci.md).
-        A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
-
-        Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
-        3 the run could not proceed (or judged nothing), 64 bad arguments.
-        """
-    }
+            A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
+            """,
+        options: [
+            .text("--filter", "TEXT", "Keep files whose path or text contains TEXT."),
+            .number("--seed", "N", in: OptionSpec.seeds, "Overrides every scenario's seed."),
+            .number("--jobs", "N", in: 1...1024, "Runs N scenarios at once (default 1)."),
+            .text("--shard", "K/N", "Runs the K-th of N slices of the files, after --filter (for CI machines)."),
+            .text(
+                "--provider", "PROVIDER",
+                "Runs the requirements against a built-in profile (reference, or a naive one: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))), or against a command with 'exec: COMMAND'."
+            ),
+            .text(
+                "--provider-file", "FILE",
+                "Runs the requirements against the provider FILE describes: a `provider:` section as a scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth: token` or `auth: certificate`; {dir} in its commands is FILE's folder."
+            ),
+            .text(
+                "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>)."),
+            .text(
+                "--report", "FILE.html",
+                "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Reports and transcripts are never written through a symbolic link (exit 3)."
+            ),
+            .text("--transcript", "DIR", "Writes one JSONL transcript per scenario."),
+            .choice(
+                "--format", "FORMAT", OutputFormat.self,
+                "console (default) or github: github also writes a GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and check error, and a notice for each skipped scenario, beside the console output (docs/ci.md)."
+            ),
+            .certs,
+            .flag(
+                "--library",
+                "Adds the bundled scenario library, found beside this binary (a tarball's scenarios/, or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then."
+            ),
+        ],
+        exitCodes: """
+            Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
+            3 the run could not proceed (or judged nothing), 64 bad arguments.
+            """)
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "run")
-        if arguments.flag("--help") || arguments.flag("-h") || raw.isEmpty {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() || raw.isEmpty {
+            Output.out(spec.help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         let signals = InterruptStopsProviders.install()
@@ -62,14 +73,15 @@ enum RunCommand {
             let junit = try arguments.value("--junit")
             let transcripts = try arguments.value("--transcript")
             let jobs = try arguments.number("--jobs", Int.self) ?? 1
-            guard jobs >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, got <\(jobs)>") }
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
-            let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
-            let certs = try TestCredentials.required(try arguments.value("--certs"))
+            let format = try arguments.choice("--format", OutputFormat.self) ?? .console
+            let certsOption = try arguments.value("--certs")
             let library = arguments.flag("--library")
-            let paths = try arguments.remaining() + (library ? [try ScenarioLibrary.required()] : [])
+            let named = try arguments.remaining()
+            let certs = try TestCredentials.required(certsOption)
+            let paths = named + (library ? [try ScenarioLibrary.required()] : [])
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
             let files = try scenarioFiles(paths)
             var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in
