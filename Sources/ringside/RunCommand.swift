@@ -5,6 +5,7 @@ import Provider
 import Reports
 import Scenario
 import ScenarioLanguage
+import Synchronization
 
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
@@ -172,82 +173,85 @@ enum RunCommand {
 
     typealias Case = (name: String, path: String, seconds: Double, failure: String?, skipped: String?)
 
-    /// Counts and prints results as scenarios finish (from several threads).
-    /// Unchecked Sendable: every counter, `cases` and `kept` are read and written under `lock`.
-    final class Tally: @unchecked Sendable {
-        private let lock = NSLock()
-        private var done = 0
-        private var passed = 0
-        private var failed = 0
-        private var invalid = 0
-        private var broken = 0
-        private var demonstrations = 0
-        private var notApplicable = 0
-        private var cases: [Case] = []
-        private var kept: [ScenarioResult] = []
+    /// Counts and prints results as scenarios finish (from several threads): each result is counted
+    /// and printed under one lock, so lines never interleave and `[n/total]` counts up.
+    final class Tally: Sendable {
+        struct Totals {
+            var passed = 0
+            var failed = 0
+            var invalid = 0
+            var broken = 0
+            var demonstrations = 0
+            var notApplicable = 0
+            var cases: [Case] = []
+        }
+
+        private struct State {
+            var done = 0
+            var totals = Totals()
+            var kept: [ScenarioResult] = []
+        }
+
+        private let state = Mutex(State())
         private let format: OutputFormat
 
         init(format: OutputFormat) { self.format = format }
 
         /// Every result, in file order.
-        var results: [ScenarioResult] {
-            lock.lock()
-            defer { lock.unlock() }
-            return kept.sorted { $0.path < $1.path }
+        var results: [ScenarioResult] { state.withLock { $0.kept }.sorted { $0.path < $1.path } }
+
+        /// The counts, and the cases in file order.
+        var totals: Totals {
+            var totals = state.withLock { $0.totals }
+            totals.cases.sort { $0.path < $1.path }
+            return totals
         }
 
         func report(_ result: ScenarioResult, file: SourceFile, path: String, total: Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            done += 1
-            kept.append(result)
-            cases.append(
-                (
-                    result.name, path, result.seconds, ConsoleReport.failure(result, in: file),
-                    result.skipped?.description
-                ))
-            let counter = "[\(done)/\(total)]"
+            state.withLock { state in
+                state.done += 1
+                state.kept.append(result)
+                state.totals.cases.append(
+                    (
+                        result.name, path, result.seconds, ConsoleReport.failure(result, in: file),
+                        result.skipped?.description
+                    ))
+                show(result, file: file, path: path, counter: "[\(state.done)/\(total)]", into: &state.totals)
+            }
+        }
+
+        /// One result's lines, counted in `totals`.
+        private func show(
+            _ result: ScenarioResult, file: SourceFile, path: String, counter: String, into totals: inout Totals
+        ) {
             // Names, paths and messages are outside text (a scenario's, a provider's): shown visibly.
             let visible = OutsideText.visible
             let path = visible(path)
             let name = visible(result.name)
             if !result.diagnostics.isEmpty {
-                invalid += 1
+                totals.invalid += 1
                 Output.out("✘ \(counter) \(path): does not check")
                 for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
             } else if let skipped = result.skipped {
-                if skipped.isDemonstration { demonstrations += 1 } else { notApplicable += 1 }
+                if skipped.isDemonstration { totals.demonstrations += 1 } else { totals.notApplicable += 1 }
                 Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped.description))")
             } else if let error = result.error {
-                broken += 1
+                totals.broken += 1
                 Output.out("✘ \(counter) \(name) (\(path)): could not run: \(visible(error))")
             } else if result.passed {
-                passed += 1
+                totals.passed += 1
                 Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, name, path, result.seconds))
                 for expectation in result.expectations where expectation.notApplicable {
                     Output.out("    – line \(expectation.range.start.line): \(visible(expectation.happened))")
                 }
             } else {
-                failed += 1
+                totals.failed += 1
                 Output.out("✘ \(counter) \(name) (\(path))")
                 if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
             if format == .github {
                 for annotation in GitHubAnnotations.render(result) { Output.command(annotation) }
             }
-        }
-
-        var totals:
-            (
-                passed: Int, failed: Int, invalid: Int, broken: Int, demonstrations: Int, notApplicable: Int,
-                cases: [Case]
-            )
-        {
-            lock.lock()
-            defer { lock.unlock() }
-            return (
-                passed, failed, invalid, broken, demonstrations, notApplicable, cases.sorted { $0.path < $1.path }
-            )
         }
     }
 }
