@@ -75,6 +75,8 @@ let package = Package(
                 "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage",
                 "RingsideTesting", "CNghttp2", "Reports",
             ]),
+        // The command line: each command's option table against its `--help` and its parser.
+        .testTarget(name: "RingsideTests", dependencies: ["ringside"]),
     ],
     swiftLanguageModes: [.v6]
 )

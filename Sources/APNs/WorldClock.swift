@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where the rules get the time from: the wall clock, or a clock a test or a scenario moves by hand.
 public protocol WorldClock: Sendable {
@@ -6,18 +7,14 @@ public protocol WorldClock: Sendable {
 }
 
 /// The wall clock plus an offset that can be advanced (docs/architecture.md, "Time").
-/// Unchecked Sendable: `offset` is behind `lock`.
-public final class SystemClock: WorldClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var offset: Double = 0
+public final class SystemClock: WorldClock {
+    private let offset = Mutex<Double>(0)
 
     public init() {}
 
     public func now() -> Moment {
         let wall = Date().timeIntervalSince1970
-        lock.lock()
-        defer { lock.unlock() }
-        return Moment(world: wall + offset, wall: wall)
+        return Moment(world: wall + offset.withLock { $0 }, wall: wall)
     }
 
     /// The furthest the world clock may run ahead of the wall clock: a century, far beyond every rule
@@ -28,33 +25,27 @@ public final class SystemClock: WorldClock, @unchecked Sendable {
     /// for a step that is not finite, is negative, or would take the world past `maximumOffset`.
     @discardableResult
     public func advance(by seconds: Double) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard seconds.isFinite, seconds >= 0, offset + seconds <= Self.maximumOffset else { return false }
-        offset += seconds
-        return true
+        offset.withLock { offset in
+            guard seconds.isFinite, seconds >= 0, offset + seconds <= Self.maximumOffset else { return false }
+            offset += seconds
+            return true
+        }
     }
 }
 
 /// A clock that only moves when told to: for unit tests.
-/// Unchecked Sendable: `moment` is behind `lock`.
-public final class ManualClock: WorldClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var moment: Moment
+public final class ManualClock: WorldClock {
+    private let moment: Mutex<Moment>
 
-    public init(_ start: Moment = Moment(1_800_000_000)) { moment = start }
+    public init(_ start: Moment = Moment(1_800_000_000)) { moment = Mutex(start) }
 
-    public func now() -> Moment {
-        lock.lock()
-        defer { lock.unlock() }
-        return moment
-    }
+    public func now() -> Moment { moment.withLock { $0 } }
 
     /// Moves both the world and the wall clock.
     public func advance(by seconds: Double) {
-        lock.lock()
-        moment.world += seconds
-        moment.wall += seconds
-        lock.unlock()
+        moment.withLock {
+            $0.world += seconds
+            $0.wall += seconds
+        }
     }
 }

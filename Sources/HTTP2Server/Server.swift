@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where and how the server listens.
 public struct ServerConfiguration: Sendable {
@@ -150,17 +151,10 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-/// Hands out connection ids across workers.
-/// Unchecked Sendable: `next` is behind `lock`.
-final class ConnectionIds: @unchecked Sendable {
-    private var next: UInt64 = 0
-    private let lock = NSLock()
-    func take() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        next += 1
-        return next
-    }
+/// Hands out connection ids across workers: 1, 2, 3 …
+final class ConnectionIds: Sendable {
+    private let last = Atomic<UInt64>(0)
+    func take() -> UInt64 { last.add(1, ordering: .relaxed).newValue }
 }
 
 /// Seconds on the monotonic clock, for idle timeouts.
@@ -176,24 +170,14 @@ func cText(_ buffer: [CChar]) -> String {
 }
 
 /// The TLS context new connections get; swappable while serving.
-/// Unchecked Sendable: `context` is behind `lock`.
-final class TLSContextSlot: @unchecked Sendable {
-    private let lock = NSLock()
-    private var context: TLSContext?
+final class TLSContextSlot: Sendable {
+    private let context: Mutex<TLSContext?>
 
-    init(_ context: TLSContext?) { self.context = context }
+    init(_ context: TLSContext?) { self.context = Mutex(context) }
 
-    func get() -> TLSContext? {
-        lock.lock()
-        defer { lock.unlock() }
-        return context
-    }
+    func get() -> TLSContext? { context.withLock { $0 } }
 
-    func set(_ context: TLSContext) {
-        lock.lock()
-        self.context = context
-        lock.unlock()
-    }
+    func set(_ context: TLSContext) { self.context.withLock { $0 = context } }
 }
 
 /// What differs between the systems' socket interfaces, in one place.

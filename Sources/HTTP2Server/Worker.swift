@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// One event loop: a `Readiness` (epoll, or poll where there is none) watching its connections. The first worker also watches the
 /// listening socket and hands new connections to the workers in turn, so a burst of connections
 /// spreads across cores (with a shared EPOLLEXCLUSIVE listener the first awake worker took most).
-/// Unchecked Sendable: the loop's state is touched only on the worker's own thread (`run`); `stopRequest` and
-/// `adopted` are behind `stopLock`, `count` behind `countLock`; `team` is set before `run` and after it ends.
+/// Unchecked Sendable: the loop's state is touched only on the worker's own thread (`run`); what other
+/// threads hand it is a `Mutex<Inbox>`, `count` an `Atomic`; `team` is set before `run` and after it ends.
 final class Worker: @unchecked Sendable {
     private let index: Int
     private let readiness: Readiness
@@ -30,10 +31,18 @@ final class Worker: @unchecked Sendable {
     private var lingering: [Int32: Double] = [:]
     static let lingerTime = 2.0
 
-    private let stopLock = NSLock()
-    private var stopRequest: (debugData: [UInt8], grace: Double)?
-    /// Accepted sockets handed over by the accepting worker, with their peer's address.
-    private var adopted: [(fd: Int32, peer: String)] = []
+    /// What other threads hand the loop: a request to stop, and accepted sockets.
+    private struct Inbox {
+        var stopRequest: (debugData: [UInt8], grace: Double)?
+        /// Accepted sockets handed over by the accepting worker, with their peer's address.
+        var adopted: [(fd: Int32, peer: String)] = []
+
+        mutating func takeAdopted() -> [(fd: Int32, peer: String)] {
+            defer { adopted.removeAll() }
+            return adopted
+        }
+    }
+    private let inbox = Mutex(Inbox())
     /// All workers, for the accepting one to hand connections to; set once before `run`.
     var team: [Worker] = []
     private var nextWorker = 0
@@ -41,8 +50,8 @@ final class Worker: @unchecked Sendable {
     let tlsSlot: TLSContextSlot
     /// Actions scheduled by connections (delayed answers), earliest first enough: few at a time.
     private var timers: [(deadline: Double, connection: Connection, action: () -> Void)] = []
-    private var countLock = NSLock()
-    private var count = 0
+    /// Connections open on this worker, read by the server from any thread.
+    private let count = Atomic<Int>(0)
 
     init(index: Int, listener: Int32, configuration: ServerConfiguration, service: any HTTP2Service, ids: ConnectionIds)
         throws(ServerError)
@@ -59,16 +68,10 @@ final class Worker: @unchecked Sendable {
         readiness.watch(wakeup.fd, for: .read)
     }
 
-    var connectionCount: Int {
-        countLock.lock()
-        defer { countLock.unlock() }
-        return count
-    }
+    var connectionCount: Int { count.load(ordering: .relaxed) }
 
     func requestStop(debugData: [UInt8], grace: Double) {
-        stopLock.lock()
-        stopRequest = (debugData, grace)
-        stopLock.unlock()
+        inbox.withLock { $0.stopRequest = (debugData, grace) }
         wakeup.ring()
     }
 
@@ -119,10 +122,7 @@ final class Worker: @unchecked Sendable {
             }
         }
         // Connections handed over after the stop began: close them unserved.
-        stopLock.lock()
-        for socket in adopted { close(socket.fd) }
-        adopted.removeAll()
-        stopLock.unlock()
+        for socket in inbox.withLock({ $0.takeAdopted() }) { close(socket.fd) }
     }
 
     private func runTimers(now: Double) {
@@ -136,32 +136,20 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    private var isStopRequested: Bool {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        return stopRequest != nil
-    }
+    private var isStopRequested: Bool { inbox.withLock { $0.stopRequest != nil } }
 
     /// Takes a connection accepted by the first worker (called from that worker's thread).
     func handOver(fd: Int32, peer: String) {
-        stopLock.lock()
-        adopted.append((fd, peer))
-        stopLock.unlock()
+        inbox.withLock { $0.adopted.append((fd, peer)) }
         wakeup.ring()
     }
 
     private func adoptHandedOver(now: Double) {
-        stopLock.lock()
-        let sockets = adopted
-        adopted.removeAll()
-        stopLock.unlock()
-        for socket in sockets { adopt(fd: socket.fd, peer: socket.peer, now: now) }
+        for socket in inbox.withLock({ $0.takeAdopted() }) { adopt(fd: socket.fd, peer: socket.peer, now: now) }
     }
 
     private func beginStop(now: Double) -> Double {
-        stopLock.lock()
-        let request = stopRequest ?? ([], 1)
-        stopLock.unlock()
+        let request = inbox.withLock { $0.stopRequest } ?? (debugData: [], grace: 1)
         if index == 0 { readiness.forget(listener) }
         for connection in Array(connections.values) {
             connection.shutdown(debugData: request.debugData)
@@ -233,9 +221,7 @@ final class Worker: @unchecked Sendable {
         connection.scheduler = { [unowned self, unowned connection] seconds, action in
             self.timers.append((monotonicSeconds() + seconds, connection, action))
         }
-        countLock.lock()
-        count += 1
-        countLock.unlock()
+        count.add(1, ordering: .relaxed)
         watch(fd, for: .read)
         // A cleartext connection sends its SETTINGS at once.
         connection.flush()
@@ -376,9 +362,7 @@ final class Worker: @unchecked Sendable {
             close(fd)
         }
         connection.closed()
-        countLock.lock()
-        count -= 1
-        countLock.unlock()
+        count.subtract(1, ordering: .relaxed)
     }
 
     /// Reads and discards what a lingering client still sends, until it closes.

@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// A plan is explicit: nothing in the rules knows about it (docs/architecture.md, "Observers watch,
 /// they never decide").
-/// Unchecked Sendable: `faults`, `acceptedSinceArmed`, `staleAfterIdleValue` and `lowerStreamsValue` are behind
-/// `lock`; `armed` and `hasConnectionRules` are `Atomic`s, only hints read before taking `lock`.
-public final class FaultPlan: @unchecked Sendable {
+/// The faults and the connection rules are a `Mutex<State>`; `armed` and `hasConnectionRules` are
+/// `Atomic`s, only hints read before taking it.
+public final class FaultPlan: Sendable {
     /// Which requests a fault applies to; every field left nil matches all.
     public typealias Match = FaultSpec.Match
 
@@ -43,40 +43,53 @@ public final class FaultPlan: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var faults: [Fault] = []
-    private var acceptedSinceArmed: [Int] = []
+    /// What the plan holds, behind one lock.
+    private struct State {
+        var faults: [Fault] = []
+        var acceptedSinceArmed: [Int] = []
+        var staleAfterIdle: Double?
+        var lowerStreamsAfterRejection = false
+
+        var hasConnectionRules: Bool { staleAfterIdle != nil || lowerStreamsAfterRejection }
+
+        /// Uses up one of the fault's count, removing it at none.
+        mutating func consume(_ index: Int) {
+            faults[index].remaining -= 1
+            if faults[index].remaining <= 0 {
+                faults.remove(at: index)
+                acceptedSinceArmed.remove(at: index)
+            }
+        }
+    }
+
+    private let state = Mutex(State())
     /// How many faults are armed, readable without the lock: most requests meet an empty plan.
     private let armed = Atomic<Int>(0)
+    /// Whether either connection rule is set, readable without the lock: every request asks.
+    private let hasConnectionRules = Atomic<Bool>(false)
+
     /// A connection idle longer than this (world time) answers 500 InternalServerError to every
     /// request until the provider opens a new one.
     public var staleAfterIdle: Double? {
-        get { hasConnectionRules.load(ordering: .acquiring) ? locked { staleAfterIdleValue } : nil }
-        set { locked { staleAfterIdleValue = newValue } }
-    }
-    private var staleAfterIdleValue: Double? {
-        didSet { noteConnectionRules() }
+        get { hasConnectionRules.load(ordering: .acquiring) ? locked { $0.staleAfterIdle } : nil }
+        set { locked { $0.staleAfterIdle = newValue } }
     }
     /// After a rejected push, MAX_CONCURRENT_STREAMS drops to 1 until the next accepted one (O, rdar 27870881).
     public var lowerStreamsAfterRejection: Bool {
-        get { hasConnectionRules.load(ordering: .acquiring) ? locked { lowerStreamsValue } : false }
-        set { locked { lowerStreamsValue = newValue } }
-    }
-    private var lowerStreamsValue = false {
-        didSet { noteConnectionRules() }
-    }
-    /// Whether either connection rule is set, readable without the lock: every request asks.
-    private let hasConnectionRules = Atomic<Bool>(false)
-    private func noteConnectionRules() {
-        hasConnectionRules.store(staleAfterIdleValue != nil || lowerStreamsValue, ordering: .releasing)
+        get { hasConnectionRules.load(ordering: .acquiring) ? locked { $0.lowerStreamsAfterRejection } : false }
+        set { locked { $0.lowerStreamsAfterRejection = newValue } }
     }
 
     public init() {}
 
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+    /// Runs `body` on the state under the lock, then refreshes the two hints from it.
+    private func locked<T: Sendable>(_ body: (inout State) -> T) -> T {
+        state.withLock { state in
+            let result = body(&state)
+            armed.store(state.faults.count, ordering: .releasing)
+            hasConnectionRules.store(state.hasConnectionRules, ordering: .releasing)
+            return result
+        }
     }
 
     /// Faults armed at once: every request is matched against them in turn.
@@ -89,35 +102,28 @@ public final class FaultPlan: @unchecked Sendable {
         var fault = fault
         fault.match.deviceToken = fault.match.deviceToken?.lowercased()  // compared lower-cased
         locked {
-            faults.append(fault)
-            acceptedSinceArmed.append(0)
-            armed.store(faults.count, ordering: .releasing)
+            $0.faults.append(fault)
+            $0.acceptedSinceArmed.append(0)
         }
     }
 
     public func disarmAll() {
-        locked {
-            faults.removeAll()
-            acceptedSinceArmed.removeAll()
-            staleAfterIdleValue = nil
-            lowerStreamsValue = false
-            armed.store(0, ordering: .releasing)
-        }
+        locked { $0 = State() }
     }
 
     /// The request-level fault for this request, if any; uses up one of its count.
     func take(token: String?, connection: UInt64, at now: Double) -> Action? {
         if armed.load(ordering: .acquiring) == 0 { return nil }
         let token = token?.lowercased()
-        return locked {
+        return locked { state in
             guard
-                let index = faults.firstIndex(where: {
+                let index = state.faults.firstIndex(where: {
                     if case .goAwayAfterAccepted = $0.action { return false }
                     return $0.match.matches(token: token, connection: connection, at: now)
                 })
             else { return nil }
-            let action = faults[index].action
-            consume(index)
+            let action = state.faults[index].action
+            state.consume(index)
             return action
         }
     }
@@ -126,14 +132,14 @@ public final class FaultPlan: @unchecked Sendable {
     func noteAccepted(token: String?, connection: UInt64, at now: Double) -> Reason? {
         if armed.load(ordering: .acquiring) == 0 { return nil }
         let token = token?.lowercased()
-        return locked {
-            for index in faults.indices {
-                guard case .goAwayAfterAccepted(let limit, let reason) = faults[index].action,
-                    faults[index].match.matches(token: token, connection: connection, at: now)
+        return locked { state in
+            for index in state.faults.indices {
+                guard case .goAwayAfterAccepted(let limit, let reason) = state.faults[index].action,
+                    state.faults[index].match.matches(token: token, connection: connection, at: now)
                 else { continue }
-                acceptedSinceArmed[index] += 1
-                if acceptedSinceArmed[index] >= limit {
-                    consume(index)
+                state.acceptedSinceArmed[index] += 1
+                if state.acceptedSinceArmed[index] >= limit {
+                    state.consume(index)
                     return reason
                 }
             }
@@ -141,16 +147,7 @@ public final class FaultPlan: @unchecked Sendable {
         }
     }
 
-    private func consume(_ index: Int) {
-        faults[index].remaining -= 1
-        if faults[index].remaining <= 0 {
-            faults.remove(at: index)
-            acceptedSinceArmed.remove(at: index)
-            armed.store(faults.count, ordering: .releasing)
-        }
-    }
-
-    public var isEmpty: Bool { locked { faults.isEmpty } }
+    public var isEmpty: Bool { locked { $0.faults.isEmpty } }
 
     /// Arms what a spec says, for the faults that live in the plan; false for those the server
     /// must carry out (a certificate switch).

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Synchronization
 import World
 
 /// Writes the JSONL transcript (docs/architecture.md): one object per event, flushed per line (one
@@ -7,23 +8,20 @@ import World
 /// redacted.
 ///
 /// `wallTime` fields are wall-clock and differ between runs; everything else repeats with the seed.
-/// Unchecked Sendable: only `let`s (`fd`, `lock`); each line is written under `lock`.
-public final class TranscriptWriter: MockObserver, @unchecked Sendable {
-    private let fd: Int32
-    private let lock = NSLock()
+public final class TranscriptWriter: MockObserver {
+    /// The file, written a whole line at a time under the lock.
+    private let fd: Mutex<Int32>
 
     public init(path: String) throws {
-        fd = try OutputFiles.openForStreaming(path)
+        fd = Mutex(try OutputFiles.openForStreaming(path))
     }
 
-    deinit { close(fd) }
+    deinit { close(fd.withLock { $0 }) }
 
     public func observe(_ event: MockEvent) {
         var line = Self.render(event).utf8CString.dropLast().map { UInt8(bitPattern: $0) }
         line.append(UInt8(ascii: "\n"))
-        lock.lock()
-        defer { lock.unlock() }
-        _ = OutputFiles.writeAll(line, to: fd)
+        fd.withLock { _ = OutputFiles.writeAll(line, to: $0) }
     }
 
     /// One event as a JSON object.

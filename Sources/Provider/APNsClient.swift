@@ -1,6 +1,7 @@
 import APNs
 import CCurl
 import Foundation
+import Synchronization
 
 /// How the reference provider reaches APNs (the provider contract of docs/architecture.md).
 public struct ClientConfiguration: Sendable {
@@ -172,20 +173,14 @@ private struct UncheckedLanes<Lane, Work>: @unchecked Sendable {
 }
 
 /// Each lane's answers, written by its own thread.
-/// Unchecked Sendable: `slots` is written under `lock`; `joined` reads it only after `concurrentPerform` returns.
-private final class LaneResults: @unchecked Sendable {
-    private var slots: [Result<[PushAnswer], any Error>]
-    private let lock = NSLock()
+private final class LaneResults: Sendable {
+    private let slots: Mutex<[Result<[PushAnswer], any Error>]>
 
-    init(count: Int) { slots = Array(repeating: .success([]), count: count) }
+    init(count: Int) { slots = Mutex(Array(repeating: .success([]), count: count)) }
 
-    func set(_ index: Int, _ answers: Result<[PushAnswer], any Error>) {
-        lock.lock()
-        slots[index] = answers
-        lock.unlock()
-    }
+    func set(_ index: Int, _ answers: Result<[PushAnswer], any Error>) { slots.withLock { $0[index] = answers } }
 
-    func joined() throws -> [PushAnswer] { try slots.flatMap { try $0.get() } }
+    func joined() throws -> [PushAnswer] { try slots.withLock { $0 }.flatMap { try $0.get() } }
 }
 
 /// One libcurl multi handle and its connection, the easy handles it reuses and its sockets. Driven

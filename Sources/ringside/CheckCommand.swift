@@ -5,27 +5,31 @@ import ScenarioLanguage
 
 /// `ringside check FILE…`: parses and checks scenario files without running anything.
 enum CheckCommand {
-    static let help = """
-        Usage: ringside check [--format console|github] FILE…
-
-        Parses and checks scenario files (*.ring) without running anything: every problem is shown
-        with file:line:column, the source line, carets, and "did you mean" for near misses.
-        See docs/scenario-language.md. --format github also writes each problem as a GitHub Actions
-        annotation (::error file=…,line=…,col=…::…).
-
-        Exit codes: 0 every file is well formed, 2 a file did not parse or check, 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "check", abstract: "Parse and check scenario files without running them.", operands: "FILE…",
+        about: """
+            Parses and checks scenario files (*.ring) without running anything: every problem is shown
+            with file:line:column, the source line, carets, and "did you mean" for near misses.
+            See docs/scenario-language.md.
+            """,
+        options: [
+            .choice(
+                "--format", "FORMAT", OutputFormat.self,
+                "console (default) or github: github also writes each problem as a GitHub Actions annotation (::error file=…,line=…,col=…::…)."
+            )
+        ],
+        exitCodes: "Exit codes: 0 every file is well formed, 2 a file did not parse or check, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
-        guard !raw.isEmpty, !raw.contains("--help"), !raw.contains("-h") else {
-            Output.out(help)
+        var options = Arguments(raw, command: spec)
+        guard !raw.isEmpty, !options.help() else {
+            Output.out(spec.help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
-        var options = Arguments(raw, command: "check")
         let format: OutputFormat
         let arguments: [String]
         do {
-            format = try options.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
+            format = try options.choice("--format", OutputFormat.self) ?? .console
             arguments = try options.remaining()
         } catch {
             Output.error("error: \(error.message)")

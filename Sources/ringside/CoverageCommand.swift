@@ -8,18 +8,22 @@ import World
 /// plans (nothing runs): a reason counts where `expect apns … reason:` or `goaway:` expects it; a rule
 /// where `expect phone … rules:` checks it. docs/coverage.md is its output.
 enum CoverageCommand {
-    static let help = """
-        Usage: ringside coverage [--library] DIR|FILE…
-
-        Prints, as Markdown, every APNs reason and every rule of APNs and the phone (`ringside explain
-        rules`) with the scenario lines that check it: `expect apns … reason:` or `goaway:` (an
-        expectation that it happens: not `count: 0`), `expect phone … rules:`. Nothing is run: a
-        line counts because its scenario passes, so run the same files (`ringside run`) to know.
-        --library adds the bundled scenario library, found beside this binary (as `run --library`).
-
-        Exit codes: 0 everything is covered, 1 something is not (listed at the end), 2 a scenario does
-        not check, 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "coverage", abstract: "Which APNs reasons and phone rules the scenarios demonstrate, and which none does.",
+        operands: "DIR|FILE…",
+        about: """
+            Prints, as Markdown, every APNs reason and every rule of APNs and the phone (`ringside explain
+            rules`) with the scenario lines that check it: `expect apns … reason:` or `goaway:` (an
+            expectation that it happens: not `count: 0`), `expect phone … rules:`. Nothing is run: a
+            line counts because its scenario passes, so run the same files (`ringside run`) to know.
+            """,
+        options: [
+            .flag("--library", "Adds the bundled scenario library, found beside this binary (as `run --library`).")
+        ],
+        exitCodes: """
+            Exit codes: 0 everything is covered, 1 something is not (listed at the end), 2 a scenario does
+            not check, 64 bad arguments.
+            """)
 
     /// Where something is shown: a file's line, and how.
     struct Place: Comparable, Hashable {
@@ -31,9 +35,9 @@ enum CoverageCommand {
     }
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "coverage")
-        if arguments.flag("--help") || arguments.flag("-h") || raw.isEmpty {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() || raw.isEmpty {
+            Output.out(spec.help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         return runCommand {

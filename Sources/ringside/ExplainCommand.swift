@@ -5,28 +5,33 @@ import World
 
 /// `ringside explain`: a reason, a header, a curl command or a transcript line, in words.
 enum ExplainCommand {
-    static let help = """
-        Usage: ringside explain <reason | header | rule | fault action | scenario keyword | curl command … |
-                                transcript JSON line>
-
-        Explains what APNs means, with the words the fake APNs uses in its log:
-          ringside explain Unregistered              a reason: status, meaning, what to do, source
-          ringside explain apns-expiration           a header: meaning and what a VoIP push sends
-          ringside explain curl -H 'apns-topic: …' … a request: each header judged, then the verdict
-          ringside explain '{"event":"push",…}'      a transcript line: the request and its answer
-          ringside explain rules                     every rule of APNs and the phone (expect phone … rules:)
-          ringside explain stored-keeps-oldest       one rule
-          ringside explain voip-lint                 every voip-lint rule; 'ringside explain
-                                                     voip-lint/expiration-not-zero' one
-          ringside explain faults                    every fault action; 'ringside explain goaway' one
-          ringside explain keywords                  every scenario keyword; 'ringside explain throttle' one
-          ringside explain concepts                  the ideas behind them: pushkit, priority, push-type,
-                                                     expiration, topic, voip-lint, expect
-        """
+    static let spec = CommandSpec(
+        "explain", abstract: "Explain a reason, a header, a curl command or a transcript line.",
+        operands: """
+            <reason | header | rule | fault action | scenario keyword | curl command … |
+                                    transcript JSON line>
+            """,
+        about: """
+            Explains what APNs means, with the words the fake APNs uses in its log:
+              ringside explain Unregistered              a reason: status, meaning, what to do, source
+              ringside explain apns-expiration           a header: meaning and what a VoIP push sends
+              ringside explain curl -H 'apns-topic: …' … a request: each header judged, then the verdict
+              ringside explain '{"event":"push",…}'      a transcript line: the request and its answer
+              ringside explain rules                     every rule of APNs and the phone (expect phone … rules:)
+              ringside explain stored-keeps-oldest       one rule
+              ringside explain voip-lint                 every voip-lint rule; 'ringside explain
+                                                         voip-lint/expiration-not-zero' one
+              ringside explain faults                    every fault action; 'ringside explain goaway' one
+              ringside explain keywords                  every scenario keyword; 'ringside explain throttle' one
+              ringside explain concepts                  the ideas behind them: pushkit, priority, push-type,
+                                                         expiration, topic, voip-lint, expect
+            """,
+        exitCodes: "Exit codes: 0 explained, 64 nothing to explain or a word it does not know.")
 
     static func run(_ arguments: [String]) -> Int32 {
+        // Only the first word can ask for help: a curl command's own options follow `curl`.
         guard let first = arguments.first, first != "--help", first != "-h" else {
-            Output.out(help)
+            Output.out(spec.help)
             return arguments.isEmpty ? ExitCode.usage : ExitCode.success
         }
         if let reason = Reason(wire: first), arguments.count == 1 {

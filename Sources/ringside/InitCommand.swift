@@ -6,28 +6,28 @@ import MockAPNs
 /// (the same recipes as docs/ci.md). Both scenarios pass as written; the user swaps in their own
 /// command.
 enum InitCommand {
-    static let help = """
-        Usage: ringside init [DIR]
-
-        Writes a starter folder (default ./ringside) for a push provider's repository:
-          exec-curl.ring        a provider that is one curl command per push (the exec adapter)
-          http-service.ring     a long-running service driven over HTTP (the http adapter)
-          provider.ring         your provider, for the bundled library's requirements:
-                                ringside run <the release's scenarios/> --provider-file ringside/provider.ring
-          example-service.py    the stand-in service both start (one HTTP/2 connection; needs python3-h2);
-                                it passes every requirement; replace it with yours
-          ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)
-          README.md             what each file is, and the next commands to run
-        Refuses a folder that is a symbolic link or holds anything, and writes the whole folder or
-        nothing (into a new folder beside it, renamed into place). Then: 'ringside run DIR'.
-
-        Exit codes: 0 written, 3 a file exists or cannot be written, 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "init", abstract: "Write a starter folder of scenarios and CI jobs into a provider's repository.",
+        operands: "[DIR]",
+        about: """
+            Writes a starter folder (default ./ringside) for a push provider's repository:
+              exec-curl.ring        a provider that is one curl command per push (the exec adapter)
+              http-service.ring     a long-running service driven over HTTP (the http adapter)
+              provider.ring         your provider, for the bundled library's requirements:
+                                    ringside run <the release's scenarios/> --provider-file ringside/provider.ring
+              example-service.py    the stand-in service both start (one HTTP/2 connection; needs python3-h2);
+                                    it passes every requirement; replace it with yours
+              ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)
+              README.md             what each file is, and the next commands to run
+            Refuses a folder that is a symbolic link or holds anything, and writes the whole folder or
+            nothing (into a new folder beside it, renamed into place). Then: 'ringside run DIR'.
+            """,
+        exitCodes: "Exit codes: 0 written, 3 a file exists or cannot be written, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "init")
-        if arguments.flag("--help") || arguments.flag("-h") {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() {
+            Output.out(spec.help)
             return ExitCode.success
         }
         return runCommand {

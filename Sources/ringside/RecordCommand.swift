@@ -8,23 +8,24 @@ import World
 /// `ringside record -- COMMAND…`: runs the mock around a provider command until it exits, and writes
 /// what the mock saw as a scenario that passes when run again.
 enum RecordCommand {
-    static let help = """
-        Usage: ringside record [--out FILE] [--certs DIR] -- COMMAND [ARGUMENT…]
-
-        Starts a fake APNs (any well-formed token accepted), runs COMMAND with the provider contract
-        (APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_VOIP_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID,
-        …) in its environment until it exits, and writes a scenario (default recorded.ring) that runs the same
-        command and expects the same answers.
-
-        Exit codes: 0 recorded, 3 the mock could not start, 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "record", abstract: "Run the mock around a provider command and write what it saw as a scenario.",
+        operands: "-- COMMAND [ARGUMENT…]",
+        about: """
+            Starts a fake APNs (any well-formed token accepted), runs COMMAND with the provider contract
+            (APNS_URL, APNS_CA_FILE, APNS_TOPIC, APNS_VOIP_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID,
+            …) in its environment until it exits, and writes a scenario that runs the same command and
+            expects the same answers.
+            """,
+        options: [.text("--out", "FILE", "The scenario to write (default recorded.ring)."), .certs],
+        exitCodes: "Exit codes: 0 recorded, 3 the mock could not start, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
         guard let separator = raw.firstIndex(of: "--"), separator + 1 < raw.count else {
-            Output.out(help)
-            return raw.contains("--help") ? ExitCode.success : ExitCode.usage
+            Output.out(spec.help)
+            return raw.contains("--help") || raw.contains("-h") ? ExitCode.success : ExitCode.usage
         }
-        var arguments = Arguments(Array(raw[..<separator]), command: "record")
+        var arguments = Arguments(Array(raw[..<separator]), command: spec)
         let words = Array(raw[(separator + 1)...])
         // A scenario line holds no tab, newline or other control character.
         if let odd = words.first(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
@@ -36,8 +37,9 @@ enum RecordCommand {
         let command = words.map(shellQuoted).joined(separator: " ")
         return runCommand {
             let out = try arguments.value("--out") ?? "recorded.ring"
-            let certs = try TestCredentials.required(try arguments.value("--certs"))
+            let certsOption = try arguments.value("--certs")
             try arguments.finish()
+            let certs = try TestCredentials.required(certsOption)
             let world = SharedWorld()
             world.acceptsUnknownTokens = true
             var configuration = MockConfiguration(

@@ -9,42 +9,53 @@ import ScenarioLanguage
 /// `ringside replay TRANSCRIPT --scenario FILE`: the recorded run's APNs answers, served back in order
 /// to the provider while the scenario's steps drive it; reports the first request that differs.
 enum ReplayCommand {
-    static let help = """
-        Usage: ringside replay TRANSCRIPT.jsonl --scenario FILE [--provider PROFILE] [--seed N] [--certs DIR]
-
-        Runs the scenario again, but the fake APNs answers each request with the answer recorded in the
-        transcript (`ringside run --transcript DIR` writes them), in order, as long as the provider's
-        requests are the same as then. Judges the scenario's expectations as `run` does, and prints the
-        first request that differs and how (method, path, topic, push type, priority, expiration,
-        collapse id, whether a JWT was sent, the payload; or an answer the rules now give instead of a
-        recorded 200), every retry that came sooner or later than recorded, and every failed
-        expectation at its line; or "no difference". A run recorded with --seed N is replayed with it.
-        The transcript is read a line at a time, ahead of the requests: a request is looked for among
-        the next 10,000 recorded ones still unanswered, so a replay's memory does not grow with the
-        transcript (a line that is not UTF-8 or not JSON is refused first, naming its line; a file
-        that changes during the replay is an error, exit 3). A retry's wait is timed from the answer
-        before it, so the replay's own reading never counts as the provider's back-off.
-
-        Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
-        failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "replay", abstract: "Serve a recorded run's answers back and report the first request that differs.",
+        operands: "--scenario FILE TRANSCRIPT.jsonl",
+        about: """
+            Runs the scenario again, but the fake APNs answers each request with the answer recorded in the
+            transcript (`ringside run --transcript DIR` writes them), in order, as long as the provider's
+            requests are the same as then. Judges the scenario's expectations as `run` does, and prints the
+            first request that differs and how (method, path, topic, push type, priority, expiration,
+            collapse id, whether a JWT was sent, the payload; or an answer the rules now give instead of a
+            recorded 200), every retry that came sooner or later than recorded, and every failed
+            expectation at its line; or "no difference". A run recorded with --seed N is replayed with it.
+            The transcript is read a line at a time, ahead of the requests: a request is looked for among
+            the next 10,000 recorded ones still unanswered, so a replay's memory does not grow with the
+            transcript (a line that is not UTF-8 or not JSON is refused first, naming its line; a file
+            that changes during the replay is an error, exit 3). A retry's wait is timed from the answer
+            before it, so the replay's own reading never counts as the provider's back-off.
+            """,
+        options: [
+            .text("--scenario", "FILE", "The scenario the transcript was recorded from (required)."),
+            .choice(
+                "--provider", "PROFILE", ProviderProfile.self,
+                "A built-in provider profile to replay against: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))."
+            ),
+            .number("--seed", "N", in: OptionSpec.seeds, "The seed the run was recorded with."),
+            .certs,
+        ],
+        exitCodes: """
+            Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
+            failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
+            """)
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "replay")
-        if arguments.flag("--help") || arguments.flag("-h") || raw.isEmpty {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() || raw.isEmpty {
+            Output.out(spec.help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         let signals = InterruptStopsProviders.install()
         defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
-            guard let scenario = try arguments.value("--scenario") else {
-                throw UsageError("--scenario FILE is required")
-            }
-            let provider = try arguments.choice("--provider", ProviderProfile.self, choices: ProviderProfile.allCases)
+            let scenarioOption = try arguments.value("--scenario")
+            let provider = try arguments.choice("--provider", ProviderProfile.self)
             let seed = try arguments.number("--seed", UInt64.self)
-            let certs = try TestCredentials.required(try arguments.value("--certs"))
+            let certsOption = try arguments.value("--certs")
             let rest = try arguments.remaining()
+            guard let scenario = scenarioOption else { throw UsageError("--scenario FILE is required") }
+            let certs = try TestCredentials.required(certsOption)
             guard rest.count == 1 else { throw UsageError("give one transcript file") }
             let plan = try ReplayPlan.load(transcript: rest[0])
             let file: SourceFile

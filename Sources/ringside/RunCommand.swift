@@ -5,52 +5,64 @@ import Provider
 import Reports
 import Scenario
 import ScenarioLanguage
+import Synchronization
 
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
-    static var help: String {
-        """
-        Usage: ringside run [--filter TEXT] [--seed N] [--jobs N] [--shard K/N] [--provider PROVIDER]
-                            [--provider-file FILE] [--junit FILE] [--report FILE.html] [--transcript DIR]
-                            [--format console|github] [--certs DIR] [--library] FILE|DIR…
+    static let spec = CommandSpec(
+        "run", abstract: "Run scenario files against the built-in provider and report.", operands: "FILE|DIR…",
+        about: """
+            Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
+            port with its own world, the provider, the steps, the expectations. A failure shows the
+            expectation's line, what was expected, what happened and the phone's chain of events.
 
-        Runs scenario files (directories: every *.ring inside, sorted): for each, a fake APNs on a free
-        port with its own world, the provider, the steps, the expectations. A failure shows the
-        expectation's line, what was expected, what happened and the phone's chain of events.
-        --library adds the bundled scenario library, found beside this binary (a tarball's scenarios/,
-        or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then.
+            Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
+            that names no provider) against the provider FILE describes. A *demonstration* (a scenario that
+            pins its own provider, often a broken one) is skipped and says why, as is a requirement written
+            for the other authentication or needing a template FILE lacks. The run ends with a conformance
+            summary: each requirement, the rule it checks, passed or failed.
 
-        Your provider against the library: --provider-file FILE runs every *requirement* (a scenario
-        that names no provider) against the provider FILE describes — a `provider:` section as a
-        scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth:
-        token` or `auth: certificate`; {dir} in its commands is FILE's folder. A *demonstration* (a
-        scenario that pins its own provider, often a broken one) is skipped and says why, as is a
-        requirement written for the other authentication or needing a template FILE lacks. The run
-        ends with a conformance summary: each requirement, the rule it checks, passed or failed.
-        --provider PROFILE does the same with a built-in profile (reference, or a naive one:
-        \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))); --provider 'exec: COMMAND'
-        with a command.
-
-        --report FILE.html writes one self-contained page with a sequence diagram per scenario (at most
-        400 messages each, failures first; the rest are counted, and --transcript keeps them all).
-        Reports and transcripts are never written through a symbolic link (exit 3).
-        --junit FILE writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>);
-        --transcript DIR one JSONL transcript per scenario. --jobs N (at least 1) runs N scenarios at
-        once; --shard K/N runs the K-th of N slices (for CI machines); --filter keeps files whose path
-        or text contains TEXT; --seed N overrides every scenario's seed. --format github also writes a
-        GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and
-        check error, and a notice for each skipped scenario, beside the console output (docs/ci.md).
-        A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
-
-        Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
-        3 the run could not proceed (or judged nothing), 64 bad arguments.
-        """
-    }
+            A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
+            """,
+        options: [
+            .text("--filter", "TEXT", "Keep files whose path or text contains TEXT."),
+            .number("--seed", "N", in: OptionSpec.seeds, "Overrides every scenario's seed."),
+            .number("--jobs", "N", in: 1...1024, "Runs N scenarios at once (default 1)."),
+            .text("--shard", "K/N", "Runs the K-th of N slices of the files, after --filter (for CI machines)."),
+            .text(
+                "--provider", "PROVIDER",
+                "Runs the requirements against a built-in profile (reference, or a naive one: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))), or against a command with 'exec: COMMAND'."
+            ),
+            .text(
+                "--provider-file", "FILE",
+                "Runs the requirements against the provider FILE describes: a `provider:` section as a scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth: token` or `auth: certificate`; {dir} in its commands is FILE's folder."
+            ),
+            .text(
+                "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>)."),
+            .text(
+                "--report", "FILE.html",
+                "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Reports and transcripts are never written through a symbolic link (exit 3)."
+            ),
+            .text("--transcript", "DIR", "Writes one JSONL transcript per scenario."),
+            .choice(
+                "--format", "FORMAT", OutputFormat.self,
+                "console (default) or github: github also writes a GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and check error, and a notice for each skipped scenario, beside the console output (docs/ci.md)."
+            ),
+            .certs,
+            .flag(
+                "--library",
+                "Adds the bundled scenario library, found beside this binary (a tarball's scenarios/, or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then."
+            ),
+        ],
+        exitCodes: """
+            Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
+            3 the run could not proceed (or judged nothing), 64 bad arguments.
+            """)
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "run")
-        if arguments.flag("--help") || arguments.flag("-h") || raw.isEmpty {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() || raw.isEmpty {
+            Output.out(spec.help)
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         let signals = InterruptStopsProviders.install()
@@ -62,14 +74,15 @@ enum RunCommand {
             let junit = try arguments.value("--junit")
             let transcripts = try arguments.value("--transcript")
             let jobs = try arguments.number("--jobs", Int.self) ?? 1
-            guard jobs >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, got <\(jobs)>") }
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
-            let format = try arguments.choice("--format", OutputFormat.self, choices: OutputFormat.allCases) ?? .console
-            let certs = try TestCredentials.required(try arguments.value("--certs"))
+            let format = try arguments.choice("--format", OutputFormat.self) ?? .console
+            let certsOption = try arguments.value("--certs")
             let library = arguments.flag("--library")
-            let paths = try arguments.remaining() + (library ? [try ScenarioLibrary.required()] : [])
+            let named = try arguments.remaining()
+            let certs = try TestCredentials.required(certsOption)
+            let paths = named + (library ? [try ScenarioLibrary.required()] : [])
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
             let files = try scenarioFiles(paths)
             var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in
@@ -160,82 +173,85 @@ enum RunCommand {
 
     typealias Case = (name: String, path: String, seconds: Double, failure: String?, skipped: String?)
 
-    /// Counts and prints results as scenarios finish (from several threads).
-    /// Unchecked Sendable: every counter, `cases` and `kept` are read and written under `lock`.
-    final class Tally: @unchecked Sendable {
-        private let lock = NSLock()
-        private var done = 0
-        private var passed = 0
-        private var failed = 0
-        private var invalid = 0
-        private var broken = 0
-        private var demonstrations = 0
-        private var notApplicable = 0
-        private var cases: [Case] = []
-        private var kept: [ScenarioResult] = []
+    /// Counts and prints results as scenarios finish (from several threads): each result is counted
+    /// and printed under one lock, so lines never interleave and `[n/total]` counts up.
+    final class Tally: Sendable {
+        struct Totals {
+            var passed = 0
+            var failed = 0
+            var invalid = 0
+            var broken = 0
+            var demonstrations = 0
+            var notApplicable = 0
+            var cases: [Case] = []
+        }
+
+        private struct State {
+            var done = 0
+            var totals = Totals()
+            var kept: [ScenarioResult] = []
+        }
+
+        private let state = Mutex(State())
         private let format: OutputFormat
 
         init(format: OutputFormat) { self.format = format }
 
         /// Every result, in file order.
-        var results: [ScenarioResult] {
-            lock.lock()
-            defer { lock.unlock() }
-            return kept.sorted { $0.path < $1.path }
+        var results: [ScenarioResult] { state.withLock { $0.kept }.sorted { $0.path < $1.path } }
+
+        /// The counts, and the cases in file order.
+        var totals: Totals {
+            var totals = state.withLock { $0.totals }
+            totals.cases.sort { $0.path < $1.path }
+            return totals
         }
 
         func report(_ result: ScenarioResult, file: SourceFile, path: String, total: Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            done += 1
-            kept.append(result)
-            cases.append(
-                (
-                    result.name, path, result.seconds, ConsoleReport.failure(result, in: file),
-                    result.skipped?.description
-                ))
-            let counter = "[\(done)/\(total)]"
+            state.withLock { state in
+                state.done += 1
+                state.kept.append(result)
+                state.totals.cases.append(
+                    (
+                        result.name, path, result.seconds, ConsoleReport.failure(result, in: file),
+                        result.skipped?.description
+                    ))
+                show(result, file: file, path: path, counter: "[\(state.done)/\(total)]", into: &state.totals)
+            }
+        }
+
+        /// One result's lines, counted in `totals`.
+        private func show(
+            _ result: ScenarioResult, file: SourceFile, path: String, counter: String, into totals: inout Totals
+        ) {
             // Names, paths and messages are outside text (a scenario's, a provider's): shown visibly.
             let visible = OutsideText.visible
             let path = visible(path)
             let name = visible(result.name)
             if !result.diagnostics.isEmpty {
-                invalid += 1
+                totals.invalid += 1
                 Output.out("✘ \(counter) \(path): does not check")
                 for diagnostic in result.diagnostics { Output.out(diagnostic.render(in: file)) }
             } else if let skipped = result.skipped {
-                if skipped.isDemonstration { demonstrations += 1 } else { notApplicable += 1 }
+                if skipped.isDemonstration { totals.demonstrations += 1 } else { totals.notApplicable += 1 }
                 Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped.description))")
             } else if let error = result.error {
-                broken += 1
+                totals.broken += 1
                 Output.out("✘ \(counter) \(name) (\(path)): could not run: \(visible(error))")
             } else if result.passed {
-                passed += 1
+                totals.passed += 1
                 Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, name, path, result.seconds))
                 for expectation in result.expectations where expectation.notApplicable {
                     Output.out("    – line \(expectation.range.start.line): \(visible(expectation.happened))")
                 }
             } else {
-                failed += 1
+                totals.failed += 1
                 Output.out("✘ \(counter) \(name) (\(path))")
                 if let failure = ConsoleReport.failure(result, in: file) { Output.out(failure) }
             }
             if format == .github {
                 for annotation in GitHubAnnotations.render(result) { Output.command(annotation) }
             }
-        }
-
-        var totals:
-            (
-                passed: Int, failed: Int, invalid: Int, broken: Int, demonstrations: Int, notApplicable: Int,
-                cases: [Case]
-            )
-        {
-            lock.lock()
-            defer { lock.unlock() }
-            return (
-                passed, failed, invalid, broken, demonstrations, notApplicable, cases.sorted { $0.path < $1.path }
-            )
         }
     }
 }

@@ -5,40 +5,47 @@ import Scenario
 
 /// `ringside send`: one push, and the exchange annotated header by header.
 enum SendCommand {
-    static let help = """
-        Usage: ringside send [options]
-
-        Sends one push (by default a VoIP push exactly right, to a local `ringside serve` with the test
-        credentials) and prints the exchange: each request header, what it means and whether it is
-        right for a VoIP push; the answer, what it means and what a provider should do next.
-
-        Options:
-          --url URL              APNs (default https://127.0.0.1:2197; http:// for h2c).
-          --ca FILE              CA of the server certificate (default certs-test/ca.pem).
-          --device-token HEX     The device token (default 64 hex digits of ab).
-          --topic TOPIC          apns-topic (default com.ringside.testapp.voip); "none" leaves it out.
-          --push-type TYPE       apns-push-type (default voip); "none" leaves it out.
-          --priority N           apns-priority (default 10); "none" leaves it out.
-          --expiration N         apns-expiration (default 0); "none" leaves it out.
-          --apns-id UUID         apns-id (default: a new one).
-          --collapse-id ID       apns-collapse-id.
-          --header 'NAME: VALUE' Any other header (repeatable).
-          --payload JSON         The body (default a call: callUUID and handle).
-          --method METHOD        The HTTP method (default POST).
-          --auth token|certificate   (default token)
-          --key FILE --key-id ID --team-id ID        Token auth (default the test key RINGKEY001/RINGTEAM01).
-          --cert FILE --cert-key FILE                Certificate auth (default certs-test/client-voip.*).
-          --certs DIR            Test credentials (default ./certs-test, else the release's).
-          --curl                 Print the equivalent curl command instead of sending.
-
-        Exit codes: 0 accepted (200), 1 refused (APNs answered an error), 3 no answer (connection or TLS
-        failure), 64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "send", abstract: "Send one push and print the exchange, annotated.",
+        about: """
+            Sends one push (by default a VoIP push exactly right, to a local `ringside serve` with the test
+            credentials) and prints the exchange: each request header, what it means and whether it is
+            right for a VoIP push; the answer, what it means and what a provider should do next.
+            """,
+        options: [
+            .text("--url", "URL", "APNs (default https://127.0.0.1:2197; http:// for h2c)."),
+            .text("--ca", "FILE", "CA of the server certificate (default certs-test/ca.pem)."),
+            .text("--device-token", "HEX", "The device token (default 64 hex digits of ab)."),
+            .text("--topic", "TOPIC", "apns-topic (default com.ringside.testapp.voip); \"none\" leaves it out."),
+            .text("--push-type", "TYPE", "apns-push-type (default voip); \"none\" leaves it out."),
+            .text(
+                "--priority", "N", "apns-priority (default 10); \"none\" leaves it out; sent as given, right or wrong."),
+            .text(
+                "--expiration", "N",
+                "apns-expiration (default 0); \"none\" leaves it out; sent as given, right or wrong."),
+            .text("--apns-id", "UUID", "apns-id (default: a new one)."),
+            .text("--collapse-id", "ID", "apns-collapse-id."),
+            .text("--header", "'NAME: VALUE'", "Any other header (repeatable)."),
+            .text("--payload", "JSON", "The body (default a call: callUUID and handle)."),
+            .text("--method", "METHOD", "The HTTP method (default POST)."),
+            .choice("--auth", "MODE", ["token", "certificate"], "token (default) or certificate."),
+            .text("--key", "FILE", "Token auth: the .p8 key (default the test key AuthKey_RINGKEY001.p8)."),
+            .text("--key-id", "ID", "Token auth: the key's id (default RINGKEY001)."),
+            .text("--team-id", "ID", "Token auth: the team (default RINGTEAM01)."),
+            .text("--cert", "FILE", "Certificate auth: the client certificate (default certs-test/client-voip.pem)."),
+            .text("--cert-key", "FILE", "Certificate auth: its key (default certs-test/client-voip.key)."),
+            .certs,
+            .flag("--curl", "Print the equivalent curl command instead of sending."),
+        ],
+        exitCodes: """
+            Exit codes: 0 accepted (200), 1 refused (APNs answered an error), 3 no answer (connection or TLS
+            failure), 64 bad arguments.
+            """)
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "send")
-        if arguments.flag("--help") || arguments.flag("-h") {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() {
+            Output.out(spec.help)
             return ExitCode.success
         }
         return runCommand {
@@ -57,7 +64,7 @@ enum SendCommand {
             try header("--expiration", "apns-expiration", "0")
             try header("--apns-id", "apns-id", UUID().uuidString.lowercased())
             try header("--collapse-id", "apns-collapse-id", nil)
-            while let extra = try arguments.value("--header") {
+            for extra in try arguments.values("--header") {
                 guard let colon = extra.firstIndex(of: ":") else {
                     throw UsageError("--header takes 'NAME: VALUE', got <\(extra)>")
                 }
@@ -72,21 +79,29 @@ enum SendCommand {
                 ?? #"{"aps":{},"callUUID":"\#(UUID().uuidString.lowercased())","handle":"alice"}"#
             let method = try arguments.value("--method") ?? "POST"
             let auth = try arguments.value("--auth") ?? "token"
-            let authentication: ClientConfiguration.Authentication
-            switch auth {
-            case "token":
-                let keyId = try arguments.value("--key-id") ?? ProviderContract.keyId
-                authentication = .token(
-                    keyFile: try arguments.value("--key") ?? "\(certs)/AuthKey_\(keyId).p8", keyId: keyId,
-                    teamId: try arguments.value("--team-id") ?? ProviderContract.teamId)
-            case "certificate":
-                authentication = .certificate(
-                    certificateFile: try arguments.value("--cert") ?? "\(certs)/client-voip.pem",
-                    keyFile: try arguments.value("--cert-key") ?? "\(certs)/client-voip.key")
-            default: throw UsageError("--auth <\(auth)> is not token or certificate")
-            }
+            let keyId = try arguments.value("--key-id")
+            let key = try arguments.value("--key")
+            let teamId = try arguments.value("--team-id")
+            let cert = try arguments.value("--cert")
+            let certKey = try arguments.value("--cert-key")
             let printCurl = arguments.flag("--curl")
             try arguments.finish()
+            let authentication: ClientConfiguration.Authentication
+            if auth == "token" {
+                guard cert == nil, certKey == nil else {
+                    throw UsageError("--cert and --cert-key are for --auth certificate")
+                }
+                let keyId = keyId ?? ProviderContract.keyId
+                authentication = .token(
+                    keyFile: key ?? "\(certs)/AuthKey_\(keyId).p8", keyId: keyId,
+                    teamId: teamId ?? ProviderContract.teamId)
+            } else {
+                guard keyId == nil, key == nil, teamId == nil else {
+                    throw UsageError("--key, --key-id and --team-id are for --auth token")
+                }
+                authentication = .certificate(
+                    certificateFile: cert ?? "\(certs)/client-voip.pem", keyFile: certKey ?? "\(certs)/client-voip.key")
+            }
             var push = OutgoingPush(deviceToken: token, payload: Array(payload.utf8), headers: headers)
             push.method = method
             let configuration = ClientConfiguration(

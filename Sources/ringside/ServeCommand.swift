@@ -8,60 +8,81 @@ import World
 
 /// `ringside serve`: the fake APNs on a port, until Ctrl-C.
 enum ServeCommand {
-    static let help = """
-        Usage: ringside serve [options]
-
-        Runs a fake APNs that real push providers talk to unmodified: HTTP/2 over TLS (ALPN h2 or prior
-        knowledge), JWT or client-certificate authentication, every header checked as Apple documents.
-        Prints the provider contract as KEY=value lines on standard output, then one line per request
-        on standard error. Ctrl-C sends GOAWAY to every connection and exits 0.
-
-        Options:
-          --host HOST            Address to bind (default 127.0.0.1; anything else is reachable from
-                                 other machines and is warned about).
-          --port PORT            Port (default 2197, Apple's alternative port; 0 picks a free one).
-          --profile NAME         apple (faithful, default) or voip-lint (also refuses a VoIP push whose
-                                 topic lacks .voip, whose push type is not voip, whose priority is not
-                                 10 or whose expiration is not 0).
-          --auth MODE            token, certificate or either (default): how providers authenticate.
-          --environment ENV      sandbox (default) or production: which token space and host this is.
-          --plaintext            Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS.
-          --transcript FILE      Write every event as one JSON line, flushed per line; JWT signatures
-                                 are redacted.
-          --world FILE           Load phones, apps and world settings (JSON; docs/control-api.md). With a
-                                 world, only tokens its phones hold are valid; without one, any
-                                 well-formed token is accepted and reaches no phone.
-          --control-port PORT    The control API's port (JSON over HTTP; default: the mock's port + 1,
-                                 or a free one with --port 0). RINGSIDE_CONTROL_URL says where.
-          --control-token TEXT   The control API answers only requests with `authorization: Bearer TEXT`.
-                                 With a --host other than loopback and no token, one is generated and
-                                 printed as RINGSIDE_CONTROL_TOKEN.
-          --order ORDER          auth-first (default) or path-first (pushy's order): which checks run
-                                 first; see docs/validation.md.
-          --env-key-reason R     BadEnvironmentKeyInToken (observed, default) or
-                                 BadEnvironmentKeyIdInToken (Apple's spelling).
-          --idle-timeout SECS    Close connections idle this long with GOAWAY IdleTimeout (default 3600).
-          --handshake-timeout SECS  Close TLS connections whose handshake has not finished (default 10).
-          --max-connections N    Connections open at once (default 10000); more are closed at once and
-                                 logged as refused.
-          --reset-limit B/R      End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs,
-                                 refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its
-                                 default (libcurl 7.88 resets every finished stream). Default: no limit,
-                                 as Apple documents none.
-          --certs DIR            Test credentials (default: ./certs-test, else the release's).
-          --seed N               Seed for generated apns-ids, so runs repeat.
-          --workers N            Event-loop threads (default: one per core).
-          --quiet                No per-request lines on standard error.
-          --help                 This text.
-
-        Exit codes: 0 stopped by Ctrl-C or SIGTERM, 3 cannot serve (port busy, credentials missing),
-        64 bad arguments.
-        """
+    static let spec = CommandSpec(
+        "serve", abstract: "Run the fake APNs on a port (prints the provider contract, logs every request).",
+        about: """
+            Runs a fake APNs that real push providers talk to unmodified: HTTP/2 over TLS (ALPN h2 or prior
+            knowledge), JWT or client-certificate authentication, every header checked as Apple documents.
+            Prints the provider contract as KEY=value lines on standard output, then one line per request
+            on standard error. Ctrl-C sends GOAWAY to every connection and exits 0.
+            """,
+        options: [
+            .text(
+                "--host", "HOST",
+                "Address to bind (default 127.0.0.1; anything else is reachable from other machines and is warned about)."
+            ),
+            .number(
+                "--port", "PORT", in: 0...65_535, "Port (default 2197, Apple's alternative port; 0 picks a free one)."),
+            .choice(
+                "--profile", "NAME", ValidationSettings.Profile.self,
+                "apple (faithful, default) or voip-lint (also refuses a VoIP push whose topic lacks .voip, whose push type is not voip, whose priority is not 10 or whose expiration is not 0)."
+            ),
+            .choice(
+                "--auth", "MODE", AuthenticationMode.self,
+                "token, certificate or either (default): how providers authenticate."),
+            .choice(
+                "--environment", "ENV", APNsEnvironment.self,
+                "sandbox (default) or production: which token space and host this is."),
+            .flag("--plaintext", "Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS."),
+            .text(
+                "--transcript", "FILE",
+                "Write every event as one JSON line, flushed per line; JWT signatures are redacted."),
+            .text(
+                "--world", "FILE",
+                "Load phones, apps and world settings (JSON; docs/control-api.md). With a world, only tokens its phones hold are valid; without one, any well-formed token is accepted and reaches no phone."
+            ),
+            .number(
+                "--control-port", "PORT", in: 0...65_535,
+                "The control API's port (JSON over HTTP; default: the mock's port + 1, or a free one with --port 0). RINGSIDE_CONTROL_URL says where."
+            ),
+            .text(
+                "--control-token", "TEXT",
+                "The control API answers only requests with `authorization: Bearer TEXT`. With a --host other than loopback and no token, one is generated and printed as RINGSIDE_CONTROL_TOKEN."
+            ),
+            .choice(
+                "--order", "ORDER", ValidationOrder.self,
+                "auth-first (default) or path-first (pushy's order): which checks run first; see docs/validation.md."),
+            .choice(
+                "--env-key-reason", "R",
+                [Reason.badEnvironmentKeyInToken.wire, Reason.badEnvironmentKeyIdInToken.wire],
+                "BadEnvironmentKeyInToken (observed, default) or BadEnvironmentKeyIdInToken (Apple's spelling)."),
+            .number(
+                "--idle-timeout", "SECS", in: 1...31_536_000,
+                "Close connections idle this long with GOAWAY IdleTimeout (default 3600)."),
+            .number(
+                "--handshake-timeout", "SECS", in: 1...3600,
+                "Close TLS connections whose handshake has not finished (default 10)."),
+            .number(
+                "--max-connections", "N", in: 1...1_000_000,
+                "Connections open at once (default 10000); more are closed at once and logged as refused."),
+            .text(
+                "--reset-limit", "B/R",
+                "End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs, refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its default (libcurl 7.88 resets every finished stream). Default: no limit, as Apple documents none."
+            ),
+            .certs,
+            .number("--seed", "N", in: OptionSpec.seeds, "Seed for generated apns-ids, so runs repeat."),
+            .number("--workers", "N", in: 1...1024, "Event-loop threads (default: one per core)."),
+            .flag("--quiet", "No per-request lines on standard error."),
+        ],
+        exitCodes: """
+            Exit codes: 0 stopped by Ctrl-C or SIGTERM, 3 cannot serve (port busy, credentials missing),
+            64 bad arguments.
+            """)
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "serve")
-        if arguments.flag("--help") || arguments.flag("-h") {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() {
+            Output.out(spec.help)
             return ExitCode.success
         }
         let options: Options
@@ -100,44 +121,18 @@ enum ServeCommand {
         init(_ arguments: inout Arguments) throws(UsageError) {
             host = try arguments.value("--host") ?? host
             port = try arguments.number("--port", UInt16.self) ?? port
-            profile =
-                try arguments.choice(
-                    "--profile", ValidationSettings.Profile.self, choices: ValidationSettings.Profile.allCases)
-                ?? profile
-            auth = try arguments.choice("--auth", AuthenticationMode.self, choices: AuthenticationMode.allCases) ?? auth
-            environment =
-                try arguments.choice("--environment", APNsEnvironment.self, choices: APNsEnvironment.allCases)
-                ?? environment
+            profile = try arguments.choice("--profile", ValidationSettings.Profile.self) ?? profile
+            auth = try arguments.choice("--auth", AuthenticationMode.self) ?? auth
+            environment = try arguments.choice("--environment", APNsEnvironment.self) ?? environment
             plaintext = arguments.flag("--plaintext")
             transcript = try arguments.value("--transcript")
-            order = try arguments.choice("--order", ValidationOrder.self, choices: ValidationOrder.allCases) ?? order
-            if let reason = try arguments.value("--env-key-reason") {
-                guard let parsed = Reason(wire: reason),
-                    parsed == .badEnvironmentKeyInToken || parsed == .badEnvironmentKeyIdInToken
-                else {
-                    throw UsageError(
-                        "--env-key-reason <\(reason)> is not BadEnvironmentKeyInToken or BadEnvironmentKeyIdInToken")
-                }
-                environmentKeyReason = parsed
-            }
-            if let seconds = try arguments.number("--idle-timeout", Int.self) {
-                guard (1...31_536_000).contains(seconds) else {
-                    throw UsageError("--idle-timeout takes 1 to 31536000 seconds")
-                }
-                idleTimeout = Double(seconds)
-            }
-            if let seconds = try arguments.number("--handshake-timeout", Int.self) {
-                guard (1...3600).contains(seconds) else {
-                    throw UsageError("--handshake-timeout takes 1 to 3600 seconds")
-                }
-                handshakeTimeout = Double(seconds)
-            }
-            if let count = try arguments.number("--max-connections", Int.self) {
-                guard (1...1_000_000).contains(count) else {
-                    throw UsageError("--max-connections takes 1 to 1000000")
-                }
-                maximumConnections = count
-            }
+            order = try arguments.choice("--order", ValidationOrder.self) ?? order
+            environmentKeyReason =
+                try arguments.value("--env-key-reason").flatMap(Reason.init(wire:)) ?? environmentKeyReason
+            idleTimeout = try arguments.number("--idle-timeout", Int.self).map(Double.init) ?? idleTimeout
+            handshakeTimeout =
+                try arguments.number("--handshake-timeout", Int.self).map(Double.init) ?? handshakeTimeout
+            maximumConnections = try arguments.number("--max-connections", Int.self) ?? maximumConnections
             if let text = try arguments.value("--reset-limit") {
                 let parts = text.split(separator: "/").compactMap { UInt64($0) }
                 guard parts.count == 2, parts[0] > 0 else {
@@ -188,7 +183,7 @@ enum ServeCommand {
         mockOptions.server.handshakeTimeout = options.handshakeTimeout
         mockOptions.server.maximumConnections = options.maximumConnections
         mockOptions.server.limits.streamResets = options.resetLimit
-        if let workers = options.workers { mockOptions.server.workers = max(1, workers) }
+        if let workers = options.workers { mockOptions.server.workers = workers }
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(options.host)
         // Anyone who can reach the control API can reset the world and read the transcript.

@@ -4,18 +4,28 @@ import Scenario
 
 /// `ringside token`: prints a provider token (JWT) signed with a test key, for curl and scripts.
 enum TokenCommand {
-    static let help = """
-        Usage: ringside token [--key-id ID] [--team-id ID] [--key FILE] [--age SECONDS] [--der]
-
-        Prints a JWT for 'authorization: bearer <JWT>', signed with ES256 by a test key
-        (default RINGKEY001 of team RINGTEAM01 from certs-test/). --age backdates iat (3601 makes an
-        expired token); --der signs with a DER signature instead of raw R||S (APNs accepts both).
-        """
+    static let spec = CommandSpec(
+        "token", abstract: "Print a JWT signed with a test key, for curl.",
+        about: """
+            Prints a JWT for 'authorization: bearer <JWT>', signed with ES256 by a test key
+            (default RINGKEY001 of team RINGTEAM01 from certs-test/).
+            """,
+        options: [
+            .text("--key-id", "ID", "The key's id, the JWT's kid (default RINGKEY001)."),
+            .text("--team-id", "ID", "The team, the JWT's iss (default RINGTEAM01)."),
+            .text("--key", "FILE", "The .p8 key to sign with (default: AuthKey_ID.p8 of the test credentials)."),
+            .certs,
+            .number(
+                "--age", "SECONDS", in: -315_360_000...315_360_000,
+                "Backdates iat (3601 makes an expired token; a negative age dates it in the future)."),
+            .flag("--der", "Signs with a DER signature instead of raw R||S (APNs accepts both)."),
+        ],
+        exitCodes: "Exit codes: 0 printed, 3 no key to sign with, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
-        var arguments = Arguments(raw, command: "token")
-        if arguments.flag("--help") || arguments.flag("-h") {
-            Output.out(help)
+        var arguments = Arguments(raw, command: spec)
+        if arguments.help() {
+            Output.out(spec.help)
             return ExitCode.success
         }
         return runCommand {

@@ -9,16 +9,7 @@ let rootHelp = """
     Usage: ringside <command> [options]
 
     Commands:
-      run       Run scenario files against the built-in provider and report.
-      serve     Run the fake APNs on a port (prints the provider contract, logs every request).
-      check     Parse and check scenario files without running them.
-      replay    Serve a recorded run's answers back and report the first request that differs.
-      record    Run the mock around a provider command and write what it saw as a scenario.
-      send      Send one push and print the exchange, annotated.
-      explain   Explain a reason, a header, a curl command or a transcript line.
-      token     Print a JWT signed with a test key, for curl.
-      init      Write a starter folder of scenarios and CI jobs into a provider's repository.
-      coverage  Which APNs reasons and phone rules the scenarios demonstrate, and which none does.
+    \(CommandSpec.summaries)
 
     'ringside <command> --help' describes a command; 'ringside --version' prints the version and
     those of nghttp2, OpenSSL and libcurl it runs with.
@@ -54,7 +45,7 @@ case nil, "--help", "-h", "help":
     status = arguments.isEmpty ? ExitCode.usage : ExitCode.success
 default:
     Output.error(
-        "error: unknown command <\(arguments[0])>; commands are serve, run, check, replay, record, token, send, explain, init, coverage (see 'ringside --help')"
+        "error: unknown command <\(arguments[0])>; commands are \(CommandSpec.all.map(\.name).joined(separator: ", ")) (see 'ringside --help')"
     )
     status = ExitCode.usage
 }

@@ -79,7 +79,7 @@ import Testing
     @Test(
         "A run that judges nothing fails, and --jobs below 1 is refused",
         arguments: [
-            (["--jobs", "0"], Int32(64), "--jobs takes a whole number ≥ 1"),
+            (["--jobs", "0"], Int32(64), "--jobs <0> is not in 1...1024"),
             (["--shard", "3/3"], Int32(64), "selects no scenario"),
             (["--filter", "no-such-text-anywhere"], Int32(64), "matches no scenario"),
             (["--provider", "reference"], Int32(3), "nothing was judged"),
