@@ -33,6 +33,13 @@ public struct MockOptions: Sendable {
     public var manualClock: ManualClock?
     /// Faults armed beforehand (tests).
     public var faults: FaultPlan?
+    /// How many of the latest pushes the world remembers with their outcome (`GET /outcomes`), and
+    /// how many events `GET /transcript` shows: a long `serve` stays bounded (docs/control-api.md,
+    /// "How long"). `--transcript FILE` keeps every event.
+    public var kept = MockOptions.keptByDefault
+
+    /// `serve --keep`'s default: a million phones and their pushes within 400 MB (docs/scaling.md).
+    public static let keptByDefault = 20_000
 
     public init(certs: String) { self.certs = certs }
 }
@@ -47,8 +54,8 @@ public final class MockAssembly: @unchecked Sendable {
     /// What the mock reads the time from: `clock`, or the options' manual clock.
     public let worldClock: any WorldClock
     public let mock: MockAPNs
-    /// What the control API's `GET /transcript` shows.
-    public let transcript = TranscriptBuffer()
+    /// What the control API's `GET /transcript` shows: the latest `MockOptions.kept` events.
+    public let transcript: TranscriptBuffer
     public let server: HTTP2Server
     public let control: ControlAPI?
     public let controlServer: HTTP2Server?
@@ -59,6 +66,8 @@ public final class MockAssembly: @unchecked Sendable {
         hasWorld = options.directory == nil
         world = options.world ?? SharedWorld(settings: options.worldSettings, seed: options.seed ?? 1)
         if options.world == nil { world.acceptsUnknownTokens = options.acceptsUnknownTokens }
+        world.withWorld { $0.keptPushes = options.kept }
+        transcript = TranscriptBuffer(capacity: options.kept)
         worldClock = options.manualClock ?? clock
         var configuration = MockConfiguration(
             validation: options.validation, keys: try KeyStore.load(directory: options.certs))

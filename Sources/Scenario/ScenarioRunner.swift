@@ -162,6 +162,9 @@ public final class ScenarioRunner {
         options.server.port = 0
         options.server.workers = 1
         options.replay = replay
+        // The judges read the world's record of the scenario's pushes: a scenario keeps as many as
+        // the world ever kept, not `serve`'s default.
+        options.kept = Self.keptPushes
         assembly = try MockAssembly(options)
         assembly.mock.addObserver(recorder)
         if let transcriptPath { assembly.mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
@@ -583,6 +586,8 @@ public final class ScenarioRunner {
     }
 
     static let quietPeriod = 0.75
+    /// Pushes whose outcome a scenario's world remembers (a 1 MiB scenario makes fewer calls).
+    static let keptPushes = 100_000
     static let longestQuietWait = 5.0
 
     // MARK: Expectations

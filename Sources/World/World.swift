@@ -589,12 +589,12 @@ public final class World {
             return
         }
         if let budget = settings.folklore.dailyVoIPBudget {
-            let day = Int(now / 86_400)
+            let day = Int32(clamping: Int(now / 86_400))
             var used = phones[id].apps[index].budget
             if used.day != day { used = (day, 0) }
-            used.count += 1
+            used.count = used.count == .max ? .max : used.count + 1
             phones[id].apps[index].budget = used
-            if used.count > budget {
+            if Int(used.count) > budget {
                 finish(number, .notDelivered(.dailyBudget), now, .dailyBudget(budget))
                 return
             }

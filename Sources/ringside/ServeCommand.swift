@@ -72,6 +72,10 @@ enum ServeCommand {
             .certs,
             .number("--seed", "N", in: OptionSpec.seeds, "Seed for generated apns-ids, so runs repeat."),
             .number("--workers", "N", in: 1...1024, "Event-loop threads (default: one per core)."),
+            .number(
+                "--keep", "N", in: 10...10_000_000,
+                "How many of the latest pushes GET /outcomes remembers, and events GET /transcript shows (default 20000); --transcript FILE keeps every event."
+            ),
             .flag("--quiet", "No per-request lines on standard error."),
         ],
         exitCodes: """
@@ -113,6 +117,7 @@ enum ServeCommand {
         var certs: String?
         var seed: UInt64?
         var workers: Int?
+        var kept = MockOptions.keptByDefault
         var quiet = false
         var worldFile: String?
         var controlPort: UInt16?
@@ -143,6 +148,7 @@ enum ServeCommand {
             certs = try arguments.value("--certs")
             seed = try arguments.number("--seed", UInt64.self)
             workers = try arguments.number("--workers", Int.self)
+            kept = try arguments.number("--keep", Int.self) ?? kept
             quiet = arguments.flag("--quiet")
             worldFile = try arguments.value("--world")
             controlPort = try arguments.number("--control-port", UInt16.self)
@@ -184,6 +190,7 @@ enum ServeCommand {
         mockOptions.server.maximumConnections = options.maximumConnections
         mockOptions.server.limits.streamResets = options.resetLimit
         if let workers = options.workers { mockOptions.server.workers = workers }
+        mockOptions.kept = options.kept
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(options.host)
         // Anyone who can reach the control API can reset the world and read the transcript.

@@ -19,8 +19,12 @@ final class WorldServer {
     var world: SharedWorld { assembly.world }
     var controlURL: String { "http://127.0.0.1:\(assembly.controlServer!.port)" }
 
-    init(seed: UInt64 = 1, settings: [String: Any]? = nil, acceptsUnknownTokens: Bool = false) throws {
+    init(
+        seed: UInt64 = 1, settings: [String: Any]? = nil, acceptsUnknownTokens: Bool = false,
+        kept: Int = MockOptions.keptByDefault
+    ) throws {
         var options = MockOptions(certs: Paths.certs)
+        options.kept = kept
         options.seed = seed
         options.acceptsUnknownTokens = acceptsUnknownTokens
         options.server.port = 0

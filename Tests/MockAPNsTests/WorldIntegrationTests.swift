@@ -130,6 +130,35 @@ import Testing
         #expect(try run(seed: 5)[0] != run(seed: 6)[0])
     }
 
+    /// `serve --keep N` (docs/control-api.md, "How long"): the latest N events in `GET /transcript`,
+    /// and between N/2 and N finished pushes in `GET /outcomes`, the newest always among them.
+    @Test("The control API keeps the latest `kept` events and pushes, and no more")
+    func keptIsBounded() throws {
+        let jwt = "bearer \(Paths.jwt())"
+        for kept in [4, MockOptions.keptByDefault] {
+            let world = try WorldServer(kept: kept)
+            let phone = try world.phone()
+            var ids: [String] = []
+            for _ in 0..<6 {
+                let answer = try Curl.applePush(world.server, token: phone.voip, headers: ["authorization": jwt])
+                ids.append(try #require(answer.headers["apns-id"]))
+            }
+            let last = try world.outcome(apnsId: ids[5])["outcome"] as? String
+            #expect(last != nil && last != "pending", "the last push's outcome is final: \(last ?? "none")")
+            let transcript = try world.control("GET", "/transcript") as! [[String: Any]]
+            let outcomes = try world.control("GET", "/outcomes") as! [[String: Any]]
+            if kept == 4 {
+                #expect(transcript.count == 4, "\(transcript.count) events kept")
+                #expect((2...4).contains(outcomes.count), "\(outcomes.count) pushes kept")
+            } else {
+                // The broken variant's picture: nothing forgotten (6 pushes and their outcomes).
+                #expect(transcript.count >= 12, "\(transcript.count) events kept")
+                #expect(outcomes.count == 6, "\(outcomes.count) pushes kept")
+            }
+            #expect(outcomes.last?["apnsId"] as? String == ids[5])
+        }
+    }
+
     @Test("The same seed gives the same transcript, apart from wall-clock fields")
     func sameTranscript() throws {
         let jwt = "bearer \(Paths.jwt())"  // the provider's input is the same in both runs
