@@ -67,6 +67,10 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
+        // The mock's HTTP/2 behaviour in memory: a client session joined to the server's Connection,
+        // a ManualClock for its timers; no socket, thread or sleep.
+        .testTarget(
+            name: "MockAPNsUnitTests", dependencies: ["MockAPNs", "HTTP2Server", "APNs", "CNghttp2"]),
         // Judging without sockets: the judges are pure functions of recorded events.
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
         .testTarget(

@@ -17,12 +17,21 @@ public enum OutputFiles {
         }
     }
 
+    /// The folder a path names a file in: `.` for a bare name, `/` for a file at the root. Not
+    /// `NSString.deletingLastPathComponent`, which traps on a one-character path here (`--junit j`,
+    /// `init x`: swift-corelibs-foundation 6.3).
+    public static func folder(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Replaces `path` with `text` as a whole: written to a new file beside it (created exclusively,
     /// never through a link), then renamed into place, so that nobody reads half of it.
     public static func write(_ text: String, to path: String) throws {
         try refuseLink(path)
-        let folder = (path as NSString).deletingLastPathComponent
-        var template = Array(((folder.isEmpty ? "." : folder) + "/.ringside-XXXXXX").utf8CString)
+        var template = Array((folder(of: path) + "/.ringside-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -610,7 +610,7 @@ public final class ScenarioRunner {
         let named = expectation.phone.map { [$0.index: tokens(of: $0.index)] } ?? [:]
         for check in expectation.checks {
             record(
-                at: range, within: expectation.within, judging: expectation.judging(check),
+                at: range, within: expectation.window(check), judging: expectation.judging(check),
                 absence: expectation.expectsAbsence(check)
             ) { [self] in judge(check, expectation, evidence(tokens: named)) }
         }

@@ -305,8 +305,14 @@ public protocol ExpectationWithChecks: Sendable {
     func expectsAbsence(_ check: Check) -> Bool
     /// Real time to wait (none: judged at once, or when its `Judging` says).
     var within: Double? { get }
+    /// How long a check may take to hold: `within`, unless the check declares more.
+    func window(_ check: Check) -> Double?
     /// The phone whose tokens its checks read, if any.
     var phone: PhoneRef? { get }
+}
+
+extension ExpectationWithChecks {
+    public func window(_ check: Check) -> Double? { within }
 }
 
 extension Judging {

@@ -27,8 +27,14 @@ public enum ValueKind: Sendable, Equatable {
     case app
     /// An APNs reason, spelled as on the wire.
     case reason
-    /// A name (letters, digits and `+ . _ @ -`), or a list of them.
+    /// A name: letters, digits and `+ . _ @ -`.
+    case name
+    /// A name, or a list of them.
     case names
+    /// A list of the words (`[a, b]` or `- a` lines).
+    case list([String])
+    /// One of the reasons of the expectation's outcome (`ringside explain outcomes`).
+    case outcomeReason
     /// Free text.
     case text
 
@@ -37,12 +43,15 @@ public enum ValueKind: Sendable, Equatable {
         switch self {
         case .number(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .duration(let most): return "a duration, at most \(Self.seconds(most))"
-        case .boolean: return "true or false"
+        case .boolean: return "true or false (or yes, no)"
         case .choice(let words): return "one of \(words.joined(separator: ", "))"
         case .phone: return "a phone's name"
         case .app: return "one of the phone's apps"
         case .reason: return "an APNs reason"
+        case .name: return "a name: letters, digits and + . _ @ -"
         case .names: return "a name or a list of names"
+        case .list(let words): return "a list, each one of \(words.joined(separator: ", "))"
+        case .outcomeReason: return "one of the outcome's reasons (ringside explain outcomes)"
         case .text: return "text"
         }
     }

@@ -33,8 +33,12 @@ struct Arguments {
         let option = command.option(name)
         if case .flag = option.kind { preconditionFailure("\(name) is a flag") }
         guard let text = try take(name) else { return nil }
-        if case .choice(let choices) = option.kind, !choices.contains(text) {
-            throw UsageError("\(name) <\(text)> is not one of \(choices.joined(separator: ", "))")
+        if case .choice(let choices) = option.kind {
+            // In any case, as APNs reasons were always read (`Reason(wire:)`); given back as declared.
+            guard let chosen = choices.first(where: { $0.lowercased() == text.lowercased() }) else {
+                throw UsageError("\(name) <\(text)> is not one of \(choices.joined(separator: ", "))")
+            }
+            return chosen
         }
         return text
     }
@@ -98,6 +102,10 @@ struct Arguments {
 
     private func unknown(_ item: String, _ what: String) -> UsageError {
         let name = String(item.prefix { $0 != "=" })
+        // A declared option still here was read once already: it was given twice.
+        if command.options.contains(where: { $0.name == name }) {
+            return UsageError("<\(name)> is given twice; see 'ringside \(command.name) --help'")
+        }
         let hint =
             what == "option"
             ? didYouMean(name, among: command.options.map(\.name)).map { "did you mean <\($0)>? " } : nil

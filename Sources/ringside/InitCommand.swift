@@ -56,13 +56,12 @@ enum InitCommand {
                     )
                 }
             }
-            let parent = (folder as NSString).deletingLastPathComponent
-            let staging = (parent.isEmpty ? "." : parent) + "/.ringside-init-\(UUID().uuidString)"
+            let staging = OutputFiles.folder(of: folder) + "/.ringside-init-\(UUID().uuidString)"
             do {
                 for file in StarterFiles.all {
                     let path = "\(staging)/\(file.path)"
                     try manager.createDirectory(
-                        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                        atPath: OutputFiles.folder(of: path), withIntermediateDirectories: true)
                     try OutputFiles.write(file.text + "\n", to: path)
                 }
                 // An empty folder (checked above) gives way to the written one.

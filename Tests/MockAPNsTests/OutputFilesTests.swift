@@ -1,4 +1,5 @@
 import Foundation
+import MockAPNs
 import Testing
 
 /// Files are written only where asked (issue 27): a planted symbolic link is refused with exit 3 and
@@ -37,6 +38,30 @@ import Testing
         #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
         #expect((result.stdout + result.stderr).contains("is a symbolic link"), "\(result.stdout) \(result.stderr)")
         #expect(try Self.untouched(folder))
+    }
+
+    /// NSString.deletingLastPathComponent trapped on a one-character path (`--junit j`, `init x`):
+    /// the folder of a path is Ringside's own now (`OutputFiles.folder(of:)`).
+    @Test("A one-character file or folder name is written, not a crash")
+    func oneCharacterNames() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for option in ["--junit", "--report"] {
+            let result = try run(
+                Self.binary, ["run", "--certs", Paths.certs, option, "j", Paths.scenario("01-a-call-rings.ring")],
+                directory: folder)
+            #expect(result.status == 0, "\(option): \(result.status) \(result.stderr.suffix(300))")
+            #expect(FileManager.default.fileExists(atPath: folder + "/j"), "\(option)")
+            try? FileManager.default.removeItem(atPath: folder + "/j")
+        }
+        let initialised = try run(Self.binary, ["init", "x"], directory: folder)
+        #expect(initialised.status == 0, "\(initialised.status) \(initialised.stderr.suffix(300))")
+        #expect(
+            FileManager.default.fileExists(atPath: folder + "/x/README.md")
+                || FileManager.default.fileExists(atPath: folder + "/x"))
+        for (path, parent) in [("j", "."), ("/j", "/"), ("a/b/", "a"), ("/", "/"), ("a//b", "a/"), ("./x", ".")] {
+            #expect(OutputFiles.folder(of: path) == parent, "\(path)")
+        }
     }
 
     @Test("serve --transcript refuses a planted link")

@@ -70,6 +70,15 @@ public struct APNsExpectation: ExpectationWithChecks {
         return filters || checks.isEmpty ? checks + [.requests] : checks
     }
 
+    /// A refused handshake is reported by the server's thread, a moment after the provider saw it
+    /// fail: `refused` waits at least this long before it fails (seen: 19-expired-provider-certificate
+    /// against `--provider uses-regular-token`, half its runs red without it).
+    public static let refusalGrace = 1.0
+
+    public func window(_ check: Check) -> Double? {
+        check == .refused ? max(within ?? 0, Self.refusalGrace) : within
+    }
+
     /// When each check is judged (`Judging`).
     public func judging(_ check: Check) -> Judging {
         switch check {

@@ -28,10 +28,10 @@ public struct PhoneExpectation: Sendable {
             Option(
                 "outcome", .choice(RingOutcome.Kind.allCases.map(\.rawValue)),
                 "rang, rang-late, not-delivered, app-killed, call-refused or duplicate"),
-            Option("reason", .text, "why it did not ring (offline-not-stored, app-blocked …)"), within,
-            Option("call", .names, "a call named with as: instead of the latest push"),
+            Option("reason", .outcomeReason, "why it did not ring (offline-not-stored, app-blocked …)"), within,
+            Option("call", .name, "a call named with as: instead of the latest push"),
             Option(
-                "rules", .choice(PhoneRule.allCases.map(\.rawValue)),
+                "rules", .list(PhoneRule.allCases.map(\.rawValue)),
                 "rules the push's story must show (ringside explain rules)"),
         ]
     ) { $0.lowerExpectPhone($1.argument, $1.block, at: $1.range).map { .expectPhone($0) } }

@@ -12,7 +12,7 @@ enum PhoneSteps {
                 options: [
                     Option(
                         "token", .choice(TokenKind.allCases.map(\.rawValue)), "which token: voip (default) or alert"),
-                    Option("as", .names, "the user the token is for (default the phone's name)"), app,
+                    Option("as", .name, "the user the token is for (default the phone's name)"), app,
                 ]
             ) { $0.lowerRegister($1.argument, $1.block, at: $1.range) },
             StepKind(
@@ -23,8 +23,8 @@ enum PhoneSteps {
             StepKind(
                 "call", "<user>", "the provider is asked to ring a user",
                 options: [
-                    Option("from", .names, "the caller's handle, put into the payload"),
-                    Option("as", .names, "a name for the call, for expect phone … call:"),
+                    Option("from", .name, "the caller's handle, put into the payload"),
+                    Option("as", .name, "a name for the call, for expect phone … call:"),
                 ]
             ) { $0.lowerCall($1.argument, $1.block, at: $1.range) },
         ] + appEvents + [
