@@ -39,10 +39,10 @@ for round in $(seq "$rounds"); do
     done
   done
 done
-.build/release/ringside serve --port 0 --quiet --reset-limit 1000/33 >"$work/strict" 2>/dev/null &
+.build/release/ringside serve --port 0 --quiet --reset-limit 1000/33 --keep 100000 >"$work/strict" 2>/dev/null &
 strict=$!
 for _ in $(seq 50); do grep -q RINGSIDE_CONTROL_URL "$work/strict" && break; sleep 0.1; done
-# 20,000 pushes: few enough for the mock's transcript (100,000 events) to hold every one, so it can
+# 20,000 pushes: few enough for the mock's transcript (`--keep 100000` events) to hold every one, so it can
 # tell how many pushes APNs accepted twice (a stream accepted, its answer lost in the GOAWAY, sent again).
 few=$((pushes < 20000 ? pushes : 20000))
 echo "with --reset-limit 1000/33: $(.build/release/ProviderBench "$(sed -n 's/^APNS_URL=//p' "$work/strict")" \
