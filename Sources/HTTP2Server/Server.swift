@@ -46,6 +46,10 @@ public final class HTTP2Server: @unchecked Sendable {
     private var threads: [JoinableThread] = []
     /// The port actually bound.
     public private(set) var port: UInt16 = 0
+    private let ids = ConnectionIds()
+
+    /// Connections accepted so far (each ends up opened, or refused with a reason, for the service).
+    public var connectionsAccepted: UInt64 { ids.count }
 
     public init(configuration: ServerConfiguration, service: any HTTP2Service) {
         self.configuration = configuration
@@ -57,7 +61,6 @@ public final class HTTP2Server: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         listener = try Self.listen(host: configuration.host, port: configuration.port)
         port = Self.boundPort(listener)
-        let ids = ConnectionIds()
         for index in 0..<configuration.workers {
             let worker = try Worker(
                 index: index, listener: listener, configuration: configuration, service: service, ids: ids)
@@ -155,6 +158,7 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
 final class ConnectionIds: Sendable {
     private let last = Atomic<UInt64>(0)
     func take() -> UInt64 { last.add(1, ordering: .relaxed).newValue }
+    var count: UInt64 { last.load(ordering: .relaxed) }
 }
 
 /// Seconds on the monotonic clock, for idle timeouts.

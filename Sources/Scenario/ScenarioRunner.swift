@@ -403,7 +403,7 @@ public final class ScenarioRunner {
     /// Judges `check` when its declaration says (`Judging`, ScenarioLanguage/Plan.swift) and records
     /// what it found. `within` lengthens a wait, never shortens one.
     private func record(
-        at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false,
+        at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false, settles: Bool,
         _ check: @escaping () -> ExpectationResult
     ) {
         let started = Date()
@@ -421,8 +421,7 @@ public final class ScenarioRunner {
             let deadline = started.addingTimeInterval(within ?? 0)
             runWorld()
             found = check()
-            while !found.passed, Date() < deadline {
-                waitForTheNextEvent(before: deadline)
+            while !found.passed, Date() < deadline, waitForTheNextEvent(before: deadline, settles: settles) {
                 runWorld()
                 found = check()
             }
@@ -457,12 +456,31 @@ public final class ScenarioRunner {
     /// to its next event (as `advance` would) instead of the runner sleeping until it is due. The
     /// phone's 50 ms delivery latency, slept, was most of the library's wall time (issue 30). The
     /// check's `within` still bounds it: no event beyond it is brought forward.
-    private func waitForTheNextEvent(before deadline: Date) {
-        if providerIsInProcess, let next = world.withWorld({ $0.nextEventAt }) {
-            let skip = next - now
-            if skip > 0, skip <= deadline.timeIntervalSinceNow, clock.advance(by: skip) { return }
+    /// Returns false when nothing can change before `deadline`: the built-in provider is idle, no
+    /// command an `exec` step started still runs, the check reads only what the exchanges settled
+    /// (`settles`), and the world has nothing scheduled within the window. Waiting on would only sleep: a failing `expect phone` took its whole 2 s
+    /// (SchemaCoverageTests spent most of its 169 s so).
+    private func waitForTheNextEvent(before deadline: Date, settles: Bool) -> Bool {
+        if providerIsInProcess {
+            let next = world.withWorld { $0.nextEventAt }
+            let skip = next.map { $0 - now }
+            // A command an `exec` step left running (a backgrounded curl) may still push, and a
+            // handshake the server has not finished may still be refused (a failure names it).
+            if settles, skip.map({ $0 > deadline.timeIntervalSinceNow }) ?? true, !children.anyRunning(except: nil),
+                everyConnectionSettled
+            {
+                return false
+            }
+            if let skip, skip > 0, skip <= deadline.timeIntervalSinceNow, clock.advance(by: skip) { return true }
         }
         usleep(10_000)
+        return true
+    }
+
+    /// Whether every connection the mock accepted has been opened or refused, as its observers heard.
+    private var everyConnectionSettled: Bool {
+        let evidence = Evidence(events: recorder.events)
+        return UInt64(evidence.openedAt.count + evidence.refusals.count) >= assembly.server.connectionsAccepted
     }
 
     private func runWorld() {
@@ -611,7 +629,7 @@ public final class ScenarioRunner {
         for check in expectation.checks {
             record(
                 at: range, within: expectation.window(check), judging: expectation.judging(check),
-                absence: expectation.expectsAbsence(check)
+                absence: expectation.expectsAbsence(check), settles: expectation.settlesWithTheProvider(check)
             ) { [self] in judge(check, expectation, evidence(tokens: named)) }
         }
     }
@@ -620,7 +638,8 @@ public final class ScenarioRunner {
         let id = expectation.phone.index
         let call = CallContext(
             named: expectation.call.flatMap { callIds[$0] }, latest: lastCall[id], lines: callsById)
-        record(at: range, within: expectation.within, judging: expectation.judging) { [self] in
+        // The phone's story is the world's: settled once the provider's requests were answered.
+        record(at: range, within: expectation.within, judging: expectation.judging, settles: true) { [self] in
             var evidence = evidence()
             evidence.fates = world.withWorld { $0.pushes.filter { $0.phone == id } }
             // Asked only when no push reached the phone: which tokens APNs answered for.

@@ -307,12 +307,17 @@ public protocol ExpectationWithChecks: Sendable {
     var within: Double? { get }
     /// How long a check may take to hold: `within`, unless the check declares more.
     func window(_ check: Check) -> Double?
+    /// Whether what the check reads is settled once the built-in provider's step has returned (its
+    /// requests were answered, the world holds their pushes), so that with nothing left on the
+    /// world's schedule it cannot change; false for what the server's own threads report later.
+    func settlesWithTheProvider(_ check: Check) -> Bool
     /// The phone whose tokens its checks read, if any.
     var phone: PhoneRef? { get }
 }
 
 extension ExpectationWithChecks {
     public func window(_ check: Check) -> Double? { within }
+    public func settlesWithTheProvider(_ check: Check) -> Bool { true }
 }
 
 extension Judging {

@@ -79,6 +79,9 @@ public struct APNsExpectation: ExpectationWithChecks {
         check == .refused ? max(within ?? 0, Self.refusalGrace) : within
     }
 
+    /// A refused handshake is reported by the server's thread after the provider saw it.
+    public func settlesWithTheProvider(_ check: Check) -> Bool { check != .refused }
+
     /// When each check is judged (`Judging`).
     public func judging(_ check: Check) -> Judging {
         switch check {
