@@ -13,6 +13,26 @@ import Testing
             SourceFile(path: Paths.root + "/scenarios/t.ring", text: "scenario: t\n" + body), certs: Paths.certs)
     }
 
+    /// The built-in provider's checks fail at once when nothing can change; a command an `exec` step
+    /// put in the background with a cleared environment cannot be found by it, so after an `exec`
+    /// step a check waits out its window (the early failure was a false red here).
+    @Test("A push from an exec step's background command with a cleared environment is waited for")
+    func backgroundWithClearedEnvironment() {
+        let push = SchemaCoverageTests.curl(token: SchemaCoverageTests.anyToken, payload: "\"{}\"")
+        let result = Self.run(
+            """
+            world:
+              accept-unknown-tokens: true
+            steps:
+              - exec: env -i PATH="$PATH" sh -c 'sleep 0.5; \(push)' >/dev/null 2>&1 &
+              - expect apns: the pushed request
+                within: 3s
+
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+
     @Test("count: 0 with within waits the whole window: a push 1 s late fails it")
     func lateCount() {
         let result = Self.run(
