@@ -31,6 +31,16 @@ public enum OutputFiles {
     /// never through a link), then renamed into place, so that nobody reads half of it.
     public static func write(_ text: String, to path: String) throws {
         try refuseLink(path)
+        // A folder (`--junit ./`) is not a file to replace: said so, not "Device or resource busy".
+        var isFolder: ObjCBool = false
+        if path.hasSuffix("/")
+            || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
+        {
+            throw Refused(
+                description:
+                    "\(path) is a folder; give the file to write, e.g. \(path.hasSuffix("/") ? path : path + "/")report"
+            )
+        }
         var template = Array((folder(of: path) + "/.ringside-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }

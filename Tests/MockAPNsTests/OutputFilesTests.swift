@@ -54,6 +54,14 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder + "/j"), "\(option)")
             try? FileManager.default.removeItem(atPath: folder + "/j")
         }
+        for target in ["./", "./x/", "."] {
+            let result = try run(
+                Self.binary,
+                ["run", "--certs", Paths.certs, "--junit", target, Paths.scenario("01-a-call-rings.ring")],
+                directory: folder)
+            #expect(result.status == 3, "\(target): \(result.status)")
+            #expect(result.stderr.contains("is a folder"), "\(target): \(result.stderr.suffix(300))")
+        }
         let initialised = try run(Self.binary, ["init", "x"], directory: folder)
         #expect(initialised.status == 0, "\(initialised.status) \(initialised.stderr.suffix(300))")
         #expect(
