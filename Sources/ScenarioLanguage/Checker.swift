@@ -178,7 +178,7 @@ struct Lowering {
 
     mutating func duration(_ scalar: Scalar, key: String, atMost limit: Double = longestDuration) -> Double? {
         guard let seconds = parseDuration(scalar.text), seconds <= limit else {
-            let most = limit >= longestDuration ? "ten years" : "\(formatSeconds(limit))"
+            let most = ValueKind.written(limit)
             report(
                 "Not a duration", at: scalar.range,
                 "<\(key)> takes a duration like <250ms>, <30s>, <5m>, <2h> or <1d>, at most \(most); got <\(clip(scalar.text))>"
@@ -265,11 +265,6 @@ struct Lowering {
             "Unknown reason", at: scalar.range, "<\(clip(scalar.text))> is not an APNs reason (`ringside explain`)",
             suggestion: Reason(wire: scalar.text)?.wire ?? didYouMean(scalar.text, among: Reason.allCases.map(\.wire)))
         return nil
-    }
-
-    func formatSeconds(_ seconds: Double) -> String {
-        seconds >= 3600 && seconds.truncatingRemainder(dividingBy: 3600) == 0
-            ? "\(Int(seconds / 3600))h" : "\(Int(seconds))s"
     }
 
     // MARK: The file

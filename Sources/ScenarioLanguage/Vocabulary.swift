@@ -42,7 +42,7 @@ public enum ValueKind: Sendable, Equatable {
     public var described: String {
         switch self {
         case .number(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
-        case .duration(let most): return "a duration, at most \(Self.seconds(most))"
+        case .duration(let most): return "a duration, at most \(Self.written(most))"
         case .boolean: return "true or false (or yes, no)"
         case .choice(let words): return "one of \(words.joined(separator: ", "))"
         case .phone: return "a phone's name"
@@ -56,11 +56,9 @@ public enum ValueKind: Sendable, Equatable {
         }
     }
 
-    static func seconds(_ seconds: Double) -> String {
+    /// A duration's limit as messages and `explain` write it: `ten years`, `24h`, `300s`.
+    static func written(_ seconds: Double) -> String {
         if seconds >= longestDuration { return "ten years" }
-        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 {
-            return "\(Int(seconds / 86_400))d"
-        }
         if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
         return "\(Int(seconds))s"
     }
@@ -99,8 +97,6 @@ public struct StepKind: Sendable {
         self.options = options
         self.lower = lower
     }
-
-    public func option(_ key: String) -> Option? { options.first { $0.key == key } }
 }
 
 /// What a step's lowering reads: the value on its line, its options, and where its word stands.
