@@ -18,6 +18,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     private let clock: any WorldClock
     private let world: SharedWorld?
     private let environment: APNsEnvironment
+    private let inputs: Inputs
     /// This connection's copy of the mock's observers (`MockAPNs.emit(_:through:)`).
     @exclusivity(unchecked) private var observers: [any MockObserver] = []
 
@@ -28,6 +29,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         clock = mock.configuration.clock
         world = mock.configuration.world
         environment = mock.configuration.validation.environment
+        inputs = Inputs(mock.configuration)
     }
 
     var authenticationDescription: String {
@@ -39,15 +41,14 @@ final class APNsConnection: HTTP2ConnectionHandler {
 
     var initialMaxConcurrentStreams: UInt32 { machine.initialMaxConcurrentStreams }
 
-    /// The state machine decides; this carries its actions out, in order. The world is entered once:
-    /// to admit the push (the device check), or to deliver it.
+    /// The state machine decides; this carries its actions out, in order.
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {
         let now = clock.now()
         actions.removeAll(keepingCapacity: true)
-        if case .admit(let push, let apnsId) = machine.receive(http, at: now, into: &actions), let world {
-            let (lookup, number) = world.admit(
-                push, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
-            machine.admitted(lookup, number: number, at: now, into: &actions)
+        Self.decide(http, by: &machine, with: inputs, at: now, into: &actions) { [inputs] push, apnsId in
+            // `.admit` is asked for only with a world (`ConnectionStateMachine.admitsInOneVisit`).
+            inputs.world?.admit(push, environment: inputs.environment, body: http.body, apnsId: apnsId, at: now.world)
+                ?? (.unknown, nil)
         }
         // Each action is moved out, leaving a payload-free one: iterating copied every action (a
         // retain per string and array of its payload), and clearing the list released them again.
@@ -55,6 +56,54 @@ final class APNsConnection: HTTP2ConnectionHandler {
             var action = ConnectionAction.tell(0)
             swap(&action, &actions[index])
             carryOut(action, http, at: now, connection: connection)
+        }
+    }
+
+    /// Where the machine's inputs come from: the fault plan, the replay and the world.
+    struct Inputs {
+        let faults: FaultPlan
+        let replay: ReplayPlan?
+        let world: SharedWorld?
+        let environment: APNsEnvironment
+
+        init(_ configuration: MockConfiguration) {
+            faults = configuration.faults
+            replay = configuration.replay
+            world = configuration.world
+            environment = configuration.validation.environment
+        }
+    }
+
+    /// Decides `http`, answering each step the machine asks for from `inputs`, and `.admit` by
+    /// `admit` (the world's device check: `SharedWorld.admit`). The world is entered once: to admit
+    /// the push, or, as an action, to deliver it.
+    static func decide(
+        _ http: HTTP2Request, by machine: inout ConnectionStateMachine, with inputs: Inputs, at now: Moment,
+        into actions: inout [ConnectionAction], admit: (AcceptedPush, MessageId) -> (DeviceLookup, Int?)
+    ) {
+        var step = machine.receive(http, rules: inputs.faults.rules, at: now, into: &actions)
+        while true {
+            switch step {
+            case .decided: return
+            case .replay:
+                let recorded = inputs.replay?.answer(for: machine.request)
+                var retiredAt: Int64?
+                if recorded?.timestamp != nil, let token = machine.request.deviceToken, let world = inputs.world {
+                    retiredAt = world.withWorld { $0.retiredAt(token: token, environment: inputs.environment) }
+                }
+                step = machine.replayed(recorded, retiredAt: retiredAt, at: now, into: &actions)
+            case .faults:
+                let fault = inputs.faults.take(
+                    token: machine.request.deviceToken, connection: machine.connection, at: now.world)
+                step = machine.armed(fault, at: now, into: &actions)
+            case .admit(let push, let apnsId):
+                let (lookup, number) = admit(push, apnsId)
+                step = machine.admitted(lookup, number: number, at: now, into: &actions)
+            case .countAccepted:
+                let reason = inputs.faults.noteAccepted(
+                    token: machine.request.deviceToken, connection: machine.connection, at: now.world)
+                step = machine.counted(goAway: reason, at: now, into: &actions)
+            }
         }
     }
 
@@ -102,6 +151,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
             world?.accept(push, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
         case .tell(let number):
             world?.told(number)
+        case .replayDiffers(let reason):
+            mock.configuration.replay?.noteRefused(machine.request, reason: reason)
         }
     }
 

@@ -31,6 +31,9 @@ enum ConnectionAction {
     /// Push `number`, taken in by the world's device check, may have its outcome told: its request
     /// line is written.
     case tell(Int)
+    /// The replay recorded the request as accepted and the rules refuse it now: the run differs
+    /// from the recording (`ReplayPlan.noteRefused`).
+    case replayDiffers(Reason)
 }
 
 /// How a connection ends after its GOAWAY.
@@ -42,37 +45,47 @@ enum GoAwayEnding: Equatable {
     case afterAnswers(Double)
 }
 
-/// What the state machine needs from the executor after `receive`.
+/// What the state machine needs from outside before it can go on deciding a request: the fault
+/// plan's, the replay's and the world's answers are inputs, asked for in the order the rules meet
+/// them, and given back by the executor (`APNsConnection.decide`). Whatever was asked is used: an
+/// armed fault is taken only when the request reaches the fault plan.
 enum ConnectionStep {
     /// The actions are decided.
     case decided
+    /// The replay's recorded answer for `request` (`ReplayPlan.answer(for:)`), and for a recorded
+    /// 410 when its device token died in this run's world: `replayed(_:retiredAt:at:into:)`.
+    case replay
+    /// The fault plan's armed fault for `request` (`FaultPlan.take`): `armed(_:at:into:)`.
+    case faults
     /// Every check but the device's passed: the world looks the device token up and takes the push in, in
     /// one visit (`SharedWorld.admit`), and `admitted(_:number:at:into:)` decides the rest.
     case admit(AcceptedPush, apnsId: MessageId)
+    /// A push was accepted: the fault plan counts it (`FaultPlan.noteAccepted`), and
+    /// `counted(goAway:at:into:)` hears whether a GOAWAY fault fired.
+    case countAccepted
 }
 
 /// One provider connection's rules: a request's fields in, the actions out.
 ///
-/// It decides; it does not perform. `receive` and `admitted` append `ConnectionAction`s (answer,
-/// refuse, SETTINGS, GOAWAY, the transcript line, the push for the world) that `APNsConnection`
-/// then carries out in order: frames, timers, observers and the world's delivery are the
-/// executor's, and nothing is sent or told before the decision is complete.
+/// It decides; it does not perform. `receive` and the steps after it append `ConnectionAction`s
+/// (answer, refuse, SETTINGS, GOAWAY, the transcript line, the push for the world) that
+/// `APNsConnection` then carries out in order: frames, timers, observers and the world's delivery are
+/// the executor's, and nothing is sent or told before the decision is complete.
 ///
 /// It holds what a connection remembers: its credentials, where it is in its life (`Phase`: open,
 /// stale, draining after GOAWAY), the streams it is granted (`Streams`: one until a valid JWT,
-/// authenticated, lowered by the fault plan), memoised header blocks and the id generator. Deciding changes state outside it too: the fault plan's armed answers
-/// are used up (`take`, `noteAccepted`), the replay's recorded answers are taken in order, and the
-/// validator updates the connection's credentials (the provider token's state, the pinned team) and
-/// its JWT sightings, and reads the world's device tokens when the device check is its own (not left
-/// to `SharedWorld.admit`). The machine reads the world itself only for a replayed 410's time.
+/// authenticated, lowered by the fault plan), memoised header blocks and the id generator. The fault
+/// plan, the replay and the world are not reached from here: what they say comes in (the plan's
+/// `FaultPlan.Rules` with the request, the rest through `ConnectionStep`), and what they must learn
+/// goes out as actions. The validator updates the connection's credentials (the provider token's
+/// state, the pinned team) and its JWT sightings, and reads the device directory when the device
+/// check is not the last (a profile's order; else the world is asked through `.admit`).
 struct ConnectionStateMachine {
     let connection: UInt64
     private let validator: Validator
-    private let faults: FaultPlan
-    private let replay: ReplayPlan?
-    private let world: SharedWorld?
+    private let replays: Bool
+    private let hasWorld: Bool
     private let isSandbox: Bool
-    private let environment: APNsEnvironment
     private let authenticatedStreams: UInt32
     /// Whether the world is asked once per push (`SharedWorld.admit`): the device check is the last.
     private let admitsInOneVisit: Bool
@@ -101,8 +114,21 @@ struct ConnectionStateMachine {
     /// every check. HPACK makes a provider's blocks byte-identical push after push (same device token, topic
     /// and JWT): such a block is read and judged once per connection.
     private var lastHeaders: (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
-    /// What `admitted` needs of the request whose push the world is looking up.
-    private var pending: (accepted: AcceptedPush, apnsId: MessageId, streamId: Int32, delay: Double?, replayed: Bool)?
+    /// What the steps after `receive` need of the request being decided.
+    private var current = Current()
+
+    /// The request being decided, between `receive` and its last step.
+    private struct Current {
+        var apnsId = MessageId(text: "")
+        var streamId: Int32 = 0
+        var rules = FaultPlan.Rules()
+        /// Held back by a delay fault.
+        var delay: Double?
+        /// The replay recorded an answer for it (accepted, since the rules judge it).
+        var replayed = false
+        /// The push the world is looking up (`.admit`).
+        var admitting: AcceptedPush?
+    }
 
     /// Where a connection is in its life ([CONN]).
     enum Phase: Equatable {
@@ -137,13 +163,11 @@ struct ConnectionStateMachine {
     init(info: ConnectionInfo, configuration: MockConfiguration, validator: Validator) {
         connection = info.id
         self.validator = validator
-        faults = configuration.faults
-        replay = configuration.replay
-        world = configuration.world
+        replays = configuration.replay != nil
+        hasWorld = configuration.world != nil
         isSandbox = configuration.validation.environment == .sandbox
-        environment = configuration.validation.environment
         authenticatedStreams = configuration.authenticatedMaxConcurrentStreams
-        admitsInOneVisit = world != nil && validator.checksDeviceLast
+        admitsInOneVisit = hasWorld && validator.checksDeviceLast
         ids = MessageIdGenerator(seed: configuration.seed.map { $0 &+ info.id })
         streams =
             info.clientCertificateDER != nil && configuration.authentication != .token ? .authenticated : .oneUntilJWT
@@ -166,11 +190,11 @@ struct ConnectionStateMachine {
     /// The executor applied `raiseStreamLimit`.
     mutating func streamLimitRaised() { raiseApplied = true }
 
-    /// Decides what to do about `http`, appending to `actions`. With `.admit`, the world's answer
-    /// goes to `admitted(_:number:at:into:)` before the actions are carried out.
-    mutating func receive(_ http: HTTP2Request, at now: Moment, into actions: inout [ConnectionAction])
-        -> ConnectionStep
-    {
+    /// Starts deciding `http`, which meets the fault plan's `rules`, appending to `actions`; the
+    /// step says what the machine needs next.
+    mutating func receive(
+        _ http: HTTP2Request, rules: FaultPlan.Rules, at now: Moment, into actions: inout [ConnectionAction]
+    ) -> ConnectionStep {
         if lastHeaders?.fields.hasSameFields(as: http) == true {
             request = lastHeaders!.request
         } else {
@@ -182,8 +206,9 @@ struct ConnectionStateMachine {
         }
         request.body = http.body
         request.bodyLength = http.bodyLength
-        let apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
-        let streamId = http.streamId
+        current = Current(
+            apnsId: request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId(), streamId: http.streamId,
+            rules: rules)
 
         if case .draining(let refusingFrom) = phase {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after
@@ -192,45 +217,49 @@ struct ConnectionStateMachine {
             // While a delay fault holds the GOAWAY back, nothing: nghttp2 closes the streams above its
             // last stream id as it sends it (unprocessed, as the GOAWAY tells the client), and a
             // refusal timed to follow it could go out first.
-            if refusingFrom <= now.wall { actions.append(.refuse(streamId: streamId)) }
+            if refusingFrom <= now.wall { actions.append(.refuse(streamId: http.streamId)) }
             return .decided
         }
         if http.headerListTooLarge {
             // RFC 9113 §10.5.1: a header list larger than the server will handle gets 431.
             // With its ids, as every other answer: the development environment's apns-unique-id too.
             actions.append(
-                .respond(streamId: streamId, HTTP2Response(status: 431, unique: idFields(apnsId)), after: nil))
+                .respond(
+                    streamId: http.streamId, HTTP2Response(status: 431, unique: idFields(current.apnsId)), after: nil))
             actions.append(
                 .record(
-                    apnsId: apnsId, status: 431, rejection: nil, accepted: nil,
-                    fault: Self.headerListFault))
+                    apnsId: current.apnsId, status: 431, rejection: nil, accepted: nil, fault: Self.headerListFault))
             return .decided
         }
-        let replayed = replay?.answer(for: request)
+        if replays { return .replay }
+        return meetTheFaultPlan(at: now, into: &actions)
+    }
+
+    /// The replay's recorded answer for `request` (nil once the run has diverged), and when its
+    /// device token was retired in this run's world (asked for a recorded 410 only).
+    mutating func replayed(
+        _ recorded: ReplayPlan.Exchange?, retiredAt: Int64?, at now: Moment, into actions: inout [ConnectionAction]
+    ) -> ConnectionStep {
+        current.replayed = recorded != nil
         // A recorded status 0 with a reason was a connection-level answer (GOAWAY on a certificate for
         // the other environment): the rules give it again, as they judge a recorded 200.
-        if let recorded = replayed, recorded.status == 0, recorded.reason == nil {
+        if let recorded, recorded.status == 0, recorded.reason == nil {
             // Replay of a request that was never answered (a `drop` fault): again no answer.
             actions.append(
                 .record(
-                    apnsId: apnsId, status: 0, rejection: nil, accepted: nil, fault: "dropped: no answer (replayed)"))
+                    apnsId: current.apnsId, status: 0, rejection: nil, accepted: nil,
+                    fault: "dropped: no answer (replayed)"))
             return .decided
         }
-        if let recorded = replayed, recorded.status != 200, recorded.status != 0 {
+        if let recorded, recorded.status != 200, recorded.status != 0 {
             // Replay: a recorded refusal, whatever the rules say now. A recorded 200 is judged by the
             // rules as usual, so that the push reaches the world and phone expectations can be judged
             // (same scenario and seed, same verdict; the recording's faults are not armed again).
             // A 410's timestamp is when the device token died in this run's world (the scenario retired it
             // again), else the recorded one moved to this run's time.
-            let retired =
-                recorded.timestamp == nil
-                ? nil
-                : request.deviceToken.flatMap { token in
-                    world?.withWorld { [environment] in $0.retiredAt(token: token, environment: environment) }
-                }
             let rejection = Rejection(
                 recorded.reason ?? .internalServerError, check: .device, detail: "replayed from the transcript",
-                lint: recorded.lint, timestamp: retired ?? recorded.timestamp(forRequestAt: now.world))
+                lint: recorded.lint, timestamp: retiredAt ?? recorded.timestamp(forRequestAt: now.world))
             if recorded.judgedByTheRules {
                 // The recorded run judged this request's JWT: a valid one raised the stream limit then,
                 // and does now. The verdict itself is the recording's.
@@ -239,79 +268,93 @@ struct ConnectionStateMachine {
             }
             let raised = recorded.judgedByTheRules && raiseIfTheJWTIsProved(at: now, into: &actions)
             reject(
-                streamId, apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? apnsId, at: now, rejection,
+                apnsId: recorded.apnsId.flatMap(MessageId.init(sent:)) ?? current.apnsId, at: now, rejection,
                 fault: Self.replayedFault, followingRaise: raised, into: &actions)
             return .decided
         }
+        return meetTheFaultPlan(at: now, into: &actions)
+    }
+
+    /// The stale-connection rule, then the armed faults when there are any.
+    private mutating func meetTheFaultPlan(at now: Moment, into actions: inout [ConnectionAction]) -> ConnectionStep {
         // A connection idle too long answers 500 until the provider reconnects (fault plan).
-        if let idle = faults.staleAfterIdle, let last = lastRequestAt, now.world - last > idle { phase = .stale }
+        if let idle = current.rules.staleAfterIdle, let last = lastRequestAt, now.world - last > idle {
+            phase = .stale
+        }
         lastRequestAt = now.world
         if phase == .stale {
             reject(
-                streamId, apnsId: apnsId, at: now,
+                apnsId: current.apnsId, at: now,
                 Rejection(
                     .internalServerError, check: .device, detail: "this connection was idle too long (fault plan)"),
                 fault: Self.staleFault, into: &actions)
             return .decided
         }
-        var delay: Double?
-        switch faults.take(token: request.deviceToken, connection: connection, at: now.world) {
+        if current.rules.hasArmedFaults { return .faults }
+        return judge(at: now, into: &actions)
+    }
+
+    /// The fault plan's armed fault for `request`, if any (it is used up).
+    mutating func armed(
+        _ fault: FaultPlan.Action?, at now: Moment, into actions: inout [ConnectionAction]
+    ) -> ConnectionStep {
+        switch fault {
         case .answer(let reason):
             reject(
-                streamId, apnsId: apnsId, at: now,
+                apnsId: current.apnsId, at: now,
                 Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: Self.armedFault,
                 into: &actions)
             return .decided
         case .drop:
             actions.append(
                 .record(
-                    apnsId: apnsId, status: 0, rejection: nil, accepted: nil, fault: "dropped: no answer (fault plan)"))
+                    apnsId: current.apnsId, status: 0, rejection: nil, accepted: nil,
+                    fault: "dropped: no answer (fault plan)"))
             return .decided
-        case .delay(let seconds): delay = seconds
+        case .delay(let seconds): current.delay = seconds
         case .goAwayAfterAccepted, nil: break
         }
-        if admitsInOneVisit {
-            let result = validator.validate(
-                request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
-            if case .success(let accepted) = result {
-                pending = (accepted, apnsId, streamId, delay, replayed != nil)
-                return .admit(Self.inWorldTime(accepted, at: now), apnsId: apnsId)
-            }
-            decide(
-                result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed != nil, at: now,
-                into: &actions)
-        } else {
+        return judge(at: now, into: &actions)
+    }
+
+    /// The rules' checks: every one, or all but the device's when the world admits the push.
+    private mutating func judge(at now: Moment, into actions: inout [ConnectionAction]) -> ConnectionStep {
+        guard admitsInOneVisit else {
             let result = validator.validate(request, credentials: &credentials, at: now, checked: &lastHeaders!.checked)
-            decide(
-                result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed != nil, at: now,
-                into: &actions)
+            return decide(result, at: now, into: &actions)
         }
-        return .decided
+        let result = validator.validate(
+            request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
+        if case .success(let accepted) = result {
+            current.admitting = accepted
+            return .admit(Self.inWorldTime(accepted, at: now), apnsId: current.apnsId)
+        }
+        return decide(result, at: now, into: &actions)
     }
 
     /// The world's answer for the push `receive` asked it to admit: `number` is its place in the
     /// world when the device token was active.
     mutating func admitted(
         _ lookup: DeviceLookup, number: Int?, at now: Moment, into actions: inout [ConnectionAction]
-    ) {
-        guard let (accepted, apnsId, streamId, delay, replayed) = pending else { return }
-        pending = nil
+    ) -> ConnectionStep {
+        guard let accepted = current.admitting else { return .decided }
+        current.admitting = nil
         var result = Result<AcceptedPush, Rejection>.success(accepted)
         if var rejection = validator.deviceRejection(lookup, token: accepted.deviceToken, topic: accepted.topic) {
             rejection.notes = accepted.notes
             result = .failure(rejection)
         }
-        decide(
-            result, streamId: streamId, apnsId: apnsId, delay: delay, replayed: replayed, at: now,
-            number: number, into: &actions)
+        return decide(result, at: now, number: number, into: &actions)
     }
 
     /// The validator's verdict, with what the connection does about it.
     private mutating func decide(
-        _ verdict: Result<AcceptedPush, Rejection>, streamId: Int32, apnsId: MessageId, delay: Double?,
-        replayed: Bool, at now: Moment, number: Int? = nil, into actions: inout [ConnectionAction]
-    ) {
+        _ verdict: Result<AcceptedPush, Rejection>, at now: Moment, number: Int? = nil,
+        into actions: inout [ConnectionAction]
+    ) -> ConnectionStep {
         var result = verdict
+        let apnsId = current.apnsId
+        let delay = current.delay
         let raised = raiseIfTheJWTIsProved(at: now, into: &actions)
         if let certificateProblem, case .failure(let rejection) = result, rejection.reason == .badCertificate {
             result = .failure(Rejection(.badCertificate, check: .authentication, detail: certificateProblem))
@@ -328,8 +371,8 @@ struct ConnectionStateMachine {
                             why: "an accepted push lifts the limit again (fault plan)", at: now)))
             }
             respond(
-                streamId, HTTP2Response(status: 200, unique: idFields(apnsId)), after: delay, at: now,
-                followingRaise: raised, into: &actions)
+                HTTP2Response(status: 200, unique: idFields(apnsId)), after: delay, at: now, followingRaise: raised,
+                into: &actions)
             actions.append(
                 .record(
                     apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
@@ -338,21 +381,10 @@ struct ConnectionStateMachine {
             // `admit`, tells its outcome only after it).
             if admitsInOneVisit {
                 if let number { actions.append(.tell(number)) }
-            } else if world != nil {
+            } else if hasWorld {
                 actions.append(.deliver(Self.inWorldTime(accepted, at: now), apnsId: apnsId))
             }
-            if let reason = faults.noteAccepted(token: request.deviceToken, connection: connection, at: now.world) {
-                // GOAWAY with the last accepted stream; later streams are ignored, then the connection
-                // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
-                // nghttp2 sends control frames ahead of responses; APNs answers first, then says GOAWAY
-                // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
-                // Closed once every answer up to the last stream is out (a delay fault holds some).
-                // Closed a second after the GOAWAY.
-                let owed = max(0, answersDueAt - now.wall)
-                phase = .draining(refusingFrom: now.wall + owed)
-                actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .afterAnswers(owed)))
-                actions.append(.emit(.goAway(connection: connection, lastStreamId: streamId, reason: reason, at: now)))
-            }
+            return current.rules.hasArmedFaults ? .countAccepted : .decided
         case .failure(let rejection) where rejection.reason == .badCertificateEnvironment:
             // Observed: GOAWAY, last-stream-id 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then
             // close (docs/apns-facts.md §5; sideshow/apns2 #93, #117).
@@ -361,15 +393,13 @@ struct ConnectionStateMachine {
             actions.append(.record(apnsId: apnsId, status: 0, rejection: rejection, accepted: nil, fault: nil))
             actions.append(.emit(.goAway(connection: connection, lastStreamId: 0, reason: rejection.reason, at: now)))
         case .failure(let rejection):
-            if replayed {
+            if current.replayed {
                 // Recorded as accepted, refused by the rules now: the provider's request changed.
-                replay?.noteRefused(request, reason: rejection.reason)
+                actions.append(.replayDiffers(rejection.reason))
             }
-            reject(
-                streamId, apnsId: apnsId, at: now, rejection, fault: nil, after: delay, followingRaise: raised,
-                into: &actions)
+            reject(apnsId: apnsId, at: now, rejection, fault: nil, after: delay, followingRaise: raised, into: &actions)
             // Lowered again when this request raised the limit: the raise would lift the lowering.
-            if faults.lowerStreamsAfterRejection, !Self.isLowered(streams) || raised {
+            if current.rules.lowerStreamsAfterRejection, !Self.isLowered(streams) || raised {
                 // O (rdar 27870881): one stream after a rejection, back up after the next accepted push.
                 // Behind the raise when this request proved the JWT: else the raise would undo it.
                 streams = .lowered(authenticated: streams.isAuthenticated)
@@ -381,6 +411,26 @@ struct ConnectionStateMachine {
                             why: "a rejected push lowers the limit (fault plan)", at: now)))
             }
         }
+        return .decided
+    }
+
+    /// Whether the accepted push just decided fired a GOAWAY fault, and its reason.
+    mutating func counted(goAway reason: Reason?, at now: Moment, into actions: inout [ConnectionAction])
+        -> ConnectionStep
+    {
+        guard let reason else { return .decided }
+        // GOAWAY with the last accepted stream; later streams are ignored, then the connection
+        // closes (incident 1: a provider that ignores GOAWAY rings nobody for hours).
+        // nghttp2 sends control frames ahead of responses; APNs answers first, then says GOAWAY
+        // (a client that sees GOAWAY before the 200 may send the push again: a duplicate call).
+        // Closed once every answer up to the last stream is out (a delay fault holds some).
+        // Closed a second after the GOAWAY.
+        let owed = max(0, answersDueAt - now.wall)
+        phase = .draining(refusingFrom: now.wall + owed)
+        let streamId = current.streamId
+        actions.append(.goAway(lastStreamId: streamId, reason: reason, ending: .afterAnswers(owed)))
+        actions.append(.emit(.goAway(connection: connection, lastStreamId: streamId, reason: reason, at: now)))
+        return .decided
     }
 
     /// [SEND]: one stream "until you post a request with a valid authentication token" — the token,
@@ -406,13 +456,13 @@ struct ConnectionStateMachine {
     }
 
     private mutating func reject(
-        _ streamId: Int32, apnsId: MessageId, at now: Moment, _ rejection: Rejection, fault: String?,
+        apnsId: MessageId, at now: Moment, _ rejection: Rejection, fault: String?,
         after delay: Double? = nil, followingRaise: Bool = false, into actions: inout [ConnectionAction]
     ) {
         let response = HTTP2Response(
             status: rejection.reason.status, headers: [("content-type", "application/json")],
             body: Array(rejection.responseBody.utf8), unique: idFields(apnsId))
-        respond(streamId, response, after: delay, at: now, followingRaise: followingRaise, into: &actions)
+        respond(response, after: delay, at: now, followingRaise: followingRaise, into: &actions)
         actions.append(
             .record(
                 apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
@@ -422,11 +472,11 @@ struct ConnectionStateMachine {
     /// The answer; the request that proved the first valid JWT (`followingRaise`) is answered
     /// after the raised limit's SETTINGS, as a client reading in order expects.
     private mutating func respond(
-        _ streamId: Int32, _ response: HTTP2Response, after delay: Double?, at now: Moment, followingRaise: Bool,
+        _ response: HTTP2Response, after delay: Double?, at now: Moment, followingRaise: Bool,
         into actions: inout [ConnectionAction]
     ) {
         if let delay { answersDueAt = max(answersDueAt, now.wall + delay) }
-        actions.append(.respond(streamId: streamId, response, after: followingRaise ? delay ?? 0 : delay))
+        actions.append(.respond(streamId: current.streamId, response, after: followingRaise ? delay ?? 0 : delay))
     }
 
     /// `apns-id` always; `apns-unique-id` from the development environment only ([RESP]). Ids change

@@ -111,6 +111,25 @@ public final class FaultPlan: Sendable {
         locked { $0 = State() }
     }
 
+    /// What a request meets of the plan before it is decided: whether any fault is armed (then the
+    /// connection asks `take` and `noteAccepted`) and the two connection rules. Read once per request,
+    /// without the lock when no rule is set.
+    struct Rules: Equatable {
+        var hasArmedFaults = false
+        var staleAfterIdle: Double?
+        var lowerStreamsAfterRejection = false
+    }
+
+    var rules: Rules {
+        let hasArmedFaults = armed.load(ordering: .acquiring) > 0
+        guard hasConnectionRules.load(ordering: .acquiring) else { return Rules(hasArmedFaults: hasArmedFaults) }
+        return locked {
+            Rules(
+                hasArmedFaults: hasArmedFaults, staleAfterIdle: $0.staleAfterIdle,
+                lowerStreamsAfterRejection: $0.lowerStreamsAfterRejection)
+        }
+    }
+
     /// The request-level fault for this request, if any; uses up one of its count.
     func take(token: String?, connection: UInt64, at now: Double) -> Action? {
         if armed.load(ordering: .acquiring) == 0 { return nil }

@@ -15,11 +15,21 @@ import World
     /// TooManyProviderTokenUpdates.
     static let jwt = Paths.jwt()
 
+    /// A machine with the plans its steps are answered from, as `APNsConnection` answers them.
+    struct Driven {
+        var machine: ConnectionStateMachine
+        let inputs: APNsConnection.Inputs
+        var streams: ConnectionStateMachine.Streams { machine.streams }
+        var phase: ConnectionStateMachine.Phase { machine.phase }
+        var initialMaxConcurrentStreams: UInt32 { machine.initialMaxConcurrentStreams }
+        func why(refused: StreamRefusal) -> String { machine.why(refused: refused) }
+    }
+
     /// A token connection's machine (no client certificate), with `world` behind it if given.
     static func machine(
         world: SharedWorld? = nil, faults: FaultPlan = FaultPlan(), replay: ReplayPlan? = nil, seed: UInt64 = 7,
         validation: ValidationSettings = ValidationSettings()
-    ) -> ConnectionStateMachine {
+    ) -> Driven {
         var configuration = MockConfiguration(validation: validation, keys: keys)
         configuration.world = world
         configuration.faults = faults
@@ -28,7 +38,9 @@ import World
         let validator = Validator(
             settings: configuration.validation, keys: keys, directory: world ?? configuration.directory)
         let info = ConnectionInfo(id: 1, peer: "127.0.0.1:1", isTLS: true, alpn: "h2", clientCertificateDER: nil)
-        return ConnectionStateMachine(info: info, configuration: configuration, validator: validator)
+        return Driven(
+            machine: ConnectionStateMachine(info: info, configuration: configuration, validator: validator),
+            inputs: APNsConnection.Inputs(configuration))
     }
 
     /// A VoIP push as a provider sends it, on `stream`.
@@ -73,21 +85,34 @@ import World
                 return "record \(status)" + (rejection.map { " \($0.reason.wire)" } ?? "")
             case .deliver: return "deliver"
             case .tell(let number): return "tell \(number)"
+            case .replayDiffers(let reason): return "replay differs \(reason.wire)"
             }
         }
     }
 
-    /// Decides one request without a world; the world's step, if asked for, answers `lookup`.
+    /// The actions for one request, decided as `APNsConnection` decides them; the world's step, if
+    /// asked for, is answered with `lookup` (an event marks where).
+    static func act(
+        _ driven: inout Driven, _ request: HTTP2Request, lookup: DeviceLookup = .active, number: Int? = nil,
+        at now: Moment = SystemClock().now()
+    ) -> [ConnectionAction] {
+        var actions: [ConnectionAction] = []
+        var visited = false
+        APNsConnection.decide(request, by: &driven.machine, with: driven.inputs, at: now, into: &actions) { _, _ in
+            visited = true
+            return (lookup, number)
+        }
+        // Nothing is decided before the world's visit: the mark goes first.
+        if visited { actions.insert(.emit(.connectionClosed(connection: 0, why: "", at: now)), at: 0) }
+        return actions
+    }
+
+    /// `act`, in words.
     static func decide(
-        _ machine: inout ConnectionStateMachine, _ request: HTTP2Request, lookup: DeviceLookup = .active,
+        _ driven: inout Driven, _ request: HTTP2Request, lookup: DeviceLookup = .active,
         number: Int? = nil, at now: Moment = SystemClock().now()
     ) -> [String] {
-        var actions: [ConnectionAction] = []
-        if case .admit = machine.receive(request, at: now, into: &actions) {
-            actions.append(.emit(.connectionClosed(connection: 0, why: "", at: now)))  // marks the world's visit
-            machine.admitted(lookup, number: number, at: now, into: &actions)
-        }
-        return describe(actions)
+        describe(act(&driven, request, lookup: lookup, number: number, at: now))
     }
 
     @Test func firstValidJWTRaisesTheLimitAndItsAnswerFollowsTheSettings() {
@@ -238,6 +263,97 @@ import World
         #expect(Self.decide(&machine, Self.push(stream: 3)) == [])
     }
 
+    /// The fault plan is an input: the machine asks for its armed fault (`.faults`) only when the
+    /// plan says one is armed, and what it is given decides the answer — no plan is reached from here.
+    @Test func anArmedFaultIsAnInputAskedForOnlyWhenOneIsArmed() {
+        var machine = Self.machine().machine
+        var actions: [ConnectionAction] = []
+        let now = SystemClock().now()
+        guard case .decided = machine.receive(Self.push(stream: 1), rules: .init(), at: now, into: &actions) else {
+            Issue.record("no fault armed: decided without asking")
+            return
+        }
+        actions.removeAll()
+        let armed = FaultPlan.Rules(hasArmedFaults: true)
+        guard case .faults = machine.receive(Self.push(stream: 3), rules: armed, at: now, into: &actions) else {
+            Issue.record("a fault armed: the machine asks for it")
+            return
+        }
+        #expect(actions.isEmpty)
+        guard case .decided = machine.armed(.answer(.serviceUnavailable), at: now, into: &actions) else {
+            Issue.record("an answer is decided at once")
+            return
+        }
+        #expect(Self.describe(actions) == ["respond 3 503 ids 2", "record 503 ServiceUnavailable"])
+        actions.removeAll()
+        _ = machine.receive(Self.push(stream: 5), rules: armed, at: now, into: &actions)
+        _ = machine.armed(.delay(2), at: now, into: &actions)
+        #expect(Self.describe(actions) == ["respond 5 200 ids 2 after 2.0", "record 200"])
+    }
+
+    /// A request the machine never takes to the fault plan leaves its faults armed: one after our
+    /// GOAWAY is refused without using up the fault meant for a later push.
+    @Test func aRequestRefusedBeforeThePlanLeavesItsFaultArmed() {
+        let faults = FaultPlan()
+        faults.arm(FaultPlan.Fault(action: .goAwayAfterAccepted(1, .shutdown)))
+        var machine = Self.machine(faults: faults)
+        _ = Self.decide(&machine, Self.push(stream: 1))
+        faults.arm(FaultPlan.Fault(reason: .tooManyRequests, count: 1))
+        #expect(Self.decide(&machine, Self.push(stream: 3)) == ["refuse 3"])
+        #expect(faults.count == 1)
+    }
+
+    /// Whether an accepted push fires a GOAWAY fault is the plan's count, given back to the machine
+    /// (`counted(goAway:)`): nil goes on, a reason drains the connection behind the answer.
+    @Test func theAcceptedCountIsAnInput() {
+        var machine = Self.machine().machine
+        var actions: [ConnectionAction] = []
+        let now = SystemClock().now()
+        let armed = FaultPlan.Rules(hasArmedFaults: true)
+        _ = machine.receive(Self.push(stream: 1), rules: armed, at: now, into: &actions)
+        guard case .countAccepted = machine.armed(nil, at: now, into: &actions) else {
+            Issue.record("an accepted push with faults armed is counted")
+            return
+        }
+        _ = machine.counted(goAway: nil, at: now, into: &actions)
+        #expect(machine.phase == .open)
+        actions.removeAll()
+        _ = machine.receive(Self.push(stream: 3), rules: armed, at: now, into: &actions)
+        _ = machine.armed(nil, at: now, into: &actions)
+        _ = machine.counted(goAway: .shutdown, at: now, into: &actions)
+        #expect(
+            Self.describe(actions) == [
+                "respond 3 200 ids 2", "record 200", "goaway 3 Shutdown close later", "event goaway 3 Shutdown",
+            ])
+        #expect(machine.phase == .draining(refusingFrom: now.wall))
+    }
+
+    /// The replay is an input: the recorded answer comes in with when the device token died in this
+    /// run's world, which a replayed 410 gives as its timestamp; a recorded 200 the rules refuse now
+    /// is said as an action (`replayDiffers`), for the executor to tell the replay.
+    @Test func aReplayedAnswerIsAnInput() {
+        var machine = Self.machine(replay: ReplayPlan(exchanges: [])).machine
+        var actions: [ConnectionAction] = []
+        let now = SystemClock().now()
+        guard case .replay = machine.receive(Self.push(stream: 1), rules: .init(), at: now, into: &actions) else {
+            Issue.record("a replaying machine asks for the recorded answer")
+            return
+        }
+        var gone = ReplayPlan.Exchange(request: [:], status: 410, reason: .unregistered, timestamp: 5, apnsId: nil)
+        gone.judgedByTheRules = false
+        _ = machine.replayed(gone, retiredAt: 1_800_000_000_000, at: now, into: &actions)
+        let timestamps = actions.compactMap { action -> Int64? in
+            if case .record(_, _, let rejection?, _, _) = action { return rejection.timestamp } else { return nil }
+        }
+        #expect(timestamps == [1_800_000_000_000])
+        actions.removeAll()
+        let accepted = ReplayPlan.Exchange(request: [:], status: 200, reason: nil, timestamp: nil, apnsId: nil)
+        _ = machine.receive(Self.push(stream: 3, token: "zz"), rules: .init(), at: now, into: &actions)
+        _ = machine.replayed(accepted, retiredAt: nil, at: now, into: &actions)
+        #expect(Self.describe(actions).prefix(2) == ["event settings 1000", "raise 1000"])
+        #expect(Self.describe(actions).contains("replay differs BadDeviceToken"))
+    }
+
     /// A replayed refusal keeps the recorded answer, and its JWT is judged as the recorded run judged
     /// it: a valid one raises the limit. An answer the fault plan gave before the rules judges nothing.
     @Test func aReplayedRefusalJudgesTheJWTAsTheRecordingDid() throws {
@@ -349,13 +465,12 @@ import World
         }
         // No apns-expiration: stored up to 30 days, which voip-lint refuses.
         var linted = Self.machine(validation: ValidationSettings(profile: .voipLint))
-        var actions: [ConnectionAction] = []
         let now = SystemClock().now()
-        _ = linted.receive(Self.push(stream: 1), at: now, into: &actions)
+        let actions = Self.act(&linted, Self.push(stream: 1), at: now)
         let refused = try #require(rejection(actions))
         #expect(refused.lint == .nonZeroExpiration)
         let record = PushRecord(
-            connection: 1, streamId: 1, at: now, request: linted.request,
+            connection: 1, streamId: 1, at: now, request: linted.machine.request,
             messageId: MessageId(sent: "123e4567-e89b-12d3-a456-4266554400a0")!,
             status: refused.reason.status, rejection: refused, accepted: nil, fault: nil)
         let line = TranscriptWriter.render(.push(record))
@@ -363,9 +478,7 @@ import World
 
         func replayed(_ text: String) throws -> Rejection {
             var machine = Self.machine(replay: ReplayPlan.parse(transcript: text))
-            var actions: [ConnectionAction] = []
-            _ = machine.receive(Self.push(stream: 1), at: SystemClock().now(), into: &actions)
-            return try #require(rejection(actions))
+            return try #require(rejection(Self.act(&machine, Self.push(stream: 1))))
         }
         let again = try replayed(line)
         #expect(again.reason == .badExpirationDate)
@@ -383,9 +496,7 @@ import World
     @Test func idsAreTheSeededGenerators() {
         func firstIds(seed: UInt64) -> [String] {
             var machine = Self.machine(seed: seed)
-            var actions: [ConnectionAction] = []
-            _ = machine.receive(Self.push(stream: 1), at: SystemClock().now(), into: &actions)
-            return actions.compactMap {
+            return Self.act(&machine, Self.push(stream: 1)).compactMap {
                 if case .respond(_, let response, _) = $0 { return response.unique.first?.value } else { return nil }
             }
         }
