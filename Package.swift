@@ -68,16 +68,41 @@ let package = Package(
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
         // The mock's HTTP/2 behaviour in memory: a client session joined to the server's Connection,
-        // a ManualClock for its timers; no socket, thread or sleep.
+        // a ManualClock for its timers; and the connection's rules, requests in and actions out. No
+        // socket, thread or sleep.
         .testTarget(
-            name: "MockAPNsUnitTests", dependencies: ["MockAPNs", "HTTP2Server", "APNs", "CNghttp2"]),
+            name: "MockAPNsUnitTests",
+            dependencies: ["MockAPNs", "HTTP2Server", "APNs", "World", "CNghttp2", "TestSupport"]),
         // Judging without sockets: the judges are pure functions of recorded events.
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
+
+        // Integration tests: real sockets, TLS, processes and third-party clients. What they share
+        // (the committed credentials' paths, a mock on a free port, curl, the h2 probe) is TestSupport.
+        .target(
+            name: "TestSupport", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World"], path: "Tests/TestSupport"),
+        // The fake APNs over loopback: HTTP/2 and TLS, faults, the control API, the world, real clients.
         .testTarget(
             name: "MockAPNsTests",
             dependencies: [
-                "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage",
-                "RingsideTesting", "CNghttp2", "Reports",
+                "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage", "CNghttp2",
+                "TestSupport",
+            ]),
+        // The reference provider's clients and profiles against the mock.
+        .testTarget(
+            name: "ProviderTests", dependencies: ["Provider", "MockAPNs", "APNs", "HTTP2Server", "TestSupport"]),
+        // Scenarios run end to end: every word changes a verdict, no false green, the bundled library.
+        .testTarget(
+            name: "ScenarioIntegrationTests",
+            dependencies: [
+                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport",
+            ]),
+        // The ringside binary as a user meets it: run, serve, explain, init, its reports and the docs'
+        // examples; and RingsideTesting, the library a provider's own tests use.
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "MockAPNs", "APNs", "World", "Provider", "Scenario", "ScenarioLanguage", "Reports", "RingsideTesting",
+                "TestSupport",
             ]),
         // The command line: each command's option table against its `--help` and its parser.
         .testTarget(name: "RingsideTests", dependencies: ["ringside"]),

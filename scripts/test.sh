@@ -9,16 +9,23 @@ echo "== swift format lint" >&2
 swift format lint --strict -r Sources Tests Package.swift examples/swift-testing/{Package.swift,Sources,Tests}
 echo "== swift build (warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 3
-echo "== swift test" >&2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-swift test --skip-build 2>&1 | tee "$log" || status=$?
-# One plain closing line for CI: Swift Testing's summary as "N passed, N failed".
-summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
-total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
-failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
-[[ -n "$total" ]] && echo "tests: $((total - failed)) passed, $failed failed"
+# Unit tests first (in memory: no socket, process or sleep), then the integration tests (loopback
+# sockets, TLS, processes, third-party clients); Package.swift says which target is which.
+unit='^(APNsTests|WorldTests|ScenarioLanguageTests|MockAPNsUnitTests|ScenarioTests|RingsideTests)\.'
+for phase in unit integration; do
+  echo "== swift test: $phase tests" >&2
+  started=$SECONDS
+  if [[ $phase == unit ]]; then selection=(--filter "$unit"); else selection=(--skip "$unit"); fi
+  swift test --skip-build "${selection[@]}" 2>&1 | tee "$log" || status=$?
+  # One plain closing line per phase for CI: Swift Testing's summary as "N passed, N failed".
+  summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
+  total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
+  failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
+  [[ -n "$total" ]] && echo "$phase tests: $((total - failed)) passed, $failed failed, in $((SECONDS - started)) s"
+done
 echo "== examples/swift-testing: a provider's own Swift tests on RingsideTesting" >&2
 swift build --package-path examples/swift-testing --build-tests -Xswiftc -warnings-as-errors 2>&1 | tail -n 1
 swift test --package-path examples/swift-testing --skip-build 2>&1 | tail -n 3 || status=1

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 
 /// Apple's own curl example against the mock, and each single mistake (issue: "Must show").

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 
 /// Bad input gets a clear answer or a closed connection, and the server keeps serving with memory
@@ -86,7 +87,7 @@ import Testing
 
     @Test("Resident memory of `ringside serve` is back where it was after ten rounds of bad clients")
     func memoryIsBounded() throws {
-        let binary = Paths.root + "/.build/debug/ringside"
+        let binary = Paths.ringside
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build first: swift build")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)

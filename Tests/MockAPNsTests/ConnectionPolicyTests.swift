@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import MockAPNs
 import Provider
+import TestSupport
 import Testing
 
 /// The built-in provider's connection policy (`ConnectionPolicy`): one test per row of its table,

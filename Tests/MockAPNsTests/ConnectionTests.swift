@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import HTTP2Server
 import MockAPNs
+import TestSupport
 import Testing
 
 /// Connection-level behaviour: TLS, ALPN, SETTINGS, client certificates (docs/apns-facts.md §1.2, §6).

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import Glibc
 import MockAPNs
+import TestSupport
 import Testing
 import World
 
@@ -309,7 +310,7 @@ import World
         "With a control token, 300 idle strangers cannot lock the token holder out (Tests/clients/control_lockout.py)")
     func strangersCannotLockOut() throws {
         let result = try run(
-            "/usr/bin/env", ["python3", Paths.clients + "/control_lockout.py", RunCommandTests.binary, Paths.certs])
+            "/usr/bin/env", ["python3", Paths.clients + "/control_lockout.py", Paths.ringside, Paths.certs])
         #expect(
             result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "200", "\(result.stdout) \(result.stderr)")
     }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 
 /// Fault plans armed through the control API, seen by real clients.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The fuzz targets' seeds and the crashes they found (Fuzz/corpus/<target>/) run through the plain

@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import TestSupport
 import Testing
 
 /// certs-test/client-voip.legacy.p12 is the default pair in the one PKCS#12 form Go's

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MockAPNs

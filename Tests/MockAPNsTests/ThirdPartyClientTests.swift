@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 
 /// aioapns (PyPI), a real APNs client, sends through the mock as shipped: only host, port and CA

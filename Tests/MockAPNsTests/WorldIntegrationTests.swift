@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 
 /// The world through real sockets: the control API with curl, pushes with curl and aioapns.

@@ -1,0 +1,200 @@
+import Foundation
+import MockAPNs
+import TestSupport
+import Testing
+
+/// Files are written only where asked (issue 27): a planted symbolic link is refused with exit 3 and
+/// a clear message, and the file it points at is left as it was.
+@Suite struct OutputFilesTests {
+    static let binary = Paths.ringside
+
+    static func folder() throws -> String {
+        let folder = NSTemporaryDirectory() + "ringside-links-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "precious\n".write(toFile: folder + "/precious.txt", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    static func untouched(_ folder: String) throws -> Bool {
+        try String(contentsOfFile: folder + "/precious.txt", encoding: .utf8) == "precious\n"
+    }
+
+    @Test(
+        "run --junit, --report and --transcript refuse a planted link",
+        arguments: ["--junit", "--report", "--transcript"])
+    func runRefusesLinks(option: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var target = folder + "/out"
+        if option == "--transcript" {
+            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: target + "/01-a-call-rings.jsonl", withDestinationPath: folder + "/precious.txt")
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: folder + "/precious.txt")
+        }
+        if option == "--report" { target = folder + "/out" }
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, option, target, Paths.scenario("01-a-call-rings.ring")])
+        #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("is a symbolic link"), "\(result.stdout) \(result.stderr)")
+        #expect(try Self.untouched(folder))
+    }
+
+    /// NSString.deletingLastPathComponent trapped on a one-character path (`--junit j`, `init x`):
+    /// the folder of a path is Ringside's own now (`OutputFiles.folder(of:)`).
+    @Test("A one-character file or folder name is written, not a crash")
+    func oneCharacterNames() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for option in ["--junit", "--report"] {
+            let result = try run(
+                Self.binary, ["run", "--certs", Paths.certs, option, "j", Paths.scenario("01-a-call-rings.ring")],
+                directory: folder)
+            #expect(result.status == 0, "\(option): \(result.status) \(result.stderr.suffix(300))")
+            #expect(FileManager.default.fileExists(atPath: folder + "/j"), "\(option)")
+            try? FileManager.default.removeItem(atPath: folder + "/j")
+        }
+        for target in ["./", "./x/", "."] {
+            let result = try run(
+                Self.binary,
+                ["run", "--certs", Paths.certs, "--junit", target, Paths.scenario("01-a-call-rings.ring")],
+                directory: folder)
+            #expect(result.status == 3, "\(target): \(result.status)")
+            #expect(result.stderr.contains("is a folder"), "\(target): \(result.stderr.suffix(300))")
+        }
+        let initialised = try run(Self.binary, ["init", "x"], directory: folder)
+        #expect(initialised.status == 0, "\(initialised.status) \(initialised.stderr.suffix(300))")
+        #expect(
+            FileManager.default.fileExists(atPath: folder + "/x/README.md")
+                || FileManager.default.fileExists(atPath: folder + "/x"))
+        for (path, parent) in [("j", "."), ("/j", "/"), ("a/b/", "a"), ("/", "/"), ("a//b", "a/"), ("./x", ".")] {
+            #expect(OutputFiles.folder(of: path) == parent, "\(path)")
+        }
+    }
+
+    @Test("serve --transcript refuses a planted link")
+    func serveRefusesLink() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/t.jsonl", withDestinationPath: folder + "/precious.txt")
+        let result = try run(
+            Self.binary, ["serve", "--certs", Paths.certs, "--port", "0", "--transcript", folder + "/t.jsonl"])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("is a symbolic link"), "\(result.stderr)")
+        #expect(try Self.untouched(folder))
+    }
+
+    @Test("init refuses a linked or non-empty folder and writes nothing")
+    func initRefuses() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/ringside", withDestinationPath: folder + "/elsewhere")
+        let linked = try run(Self.binary, ["init", "ringside"], directory: folder)
+        #expect(linked.status == 3, "\(linked.stderr)")
+        #expect(linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/elsewhere").isEmpty)
+        let notEmpty = try run(Self.binary, ["init", "."], directory: folder)
+        #expect(notEmpty.status == 3)
+        #expect(notEmpty.stderr.contains("is not empty"), "\(notEmpty.stderr)")
+        // Nothing half-written is left beside it.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                "elsewhere", "precious.txt", "ringside",
+            ])
+    }
+}
+
+/// `serve`'s open-file limit (issue 27): the soft limit is raised to the hard one, and a hard limit
+/// that cannot hold `--max-connections` is said at start-up.
+@Suite struct FileLimitTests {
+    @Test("serve raises the soft open-file limit to the hard one and warns when it is still too low")
+    func raisesTheLimit() throws {
+        let script = """
+            ulimit -Sn 1024; ulimit -Hn 4096
+            "$0" serve --certs "$1" --port 0 --quiet >/dev/null 2>"$2" &
+            pid=$!; sleep 1.5; grep 'Max open files' /proc/$pid/limits; kill $pid; wait $pid 2>/dev/null; cat "$2"
+            """
+        let log = NSTemporaryDirectory() + "ringside-limit-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try run("/bin/bash", ["-c", script, Paths.ringside, Paths.certs, log])
+        let limits =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) } ?? []
+        #expect(limits.count >= 5 && limits[3] == "4096" && limits[4] == "4096", "\(result.stdout)")
+        #expect(result.stdout.contains("warning: the open-file limit is 4096"), "\(result.stdout)")
+    }
+}
+
+/// Errors about files say which file, which line and what is wrong, in words (issue 27).
+@Suite struct FileErrorTests {
+    @Test("A FIFO as a scenario and /dev/zero as a transcript are refused at once, not read for ever")
+    func notRegularFiles() throws {
+        let fifo = NSTemporaryDirectory() + "ringside-fifo-\(UUID().uuidString).ring"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        let check = try run(Paths.ringside, ["check", fifo])
+        #expect(check.status == 64 && check.stderr.contains("is not a regular file"), "\(check.stderr)")
+        let replay = try run(
+            Paths.ringside,
+            ["replay", "--certs", Paths.certs, "/dev/zero", "--scenario", Paths.scenario("01-a-call-rings.ring")])
+        #expect(replay.status == 3 && replay.stderr.contains("/dev/zero is not a regular file"), "\(replay.stderr)")
+    }
+
+    @Test("A transcript with one bad byte: file:line: not valid UTF-8, and which event")
+    func transcriptBadByte() throws {
+        let path = NSTemporaryDirectory() + "ringside-bad-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var data = Data(#"{"event":"connection-opened"}"#.utf8 + [10])
+        data.append(contentsOf: Array(#"{"event":"push","x":""#.utf8) + [0xFF] + Array("\"}\n".utf8))
+        try data.write(to: URL(fileURLWithPath: path))
+        let result = try run(
+            Paths.ringside,
+            ["replay", "--certs", Paths.certs, path, "--scenario", Paths.scenario("01-a-call-rings.ring")])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):2: not valid UTF-8 (event 2)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NSCocoaErrorDomain"))
+    }
+}
+
+/// Resources bounded by design (issue 27): a scenario file over the documented size is refused, and
+/// a report of many pushes stays a page a browser opens.
+@Suite struct BoundedOutputTests {
+    @Test("check and run refuse a scenario file over 1 MiB, saying so")
+    func largeScenarioRefused() throws {
+        let path = NSTemporaryDirectory() + "ringside-large-\(UUID().uuidString).ring"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ("scenario: large\nsteps:\n" + String(repeating: "  - wait: 1ms\n", count: 90_000)).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        for command in ["check", "run"] {
+            let result = try run(
+                Paths.ringside,
+                [command, "--certs", Paths.certs, path].filter {
+                    command == "run" || $0 != "--certs" && $0 != Paths.certs
+                })
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("is larger than 1 MiB"), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test("A report of 120 calls shows the documented number of messages and says what it left out")
+    func reportBounded() throws {
+        let folder = NSTemporaryDirectory() + "ringside-report-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let calls = String(repeating: "  - call: alice\n", count: 120)
+        try
+            "scenario: many\nworld:\n  throttle: off\nphones:\n  - name: alice\nsteps:\n  - register: alice\n\(calls)  - expect phone: alice\n    outcome: rang\n"
+            .write(toFile: folder + "/many.ring", atomically: true, encoding: .utf8)
+        let result = try run(
+            Paths.ringside,
+            ["run", "--certs", Paths.certs, "--report", folder + "/r.html", folder + "/many.ring"])
+        #expect(result.status == 0, "\(result.stdout)")
+        let page = try String(contentsOfFile: folder + "/r.html", encoding: .utf8)
+        #expect(page.components(separatedBy: "<div class=\"event ").count - 1 == 400)
+        #expect(page.contains("more messages left out of this diagram"))
+    }
+}

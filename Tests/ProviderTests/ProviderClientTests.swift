@@ -1,0 +1,204 @@
+import APNs
+import Foundation
+import HTTP2Server
+import MockAPNs
+import Provider
+import TestSupport
+import Testing
+
+/// The reference provider's libcurl client against the mock, and its pure policies.
+@Suite(.serialized) struct ProviderClientTests {
+    func client(_ server: MockServer, certificate: Bool = false) throws -> APNsClient {
+        let authentication: ClientConfiguration.Authentication =
+            certificate
+            ? .certificate(certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")
+            : .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
+        return try APNsClient(
+            configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication))
+    }
+
+    func pushes(_ client: APNsClient, count: Int) throws -> [PushAnswer] {
+        var ids = MessageIdGenerator(seed: 7)
+        var answers: [PushAnswer] = []
+        for batch in 0..<(count / 100) {
+            let pushes = (0..<100).map { index in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(batch)-\(index)",
+                    caller: "alice", apnsId: ids.next())
+            }
+            answers += try client.send(pushes)
+        }
+        return answers
+    }
+
+    @Test("1,500 VoIP pushes over one connection with one JWT, all accepted, none sent twice")
+    func manyPushes() throws {
+        let server = try MockServer()
+        let client = try client(server)
+        let answers = try pushes(client, count: 1500)
+        #expect(answers.count == 1500)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
+        #expect(answers.allSatisfy { $0.attempts == 1 })
+        #expect(client.signedTokens == 1)
+        let ended = server.events.all.compactMap { event -> String? in
+            switch event {
+            case .connectionClosed(let id, let why, _): "closed \(id): \(why)"
+            case .streamRefused(let id, let stream, _, _): "refused \(id)/\(stream)"
+            default: nil
+            }
+        }
+        #expect(Set(server.events.pushes.map(\.connection)).count == 1, "\(ended.prefix(12))")
+        #expect(client.connectionsOpened == 1)
+        #expect(server.events.pushes.count == 1500)
+    }
+
+    @Test(
+        "The nghttp2 bulk sender: 300 pushes in one batch, a GOAWAY after 120; the lost ones are sent again on a new connection, one try is not enough"
+    )
+    func bulkSenderAfterGoAway() throws {
+        for attempts in [3, 1] {
+            let world = try WorldServer(acceptsUnknownTokens: true)
+            try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 120, "reason": "Shutdown"])
+            let sender = try BulkSender(
+                configuration: ClientConfiguration(
+                    url: world.server.url, caFile: Paths.ca,
+                    authentication: .token(
+                        keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")),
+                attempts: attempts)
+            var ids = MessageIdGenerator(seed: 3)
+            let pushes = (0..<300).map { index in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)",
+                    caller: "alice",
+                    apnsId: ids.next())
+            }
+            let answers = try sender.send(pushes)
+            #expect(answers.count == 300)
+            // In the order of the pushes: each answer carries its own push's apns-id.
+            for (answer, push) in zip(answers, pushes) where answer.status != 0 {
+                #expect(answer.apnsId == push.headers.first { $0.name == "apns-id" }?.value)
+            }
+            if attempts == 3 {
+                #expect(
+                    answers.allSatisfy { $0.status == 200 },
+                    "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
+                #expect(answers.contains { $0.attempts == 2 })
+                #expect(sender.connectionsOpened == 2)
+            } else {
+                #expect(answers.filter { $0.status == 200 }.count == 120)
+                #expect(answers.filter { $0.status == 0 }.count == 180)
+            }
+        }
+    }
+
+    @Test("Told to use 3 connections: 900 pushes over exactly 3, a thread each, answers in the order of the pushes")
+    func severalConnections() throws {
+        let server = try MockServer()
+        let client = try APNsClient(
+            configuration: ClientConfiguration(
+                url: server.url, caFile: Paths.ca,
+                authentication: .token(
+                    keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
+                connections: 3))
+        var ids = MessageIdGenerator(seed: 11)
+        let pushes = (0..<900).map { index in
+            OutgoingPush.voip(
+                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
+                apnsId: ids.next())
+        }
+        let answers = try client.send(pushes)
+        #expect(answers.allSatisfy { $0.status == 200 })
+        // APNs echoes a well-formed apns-id: each answer belongs to the push at its index.
+        let sentIds = pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value }
+        #expect(answers.map(\.apnsId) == sentIds)
+        #expect(client.connectionsOpened == 3)
+        #expect(Set(server.events.pushes.map(\.connection)).count == 3)
+        #expect(client.signedTokens == 1)
+    }
+
+    @Test(
+        "MAX_CONCURRENT_STREAMS 3: 300 pushes, 100 handed to libcurl at once, all delivered on one connection, none refused"
+    )
+    func respectsStreamLimit() throws {
+        var limits = HTTP2Limits()
+        limits.maxConcurrentStreams = 3
+        let server = try MockServer(limits: limits)
+        let client = try client(server)
+        let answers = try pushes(client, count: 300)
+        // A stream over the limit would be refused (RST_STREAM REFUSED_STREAM) and libcurl 7.88 would
+        // retry it on a new connection.
+        #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 })
+        #expect(client.connectionsOpened == 1)
+        #expect(server.events.pushes.count == 300)
+    }
+
+    @Test(
+        "With nghttp2's rapid-reset limit (1000/33), libcurl 7.88's resets end the connection after ~1,000 pushes; the fresh-connection retry delivers all, and the mock says why"
+    )
+    func rapidResetLimit() throws {
+        var limits = HTTP2Limits()
+        limits.streamResets = (1000, 33)
+        let server = try MockServer(limits: limits)
+        let client = try client(server)
+        let answers = try pushes(client, count: 1500)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
+        #expect(Set(server.events.pushes.map(\.connection)).count >= 2)
+        // libcurl resets each finished stream; 1,500 resets within seconds exceed the burst of 1,000.
+        #expect(
+            server.events.closings.contains { $0.contains("rapid-reset protection") && $0.contains("RST_STREAM") },
+            "\(server.events.closings)")
+    }
+
+    @Test("Errors come back as vocabulary reasons, with the 410 timestamp; certificate auth works")
+    func errors() throws {
+        let dead = String(repeating: "de", count: 32)
+        let server = try MockServer(
+            directory: StaticDeviceDirectory([dead: .unregistered(sinceMilliseconds: 1_790_000_000_000)]))
+        let client = try client(server, certificate: true)
+        let good = OutgoingPush.voip(
+            token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "a", caller: "b",
+            apnsId: UUID().uuidString)
+        var bad = good
+        bad.headers = bad.headers.map { $0.name == "apns-priority" ? ($0.name, "7") : $0 }
+        let gone = OutgoingPush.voip(
+            token: dead, bundleId: "com.ringside.testapp", callUUID: "c", caller: "d", apnsId: UUID().uuidString)
+        let answers = try client.send([good, bad, gone])
+        #expect(answers.map(\.status) == [200, 400, 410])
+        #expect(answers[1].reason == .badPriority)
+        #expect(answers[2].reason == .unregistered)
+        #expect(answers[2].timestamp == 1_790_000_000_000)
+        #expect(answers[0].apnsId?.lowercased() == good.headers.first { $0.name == "apns-id" }?.value.lowercased())
+    }
+
+    @Test("Apple's retry rules: never retry dead tokens, refresh the JWT once, back off on 429 and 5xx")
+    func responsePolicy() {
+        let policy = ResponsePolicy()
+        #expect(policy.next(status: 200, reason: nil, attempt: 1, jitter: 0) == .delivered)
+        #expect(policy.next(status: 410, reason: .unregistered, attempt: 1, jitter: 0) == .forgetToken(.unregistered))
+        #expect(
+            policy.next(status: 400, reason: .badDeviceToken, attempt: 1, jitter: 0) == .forgetToken(.badDeviceToken))
+        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 1, jitter: 0) == .refreshTokenAndRetry)
+        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 2, jitter: 0) == .giveUp)
+        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 1, jitter: 0) == .retry(after: 0.25))
+        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 3, jitter: 1) == .retry(after: 2))
+        #expect(policy.next(status: 503, reason: .shutdown, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
+        // A transport error (a refused handshake, say): at once, then backing off.
+        #expect(policy.next(status: 0, reason: nil, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
+        #expect(policy.next(status: 0, reason: nil, attempt: 3, jitter: 1) == .reconnectAndRetry(after: 1))
+        #expect(policy.next(status: 400, reason: .badTopic, attempt: 1, jitter: 0) == .fix(.badTopic))
+        #expect(policy.next(status: 500, reason: .internalServerError, attempt: 4, jitter: 0) == .giveUp)
+    }
+
+    @Test("One JWT is reused for 50 minutes and replaced at once after ExpiredProviderToken")
+    func tokenCache() throws {
+        let key = try ES256Key(pem: String(contentsOfFile: Paths.certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
+        var cache = ProviderTokenCache(keyId: "RINGKEY001", teamId: "RINGTEAM01", key: key)
+        let first = try cache.token(at: 1_800_000_000)
+        #expect(try cache.token(at: 1_800_000_000 + 49 * 60) == first)
+        let second = try cache.token(at: 1_800_000_000 + 50 * 60)
+        #expect(second != first)
+        cache.expired()
+        #expect(try cache.token(at: 1_800_000_000 + 51 * 60) != second)
+        #expect(cache.signed == 3)
+    }
+}

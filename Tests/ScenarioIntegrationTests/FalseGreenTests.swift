@@ -1,0 +1,71 @@
+import Foundation
+import Scenario
+import ScenarioLanguage
+import TestSupport
+import Testing
+
+/// Scenarios that went green on a provider that should fail (issue 26): each in
+/// Tests/false-greens/ pins the broken provider and expects what a correct one would do, so it must
+/// fail, and its failure must say why. Each passed on the code before the fix (the closing note
+/// shows the run with the old binary).
+@Suite struct FalseGreenTests {
+    static func run(_ name: String) throws -> ScenarioResult {
+        let path = Paths.root + "/Tests/false-greens/" + name
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return ScenarioRunner.run(SourceFile(path: path, text: text), certs: Paths.certs)
+    }
+
+    @Test(
+        "Each broken provider fails, saying what it saw",
+        arguments: [
+            ("01-connections-at-most-before-the-calls.ring", "2 opened"),
+            ("02-refused-streams-before-the-burst.ring", "refused: over MAX_CONCURRENT_STREAMS"),
+            ("03-short-within-on-a-count.ring", "2 of 2 requests matched"),
+            ("04-never-pushes-of-a-silent-provider.ring", "nothing to judge: the provider sent no push"),
+            ("05-count-zero-of-a-silent-provider.ring", "nothing to judge: the provider sent no push"),
+            ("06-stateless-provider-and-logout.ring", "1 of 2 requests matched"),
+            ("07-stateless-provider-and-duplicate-registration.ring", "2 of 2 requests matched"),
+            ("08-stale-call-id-rings.ring", "which no call of this scenario was given"),
+            ("09-same-apns-id-twice.ring", "duplicate"),
+            ("10-ghost-hidden-by-a-later-push.ring", "a ghost"),
+            ("11-second-push-40ms-later.ring", "duplicate"),
+            ("12-same-jwt-respelt.ring", "the provider kept its JWT"),
+            ("13-phantom-ring-then-the-right-push.ring", "a phantom ring"),
+            ("14-duplicate-excused-by-another-tokens-410.ring", "duplicate"),
+            ("15-port-probe-is-no-sign-of-life.ring", "nothing to judge"),
+            ("16-get-is-no-sign-of-life.ring", "nothing to judge"),
+            ("17-callUUID-given-twice.ring", "which no call of this scenario was given"),
+        ])
+    func brokenProviderFails(name: String, saying: String) throws {
+        let result = try Self.run(name)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.error == nil)
+        #expect(!result.passed, "\(name) went green")
+        let happened = result.expectations.filter { !$0.passed }.map(\.happened).joined(separator: " | ")
+        #expect(happened.contains(saying), "\(name): \(happened)")
+    }
+
+    /// The positive side of the call-id rule: a provider that spells the call's UUID in capitals
+    /// rings that call (CallKit reads a UUID regardless of case).
+    @Test("A call id in capitals is the same call")
+    func callIdInCapitals() {
+        let curl = SchemaCoverageTests.curl(
+            payload: #""{\"aps\":{},\"callUUID\":\"$(echo {callId} | tr a-f A-F)\",\"handle\":\"x\"}""#)
+        let result = AdversaryRegressionTests.run(
+            """
+            phones:
+              - name: alice
+            provider:
+              exec: \(curl)
+            steps:
+              - register: alice
+              - call: alice
+                as: c1
+              - expect phone: alice
+                call: c1
+                outcome: rang
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+}
