@@ -5,18 +5,28 @@ import Provider
 import ScenarioLanguage
 import World
 
-/// What a check found: whether it held, what was expected, what was seen (quoting the values and
-/// which push), the pushes it is about, and the phone's story behind it. Judges return it; the
-/// reports render it.
+/// What a check found: its verdict, what was expected and what was seen (values, with the pushes
+/// they name: `Findings.swift` writes them), the pushes it is about, and the phone's story behind
+/// it. Judges return it; the runner hands its text to the reports.
 struct ExpectationResult {
-    var passed: Bool
-    /// It cannot be judged of this provider (`stopped` of an exec or http provider): shown, not counted.
-    var notApplicable = false
-    var expected: String
-    var seen: String
+    var verdict: Verdict
+    var expected: Expected
+    var seen: Seen
     var chain: [String] = []
     /// The pushes the verdict rests on (the first after a refusal, the one whose story is told).
     var pushes: [PushReference] = []
+
+    init(passed: Bool, expected: Expected, seen: Seen, chain: [String] = [], pushes: [PushReference] = []) {
+        verdict = passed ? .passed : .failed
+        self.expected = expected
+        self.seen = seen
+        self.chain = chain
+        self.pushes = pushes
+    }
+
+    /// Held, or cannot be judged of this provider (not counted).
+    var passed: Bool { verdict != .failed }
+    var notApplicable: Bool { verdict == .notApplicable }
 }
 
 /// Which push: the connection and stream it came on, and when (world time).
@@ -105,11 +115,6 @@ struct CallContext {
 /// (`APNsExpectation.Check`, `ProviderExpectation.Check`). *When* each is judged is the
 /// declaration's (`judging`), read by the runner; *how* is here.
 enum Judges {
-    /// Which push a record was, as failures name it.
-    static func which(_ record: PushRecord) -> String {
-        "push on connection \(record.connection), stream \(record.streamId)"
-    }
-
     // MARK: expect phone
 
     static func judge(_ expectation: PhoneExpectation, call: CallContext, _ evidence: Evidence) -> ExpectationResult {
@@ -118,11 +123,9 @@ enum Judges {
         // Without `call:`, the phone's latest call: a ring counts for it only if the push that rang
         // carries its id (a stale payload, or a made-up id, rings no call of the caller's).
         let thisCall = callUUID ?? call.latest?.id
-        let expected =
-            "\(expectation.outcome.rawValue)\(expectation.reason.map { " (\($0))" } ?? "") on \(expectation.phone.name)"
-            + (expectation.call.map { " for call <\($0)>" } ?? "")
-            + (expectation.rules.isEmpty
-                ? "" : ", by the rules \(expectation.rules.map(\.rawValue).joined(separator: ", "))")
+        let expected = Expected.outcome(
+            expectation.outcome, reason: expectation.reason, phone: expectation.phone.name, call: expectation.call,
+            rules: expectation.rules)
         /// A push that rang (on time or late) with another call's id, or a made-up one.
         func ringsAnotherCall(_ fate: PushFate) -> Bool {
             guard let thisCall, fate.outcome.finalKind == .rang || fate.outcome.finalKind == .rangLate else {
@@ -143,20 +146,20 @@ enum Judges {
                 && push.sentAt >= (since ?? -.infinity)
         }
         var fate = judged.last
-        var note = ""
+        var note: FateNote?
         // A ghost — a push that rang after the caller gave up — is what the caller lived
         // through: a later push (a "cancel") does not hide it.
         if let phantom = judged.last(where: ringsAnotherCall), phantom.number != fate?.number {
             // A phantom — the phone rang with another call's id, or a made-up one — is what the
             // user lived through: a later push for the right call does not undo it.
             fate = phantom
-            note = " (a phantom ring; a later push does not undo it)"
+            note = .phantom
         } else if expectation.outcome != .rangLate,
             let ghost = judged.last(where: { $0.outcome.finalKind == .rangLate }),
             ghost.number != fate?.number
         {
             fate = ghost
-            note = " (a ghost: it rang after the caller gave up; a later push does not undo that)"
+            note = .ghost
         } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
             // A resend after an ambiguous failure — the same request, its apns-id and call id,
             // sent again because the first answer never came back (dropped, late) — is refused by
@@ -172,56 +175,45 @@ enum Judges {
             }), rang.status != 200 || rang.fault != nil
         {
             fate = rung
-            note = " (then a resend of the same call was refused as a duplicate)"
+            note = .resentDuplicate
         }
         var missing: [PhoneRule] = []
         if let fate {
             let rules = Set(fate.chain.compactMap(\.step.rule))
             missing = expectation.rules.filter { !rules.contains($0) }
         }
-        let happened =
+        // The request behind the push: its apns-id, the last such before it was accepted.
+        let record = fate.flatMap { fate in records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt } }
+        let seen =
             fate.map { fate in
-                // The request behind the push: its apns-id, the last such before it was accepted.
-                let record = records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt }
-                var text = "\(fate.outcome.kind)\(fate.outcome.reason.map { " (\($0))" } ?? "")\(note)"
-                if ringsAnotherCall(fate), let thisCall {
-                    text += ", but not this call: \(call.whose(fate.callUUID)); this call's id is \(thisCall)"
-                }
-                if !missing.isEmpty {
-                    text += ", and its story shows no \(missing.map(\.rawValue).joined(separator: ", "))"
-                }
-                return text + " — \(record.map(Judges.which) ?? "push") apns-id \(fate.apnsId)"
+                Seen.fate(
+                    outcome: "\(fate.outcome.kind)", reason: fate.outcome.reason, note: note,
+                    anotherCall: ringsAnotherCall(fate) ? thisCall.map { (call.whose(fate.callUUID), $0) } : nil,
+                    missingRules: missing, push: record.map { SeenPush($0) }, apnsId: "\(fate.apnsId)")
             }
             ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since, evidence)
         return ExpectationResult(
-            passed: fate.map(matches) ?? false, expected: expected, seen: happened, chain: fate?.texts ?? [],
-            pushes: fate.flatMap { fate in records.last { $0.apnsId == fate.apnsId && $0.at.world <= fate.sentAt } }
-                .map { [PushReference($0)] } ?? [])
+            passed: fate.map(matches) ?? false, expected: expected, seen: seen, chain: fate?.texts ?? [],
+            pushes: record.map { [PushReference($0)] } ?? [])
     }
 
     /// Why no push reached the phone, from what APNs answered to requests for its tokens.
-    static func whatAPNsAnswered(phone id: Int, callUUID: String?, since: Double?, _ evidence: Evidence) -> String {
+    static func whatAPNsAnswered(phone id: Int, callUUID: String?, since: Double?, _ evidence: Evidence) -> Seen {
         let tokens = evidence.tokens[id] ?? []
         let answers = evidence.records.filter {
             tokens.contains(($0.request.deviceToken ?? "").lowercased()) && $0.at.world >= (since ?? -.infinity)
         }
         if answers.isEmpty {
-            let others = evidence.records.count
             let refused = evidence.refusedStreams.filter { $0.at.world >= (since ?? -.infinity) }
             // A provider that could not connect is told why: the handshake the mock refused.
             let handshakes = evidence.refusals.filter { $0.at.world >= (since ?? -.infinity) }
-            return "no push reached APNs for this phone\(since == nil ? "" : " since its latest call")"
-                + (others > 0 ? " (\(others) request\(others == 1 ? "" : "s") to other tokens)" : "")
-                + (refused.first.map {
-                    "; \(refused.count) stream\(refused.count == 1 ? " was" : "s were") refused unprocessed (REFUSED_STREAM, \($0.why))"
-                } ?? "")
-                + (handshakes.last.map {
-                    "; \(handshakes.count) connection\(handshakes.count == 1 ? " was" : "s were") refused in the TLS handshake (\($0.why))"
-                } ?? "")
+            return .noPushReachedAPNs(
+                sinceLatestCall: since != nil, otherRequests: evidence.records.count,
+                refusedStreams: refused.first.map { (refused.count, $0.why) },
+                handshakes: handshakes.last.map { (handshakes.count, $0.why) })
         }
-        let listed = answers.suffix(8).map { "\($0.answer) (connection \($0.connection))" }
-        return "no push to this phone\(callUUID == nil ? "" : " for this call") was delivered; APNs answered "
-            + (answers.count > 8 ? "… " : "") + listed.joined(separator: ", ")
+        return .notDelivered(
+            forCall: callUUID != nil, answers: answers.suffix(8).map { SeenPush($0) }, more: answers.count > 8)
     }
 
     // MARK: expect apns
@@ -235,25 +227,22 @@ enum Judges {
             let refused = expectation.refused ?? ""
             let reasons = evidence.refusals.map(\.why)
             return ExpectationResult(
-                passed: reasons.contains { $0.contains(refused) }, expected: "a connection refused: \(refused)",
-                seen: reasons.isEmpty
-                    ? "no connection was refused"
-                    : "\(reasons.count) refused: " + Array(Set(reasons)).sorted().joined(separator: "; "))
+                passed: reasons.contains { $0.contains(refused) }, expected: .connectionRefused(containing: refused),
+                seen: .refusals(reasons))
         case .refusedStreams:
             let expected = expectation.refusedStreams ?? 0
             let refused = evidence.refusedStreams
             return ExpectationResult(
                 passed: refused.count == expected,
-                expected: "\(expected) stream\(expected == 1 ? "" : "s") refused (REFUSED_STREAM)",
-                seen: "\(refused.count) refused" + (refused.first.map { ": \($0.why)" } ?? ""))
+                expected: .refusedStreams(expected),
+                seen: .refusedStreams(count: refused.count, firstWhy: refused.first?.why))
         case .goAway:
             // GOAWAYs the mock sent with this reason; `count` then counts them, not requests.
             let sent = evidence.goAways.map(\.reason)
             let matching = sent.filter { $0 == expectation.goAway }.count
             return ExpectationResult(
                 passed: expectation.count.map { matching == $0 } ?? (matching > 0),
-                expected: "\(expectation.count.map(String.init) ?? "a") GOAWAY \(expectation.goAway?.wire ?? "")",
-                seen: sent.isEmpty ? "no GOAWAY" : "GOAWAY " + sent.map(\.wire).joined(separator: ", "))
+                expected: .goAways(count: expectation.count, reason: expectation.goAway), seen: .goAways(sent))
         case .requests:
             return requests(expectation, evidence)
         }
@@ -281,20 +270,11 @@ enum Judges {
         // What was seen, by push: the matching ones when there are too many, else all.
         let shown = (expectation.count != nil && !matching.isEmpty ? matching : records).suffix(8)
         return ExpectationResult(
-            passed: passed, expected: "\(expectation.count.map(String.init) ?? "some") \(description)",
-            seen: "\(matching.count) of \(records.count) requests matched"
-                + (records.isEmpty
-                    ? ""
-                    : ": "
-                        + shown.map { "\($0.answer) (\(which($0))\(seenHeader(expectation.header, in: $0)))" }
-                        .joined(separator: ", ")),
+            passed: passed, expected: .requests(count: expectation.count, matching: description),
+            seen: .requests(
+                matching: matching.count, of: records.count,
+                shown: shown.map { SeenPush($0, header: expectation.header?.name) }),
             pushes: shown.map(PushReference.init))
-    }
-
-    /// The value of the header an expectation names, as a push carried it.
-    static func seenHeader(_ header: (name: String, value: String)?, in record: PushRecord) -> String {
-        guard let header else { return "" }
-        return ", \(header.name): " + (record.request.header(named: header.name).map { "<\($0)>" } ?? "absent")
     }
 
     // MARK: expect provider
@@ -319,51 +299,42 @@ enum Judges {
                 if record.status == 410 || record.rejection?.reason == .badDeviceToken { refused.insert(token) }
             }
             return ExpectationResult(
-                passed: again == 0, expected: "no push to \(phone.name)'s token after APNs refused it for good",
-                seen: "\(again) push\(again == 1 ? "" : "es") after a refusal"
-                    + (first.map { ", the first: \(which($0)), answered \($0.answer)" } ?? ""),
+                passed: again == 0, expected: .noPushAfterRefusal(phone: phone.name),
+                seen: .pushesAfterRefusal(count: again, first: first.map { SeenPush($0) }),
                 pushes: first.map { [PushReference($0)] } ?? [])
         case .refreshedJWT:
             let refreshed = expectation.refreshedJWT!
             let did = refreshedJWT(evidence)
             return ExpectationResult(
-                passed: did == refreshed,
-                expected: refreshed ? "a new JWT after ExpiredProviderToken" : "no new JWT after ExpiredProviderToken",
-                seen: did ? "the provider signed a new JWT" : "the provider kept its JWT")
+                passed: did == refreshed, expected: .refreshedJWT(refreshed), seen: .jwt(refreshed: did))
         case .retried:
             let retried = expectation.retried!
             let waits = retryWaits(evidence)
             return ExpectationResult(
                 passed: waits.count >= retried && waits.allSatisfy { $0 >= minimumBackOff },
-                expected:
-                    "at least \(retried) retries with back-off (each after at least \(Int(minimumBackOff * 1000)) ms)",
-                seen: "\(waits.count) retries, after "
-                    + (waits.isEmpty ? "none" : waits.map { String(format: "%.3f s", $0) }.joined(separator: ", ")))
+                expected: .retries(atLeast: retried, minimumWait: minimumBackOff), seen: .retries(waits: waits))
         case .connectionsAtMost:
             let most = expectation.connectionsAtMost!
             let opened = evidence.openedAt.count
             let refused = evidence.refusals.count
             return ExpectationResult(
-                passed: opened + refused <= most, expected: "at most \(most) connection\(most == 1 ? "" : "s") to APNs",
-                seen: "\(opened + refused): \(opened) opened, \(refused) refused in the handshake")
+                passed: opened + refused <= most, expected: .connections(atMost: most),
+                seen: .connections(opened: opened, refusedInHandshake: refused))
         case .stopped:
             let stopped = expectation.stopped!
             if expectation.stoppedNotApplicable {
                 // Only the built-in provider can say that it stopped; another's silence is no proof.
-                return ExpectationResult(
-                    passed: true, notApplicable: true, expected: "the provider stopped sending: \(stopped)",
-                    seen:
-                        "not applicable: <\(check.option.key)> is said only by the built-in provider; this requirement's other expectations judge what APNs saw"
-                )
+                var result = ExpectationResult(
+                    passed: true, expected: .stopped(stopped), seen: .notApplicable(key: check.option.key))
+                result.verdict = .notApplicable
+                return result
             }
             let why = evidence.actions.stoppedBecause
             let passed =
                 stopped == "false" ? why == nil : why.map { stopped == "true" || $0.contains(stopped) } ?? false
             return ExpectationResult(
                 passed: passed,
-                expected: stopped == "false"
-                    ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)",
-                seen: why.map { "it stopped: \($0)" } ?? "it never stopped")
+                expected: .stopped(stopped), seen: .stopped(because: why))
         case .reconnected:
             let reconnected = expectation.reconnected!
             let resent = evidence.actions.contains {
@@ -374,12 +345,8 @@ enum Judges {
             let connections = Set(evidence.records.map(\.connection)).count
             return ExpectationResult(
                 passed: (resent || again > 0 || afterGoAway > 0) == reconnected,
-                expected: reconnected
-                    ? "pushes sent on a new connection after GOAWAY, or sent again on one"
-                    : "no push sent on a new connection after GOAWAY, none sent again on one",
-                seen:
-                    "\(afterGoAway) after GOAWAY, \(again) sent again, \(connections) connection\(connections == 1 ? "" : "s")"
-            )
+                expected: .reconnected(reconnected),
+                seen: .reconnections(afterGoAway: afterGoAway, sentAgain: again, connections: connections))
         }
     }
 

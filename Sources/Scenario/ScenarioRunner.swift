@@ -454,7 +454,7 @@ public final class ScenarioRunner {
         if absence { absences.insert(result.expectations.count) }
         result.expectations.append(
             .init(
-                range: range, passed: found.passed, expected: found.expected, happened: found.seen,
+                range: range, passed: found.passed, expected: "\(found.expected)", happened: "\(found.seen)",
                 chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
                 notApplicable: found.notApplicable, pushes: found.pushes))
     }
@@ -606,8 +606,10 @@ public final class ScenarioRunner {
     private func notQuiet(_ found: ExpectationResult) -> ExpectationResult {
         ExpectationResult(
             passed: false, expected: found.expected,
-            seen:
-                "not judged: the provider was still busy (a command it started still ran, or its service kept sending) after \(Int(Self.longestQuietWait)) s; give the expectation a longer `within`. So far: \(found.seen)",
+            seen: .notJudged(
+                why:
+                    "the provider was still busy (a command it started still ran, or its service kept sending) after \(Int(Self.longestQuietWait)) s; give the expectation a longer `within`",
+                soFar: found.seen),
             chain: found.chain, pushes: found.pushes)
     }
 

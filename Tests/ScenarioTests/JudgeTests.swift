@@ -45,7 +45,8 @@ import Testing
         #expect(Judges.judge(.connectionsAtMost, of: three, evidence).passed)
         let failed = Judges.judge(.connectionsAtMost, of: two, evidence)
         #expect(!failed.passed)
-        #expect(failed.seen == "3: 2 opened, 1 refused in the handshake", "\(failed.seen)")
+        #expect(failed.seen == .connections(opened: 2, refusedInHandshake: 1), "\(failed.seen)")
+        #expect("\(failed.seen)" == "3: 2 opened, 1 refused in the handshake")
     }
 
     @Test("never-pushes fails on the push after a 410, and names it")
@@ -59,7 +60,12 @@ import Testing
         let failed = Judges.judge(.neverPushes, of: expectation, evidence)
         #expect(!failed.passed)
         #expect(failed.pushes.map(\.stream) == [3], "the push after the refusal is the evidence")
-        #expect(failed.seen.contains("stream 3"), "\(failed.seen)")
+        guard case .pushesAfterRefusal(1, let first?) = failed.seen else {
+            Issue.record("one push after the refusal, named: \(failed.seen)")
+            return
+        }
+        #expect(first.stream == 3 && first.answer == "410")
+        #expect("\(failed.seen)".contains("stream 3"), "\(failed.seen)")
         evidence.events.removeLast()
         #expect(Judges.judge(.neverPushes, of: expectation, evidence).passed)
     }
@@ -109,7 +115,7 @@ import Testing
         evidence.tokens = [0: [Self.token]]
         let held = Judges.judge(.requests, of: expectation, evidence)
         #expect(held.passed, "\(held.seen)")
-        #expect(held.seen.hasPrefix("1 of 2 requests matched"), "\(held.seen)")
+        #expect("\(held.seen)".hasPrefix("1 of 2 requests matched"), "\(held.seen)")
         evidence.tokens = [0: []]
         #expect(!Judges.judge(.requests, of: expectation, evidence).passed)
     }
