@@ -206,9 +206,13 @@ struct ConnectionStateMachine {
         }
         request.body = http.body
         request.bodyLength = http.bodyLength
-        current = Current(
-            apnsId: request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId(), streamId: http.streamId,
-            rules: rules)
+        // Field by field: a whole new `Current` copied and destroyed its pending push each request.
+        current.apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
+        current.streamId = http.streamId
+        current.rules = rules
+        current.delay = nil
+        current.replayed = false
+        current.admitting = nil
 
         if case .draining(let refusingFrom) = phase {
             // Requests after our GOAWAY on streams we still read: refuse them (RFC 9113 §6.8) — after

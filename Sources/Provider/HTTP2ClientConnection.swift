@@ -187,21 +187,26 @@ final class HTTP2ClientConnection {
         append(push.deviceToken)
         headerSpans.append((start..<(start + 5), (start + 5)..<headerBytes.count))
         var hasAuthorization = false
+        // The apns-id is new with every push: kept out of HPACK's tables (NO_INDEX), where each one
+        // would push out an entry the next request could have used, on both sides.
+        var uniqueField = -1
         for header in push.headers {
             let isLower = !header.name.utf8.contains { (65...90).contains($0) }
             let name = isLower ? header.name : header.name.lowercased()
             if name == "authorization" { hasAuthorization = true }
+            if name == "apns-id" { uniqueField = headerSpans.count }
             add(name, header.value)
         }
         if let authorization, !hasAuthorization { add("authorization", authorization) }
         nameValues.removeAll(keepingCapacity: true)
         let stream: Int32 = headerBytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            for (name, value) in headerSpans {
+            for (index, (name, value)) in headerSpans.enumerated() {
+                let flag = index == uniqueField ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
                 nameValues.append(
                     nghttp2_nv(
                         name: base + name.lowerBound, value: base + value.lowerBound, namelen: name.count,
-                        valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                        valuelen: value.count, flags: UInt8(flag.rawValue)))
             }
             // nghttp2 copies names and values when the request is submitted.
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
