@@ -84,6 +84,17 @@ public struct MessageId: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Appends the id's text (its `description`) to `out`, without making a string.
+    public func append(to out: inout [UInt8]) {
+        switch storage {
+        case .made(let high, let low):
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: Self.textCount))
+            out.withUnsafeMutableBytes { MessageIdGenerator.write(high: high, low: low, to: $0.baseAddress! + start) }
+        case .sent(let text): out.append(contentsOf: text.utf8)
+        }
+    }
+
     public var description: String {
         if case .sent(let text) = storage { return text }
         return String(unsafeUninitializedCapacity: Self.textCount) { out in
