@@ -2,7 +2,8 @@
 # Instructions per request, counted by callgrind, for `ringside serve` and for nghttpd serving a
 # static file, with the same h2load requests as bench/h2load.sh (TLS, a verified JWT). Each server
 # runs twice, for SMALL and for LARGE requests; the difference divided by LARGE − SMALL leaves out
-# start-up and the handshakes. Counts, not times: the same on a busy machine.
+# start-up and the handshakes. Counts, not times: the same on a busy machine. `ringside serve` runs
+# twice more as users start it, with its log line per request.
 #
 # usage: bash bench/callgrind.sh [SMALL] [LARGE] [OUT]   (defaults 2000, 12000; OUT keeps the
 #                                                      callgrind files for callgrind_annotate)
@@ -51,6 +52,9 @@ per_request() {
 }
 
 r=$(per_request ringside .build/release/ringside serve --port "$port" --quiet)
+# As users start it: a log line per request (to a file here, as to a terminal or CI's log).
+l=$(per_request ringside-log .build/release/ringside serve --port "$port")
 n=$(per_request nghttpd nghttpd -d "$work/docroot" "$port" certs-test/server.key certs-test/server.pem)
 echo "instructions per request: ringside $r, nghttpd $n, ratio $(awk -v a="$r" -v b="$n" 'BEGIN { printf "%.2f", a / b }')"
+echo "as started (a log line per request): ringside $l, ratio $(awk -v a="$l" -v b="$n" 'BEGIN { printf "%.2f", a / b }')"
 echo "(callgrind; h2load -c 2 -m 10, requests $small and $large, the difference per request)"
