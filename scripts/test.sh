@@ -23,7 +23,8 @@ for phase in unit integration; do
   # One plain closing line per phase for CI: Swift Testing's summary as "N passed, N failed".
   summary=$(grep -E "^. Test run with [0-9]+ tests?" "$log" | tail -n 1 || true)
   total=$(sed -n 's/.*Test run with \([0-9]*\) test.*/\1/p' <<<"$summary")
-  failed=$(grep -cE "^✘ Test .* failed after" "$log" || true)
+  # Failed tests, not the run's own "✘ Test run with … failed after" line.
+  failed=$( (grep -E "^✘ Test .* failed after" "$log" || true) | grep -vc "^✘ Test run with" || true)
   [[ -n "$total" ]] && echo "$phase tests: $((total - failed)) passed, $failed failed, in $((SECONDS - started)) s"
 done
 echo "== examples/swift-testing: a provider's own Swift tests on RingsideTesting" >&2
