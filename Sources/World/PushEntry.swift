@@ -165,6 +165,18 @@ struct ChainLog: Sendable {
         count += 1
     }
 
-    /// The steps in order (the inline ones fill first and are never removed).
-    var events: [ChainEvent] { [inline.0, inline.1, inline.2, inline.3, inline.4].compactMap { $0 } + more }
+    /// The steps in order (the inline ones fill first and are never removed), in one array: an
+    /// array of the five, its `compactMap` and the sum with `more` were three (callgrind: 2,900
+    /// instructions a push's story).
+    var events: [ChainEvent] {
+        var events: [ChainEvent] = []
+        events.reserveCapacity(count)
+        if let event = inline.0 { events.append(event) }
+        if let event = inline.1 { events.append(event) }
+        if let event = inline.2 { events.append(event) }
+        if let event = inline.3 { events.append(event) }
+        if let event = inline.4 { events.append(event) }
+        events.append(contentsOf: more)
+        return events
+    }
 }
