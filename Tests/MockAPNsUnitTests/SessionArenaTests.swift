@@ -1,5 +1,4 @@
 import CNghttp2
-import TestSupport
 import Testing
 
 /// The nghttp2 sessions' allocator (`ringside_arena`, CNghttp2's shim): a freed block is handed out

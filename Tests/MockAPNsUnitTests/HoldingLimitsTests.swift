@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 import Testing
 
 @testable import HTTP2Server
