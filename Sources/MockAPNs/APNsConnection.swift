@@ -16,8 +16,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
     @exclusivity(unchecked) private var actions: [ConnectionAction] = []
     // Read once: the configuration is a large value and copying it per request shows in profiles.
     private let clock: any WorldClock
-    private let world: SharedWorld?
-    private let environment: APNsEnvironment
+    /// The fault plan, the replay and the world: what the machine asks, and what learns its actions.
     private let inputs: Inputs
     /// This connection's copy of the mock's observers (`MockAPNs.emit(_:through:)`).
     @exclusivity(unchecked) private var observers: [any MockObserver] = []
@@ -27,8 +26,6 @@ final class APNsConnection: HTTP2ConnectionHandler {
         self.mock = mock
         machine = ConnectionStateMachine(info: info, configuration: mock.configuration, validator: mock.validator)
         clock = mock.configuration.clock
-        world = mock.configuration.world
-        environment = mock.configuration.validation.environment
         inputs = Inputs(mock.configuration)
     }
 
@@ -49,7 +46,8 @@ final class APNsConnection: HTTP2ConnectionHandler {
         // per request (callgrind).
         Self.decide(http, by: &machine, with: inputs, at: now, into: &actions) { push, apnsId in
             // `.admit` is asked for only with a world (`ConnectionStateMachine.admitsInOneVisit`).
-            self.world?.admit(push, environment: self.environment, body: http.body, apnsId: apnsId, at: now.world)
+            self.inputs.world?.admit(
+                push, environment: self.inputs.environment, body: http.body, apnsId: apnsId, at: now.world)
                 ?? (.unknown, nil)
         }
         // Each action is moved out, leaving a payload-free one: iterating copied every action (a
@@ -150,11 +148,11 @@ final class APNsConnection: HTTP2ConnectionHandler {
                         messageId: apnsId, status: status, rejection: rejection, accepted: accepted, fault: fault)),
                 through: &observers)
         case .deliver(let push, let apnsId):
-            world?.accept(push, environment: environment, body: http.body, apnsId: apnsId, at: now.world)
+            inputs.world?.accept(push, environment: inputs.environment, body: http.body, apnsId: apnsId, at: now.world)
         case .tell(let number):
-            world?.told(number)
+            inputs.world?.told(number)
         case .replayDiffers(let reason):
-            mock.configuration.replay?.noteRefused(machine.request, reason: reason)
+            inputs.replay?.noteRefused(machine.request, reason: reason)
         }
     }
 

@@ -19,15 +19,9 @@ public final class RequestLog: MockObserver, Sendable {
     public func observe(_ event: MockEvent) {
         guard case .push(let record) = event else { return gather(Self.line(for: event), flushing: true) }
         // An accepted push's line is written straight into what is gathered: no array of its own.
-        let written = gathered.withLock { bytes in
-            guard Self.acceptedLine(record, into: &bytes) else { return false }
-            if bytes.count >= Self.writeAbove {
-                _ = OutputFiles.writeAll(bytes, to: fd)
-                bytes.removeAll(keepingCapacity: true)
-            }
-            return true
+        if !gather(flushing: false, { Self.acceptedLine(record, into: &$0) }) {
+            gather(Self.line(for: event), flushing: false)
         }
-        if !written { gather(Self.line(for: event), flushing: false) }
     }
 
     /// The line of an accepted push whose fields are plain printable ASCII, written as bytes: the
@@ -123,15 +117,26 @@ public final class RequestLog: MockObserver, Sendable {
         gather(Array((OutsideText.visible(text) + "\n").utf8), flushing: flushing)
     }
 
-    /// Adds `line` to what is gathered, and writes it all when asked or when it is large: under the
-    /// lock, so that lines stay whole and in order.
+    /// Adds `line` to what is gathered (`gather(flushing:_:)`).
     private func gather(_ line: [UInt8], flushing: Bool) {
+        gather(flushing: flushing) {
+            $0.append(contentsOf: line)
+            return true
+        }
+    }
+
+    /// Adds what `write` appends to what is gathered (it returns false having appended nothing), and
+    /// writes it all when asked or when it is large: under the lock, so that lines stay whole and in
+    /// order. Returns what `write` returned.
+    @discardableResult
+    private func gather(flushing: Bool, _ write: (inout [UInt8]) -> Bool) -> Bool {
         gathered.withLock { bytes in
-            bytes.append(contentsOf: line)
+            let wrote = write(&bytes)
             if !bytes.isEmpty, flushing || bytes.count >= Self.writeAbove {
                 _ = OutputFiles.writeAll(bytes, to: fd)
                 bytes.removeAll(keepingCapacity: true)
             }
+            return wrote
         }
     }
 
