@@ -6,8 +6,16 @@ public protocol WorldClock: Sendable {
     func now() -> Moment
 }
 
+/// A world clock the control API can move forward (`POST /clock/advance`): the world runs ahead,
+/// the wall clock does not.
+public protocol AdvanceableClock: WorldClock {
+    /// Moves the world clock forward; false (nothing moved) for a step that is not finite, is
+    /// negative, or would take the world more than `SystemClock.maximumOffset` ahead.
+    func advance(by seconds: Double) -> Bool
+}
+
 /// The wall clock plus an offset that can be advanced (docs/architecture.md, "Time").
-public final class SystemClock: WorldClock {
+public final class SystemClock: AdvanceableClock {
     private let offset = Mutex<Double>(0)
 
     public init() {}
@@ -33,19 +41,31 @@ public final class SystemClock: WorldClock {
     }
 }
 
-/// A clock that only moves when told to: for unit tests.
-public final class ManualClock: WorldClock {
+/// A clock that only moves when told to: for tests without sleeps. `passes(_:)` is time going by
+/// (world and wall); `advance(by:)` is the control API's jump of the world alone.
+public final class ManualClock: AdvanceableClock {
     private let moment: Mutex<Moment>
 
     public init(_ start: Moment = Moment(1_800_000_000)) { moment = Mutex(start) }
 
     public func now() -> Moment { moment.withLock { $0 } }
 
-    /// Moves both the world and the wall clock.
-    public func advance(by seconds: Double) {
+    /// Time goes by: the world and the wall clock move together.
+    public func passes(_ seconds: Double) {
         moment.withLock {
             $0.world += seconds
             $0.wall += seconds
+        }
+    }
+
+    @discardableResult
+    public func advance(by seconds: Double) -> Bool {
+        moment.withLock {
+            guard seconds.isFinite, seconds >= 0, $0.world + seconds - $0.wall <= SystemClock.maximumOffset else {
+                return false
+            }
+            $0.world += seconds
+            return true
         }
     }
 }

@@ -10,9 +10,9 @@ import World
 public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     let mock: MockAPNs
     let world: SharedWorld
-    let clock: SystemClock
+    let clock: any AdvanceableClock
     let transcript: TranscriptBuffer
-    public init(mock: MockAPNs, world: SharedWorld, clock: SystemClock, transcript: TranscriptBuffer) {
+    public init(mock: MockAPNs, world: SharedWorld, clock: any AdvanceableClock, transcript: TranscriptBuffer) {
         self.mock = mock
         self.world = world
         self.clock = clock

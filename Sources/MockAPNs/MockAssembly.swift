@@ -29,7 +29,8 @@ public struct MockOptions: Sendable {
     /// Answers for device tokens without a world behind the mock (tests of the protocol alone); accepted
     /// pushes then go nowhere.
     public var directory: (any DeviceDirectory)?
-    /// A clock that moves only when told (tests); nil: the wall clock plus an offset.
+    /// A clock that moves only when told (tests without sleeps); the control API moves it too. nil:
+    /// the wall clock plus an offset.
     public var manualClock: ManualClock?
     /// Faults armed beforehand (tests).
     public var faults: FaultPlan?
@@ -105,8 +106,8 @@ public final class MockAssembly: @unchecked Sendable {
             server = HTTP2Server(configuration: serverConfiguration, service: mock)
         }
 
-        if let controlPort = options.controlPort, options.manualClock == nil, options.directory == nil {
-            let api = ControlAPI(mock: mock, world: world, clock: clock, transcript: transcript)
+        if let controlPort = options.controlPort, options.directory == nil {
+            let api = ControlAPI(mock: mock, world: world, clock: options.manualClock ?? clock, transcript: transcript)
             api.requiredToken = options.controlToken
             var controlConfiguration = ServerConfiguration()
             controlConfiguration.host = options.server.host

@@ -1,7 +1,7 @@
 import CNghttp2
 
 /// An HTTP/2 client that speaks to bytes, not a socket: nghttp2's client session with
-/// `mem_send`/`mem_recv`. `InMemoryMock` carries its bytes to the server's `Connection` and back.
+/// `mem_send`/`mem_recv`. `MemoryMock` carries its bytes to the server's `Connection` and back.
 final class MemoryClient {
     /// One stream's answer as the client saw it.
     struct Answer {
@@ -23,7 +23,11 @@ final class MemoryClient {
     /// The GOAWAY the server sent, if any: its last stream id and debug data.
     private(set) var goAway: (lastStreamId: Int32, debugData: String)?
     /// SETTINGS_MAX_CONCURRENT_STREAMS as the server last announced it.
-    private(set) var maxConcurrentStreams: UInt32?
+    var maxConcurrentStreams: UInt32? { streamLimits.last }
+    /// Every SETTINGS_MAX_CONCURRENT_STREAMS the server announced, in order.
+    private(set) var streamLimits: [UInt32] = []
+    /// What ended, in the order the client saw it: "end N" for stream N, "goaway".
+    private(set) var happenings: [String] = []
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
 
     init() {
@@ -99,12 +103,14 @@ final class MemoryClient {
     fileprivate func closed(_ stream: Int32, _ errorCode: UInt32) {
         answers[stream, default: Answer()].closed = true
         answers[stream, default: Answer()].errorCode = errorCode
+        happenings.append("end \(stream)")
     }
 
     fileprivate func frame(_ frame: UnsafePointer<nghttp2_frame>) {
         switch UInt32(frame.pointee.hd.type) {
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
+            happenings.append("goaway")
             self.goAway = (
                 goAway.last_stream_id,
                 String(
@@ -115,7 +121,7 @@ final class MemoryClient {
             let settings = frame.pointee.settings
             for index in 0..<settings.niv
             where settings.iv[index].settings_id == Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) {
-                maxConcurrentStreams = settings.iv[index].value
+                streamLimits.append(settings.iv[index].value)
             }
         default: break
         }

@@ -30,15 +30,16 @@ public enum Paths {
         return root + "/scenarios/" + relative
     }
 
+    /// A provider token issued `age` seconds before `now` (the wall clock unless a test's clock says).
     public static func jwt(
-        keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false
+        keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0, der: Bool = false,
+        at now: Double = Date().timeIntervalSince1970
     )
         -> String
     {
         let key = try! ES256Key(pem: String(contentsOfFile: "\(certs)/AuthKey_\(keyId).p8", encoding: .utf8))
         return try! ProviderToken.sign(
-            keyId: keyId, teamId: teamId, issuedAt: Int64(Date().timeIntervalSince1970 - age), key: key,
-            derSignature: der)
+            keyId: keyId, teamId: teamId, issuedAt: Int64(now - age), key: key, derSignature: der)
     }
 }
 
@@ -46,6 +47,8 @@ public enum Paths {
 public final class EventLog: MockObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [MockEvent] = []
+
+    public init() {}
 
     public func observe(_ event: MockEvent) {
         lock.lock()
@@ -180,6 +183,13 @@ public struct CurlResponse {
     public var headers: [String: String]
     public var body: String
     public var stderr: String
+
+    public init(status: Int, headers: [String: String], body: String, stderr: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.stderr = stderr
+    }
 
     /// The `reason` of an error body.
     public var reason: String? {
