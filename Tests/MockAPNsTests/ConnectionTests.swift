@@ -5,72 +5,10 @@ import MockAPNs
 import TestSupport
 import Testing
 
-/// Connection-level behaviour: TLS, ALPN, SETTINGS, client certificates (docs/apns-facts.md §1.2, §6).
+/// Connection-level behaviour on a real socket: TLS, ALPN, client certificates, session resumption,
+/// frames only a raw client sends (docs/apns-facts.md §1.2, §6). SETTINGS, stream limits and PING are
+/// tested in memory (MockAPNsUnitTests' `ConnectionRulesTests`).
 @Suite(.serialized) struct ConnectionTests {
-    @Test("SETTINGS as APNs sends them: one stream until a valid JWT, then 1000")
-    func settingsForTokenConnections() throws {
-        let server = try MockServer()
-        let before = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip(jwt: nil)]])
-        let settings = try #require(before["settings"] as? [String: Int])
-        #expect(settings["MAX_CONCURRENT_STREAMS"] == 1)
-        #expect(settings["HEADER_TABLE_SIZE"] == 4096)
-        #expect(settings["MAX_FRAME_SIZE"] == 16384)
-        #expect(settings["MAX_HEADER_LIST_SIZE"] == 8000)
-        #expect(settings["INITIAL_WINDOW_SIZE"] == 65535)
-        let after = try Probe.run(["port": Int(server.port), "ca": Paths.ca, "requests": [Probe.voip()]])
-        #expect((after["settings"] as? [String: Int])?["MAX_CONCURRENT_STREAMS"] == 1000)
-    }
-
-    @Test("A valid JWT raises the stream limit even when its push is refused (sideshow/apns2 fell to 333 pushes/s)")
-    func validTokenOnRefusedPush() throws {
-        let server = try MockServer()
-        let jwt = Paths.jwt()
-        let output = try Probe.run([
-            "port": Int(server.port), "ca": Paths.ca,
-            "requests": [Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]), Probe.voip(jwt: jwt)],
-        ])
-        #expect(Probe.reasons(output) == ["BadPriority", "200"])
-        #expect(output["streams_history"] as? [Int] == [1, 1000])
-    }
-
-    @Test("A header block the connection read before is reused only when it is the same, byte for byte")
-    func repeatedHeaderBlocks() throws {
-        let server = try MockServer()
-        let jwt = Paths.jwt()
-        let output = try Probe.run([
-            "port": Int(server.port), "ca": Paths.ca,
-            "requests": [
-                Probe.voip(jwt: jwt), Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]),
-                Probe.voip(jwt: jwt), Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]),
-                Probe.voip(jwt: jwt, extra: [["apns-push-type", "alert"]]), Probe.voip(jwt: jwt),
-                Probe.voip(jwt: jwt, token: "zz"), Probe.voip(jwt: jwt),
-            ],
-        ])
-        // A field more at the end, a field fewer, a field changed in the middle (the path).
-        #expect(
-            Probe.reasons(output) == [
-                "200", "200", "BadPriority", "200", "DuplicateHeaders", "DuplicateHeaders", "200", "BadDeviceToken",
-                "200",
-            ])
-    }
-
-    @Test("A connection whose first push is refused then serves 100 concurrent streams, none refused")
-    func hundredStreamsAfterRefusedPush() throws {
-        let server = try MockServer()
-        let jwt = Paths.jwt()
-        let output = try Probe.run([
-            "port": Int(server.port), "ca": Paths.ca, "warmup": Probe.voip(jwt: jwt, extra: [["apns-priority", "7"]]),
-            "headers_first": true, "requests": Array(repeating: Probe.voip(jwt: jwt), count: 100),
-        ])
-        let responses = try #require(output["responses"] as? [[String: Any]])
-        let statuses = responses.map { ($0["headers"] as? [String: String])?[":status"] }
-        #expect(statuses.count == 101)
-        #expect(statuses.first == "400", "the warm-up push is refused (BadPriority)")
-        #expect(statuses.dropFirst().allSatisfy { $0 == "200" }, "\(statuses)")
-        #expect(responses.allSatisfy { $0["reset"] == nil })
-        #expect(!server.events.all.contains { if case .streamRefused = $0 { true } else { false } })
-    }
-
     @Test(
         "HEADERS on a stream id lower than one already used is GOAWAY PROTOCOL_ERROR (RFC 9113 §5.1.1); on a stream still open, STREAM_CLOSED (§5.1)",
         arguments: ["lower", "reuse"])
@@ -91,41 +29,6 @@ import Testing
                 if case .connectionClosed(_, let why, _) = event { why } else { nil }
             }
             #expect(closed.contains { $0.contains("RFC 9113 §5.1.1") }, "\(closed)")
-        }
-    }
-
-    @Test("A burst sent before SETTINGS, each HEADERS followed by its DATA, gets all but the first stream refused")
-    func interleavedBurstBeforeSettings() throws {
-        let server = try MockServer()
-        let jwt = Paths.jwt()
-        let output = try Probe.run([
-            "port": Int(server.port), "ca": Paths.ca, "concurrent": true, "one_write": true,
-            "requests": Array(repeating: Probe.voip(jwt: jwt), count: 5),
-        ])
-        let responses = try #require(output["responses"] as? [[String: Any]])
-        #expect(responses.count == 5)
-        #expect(responses.filter { $0["reset"] as? Int == 7 }.count == 4, "\(responses)")
-        let refused = server.events.all.filter { if case .streamRefused = $0 { true } else { false } }
-        #expect(refused.count == 4)
-    }
-
-    @Test("A second stream opened before the first valid JWT is refused (REFUSED_STREAM)")
-    func oneStreamBeforeAuthentication() throws {
-        let server = try MockServer()
-        let output = try Probe.run([
-            "port": Int(server.port), "ca": Paths.ca, "headers_first": true, "requests": [Probe.voip(), Probe.voip()],
-        ])
-        let responses = try #require(output["responses"] as? [[String: Any]])
-        #expect((responses[0]["headers"] as? [String: String])?[":status"] == "200")
-        #expect(responses[1]["reset"] as? Int == 7)
-        // The refusal is an event: the transcript and the log say which stream and why.
-        let refused = server.events.all.compactMap { event -> MockEvent? in
-            if case .streamRefused = event { event } else { nil }
-        }
-        #expect(refused.count == 1)
-        if let event = refused.first {
-            #expect(TranscriptWriter.render(event).contains(#""event":"stream-refused""#))
-            #expect(RequestLog.line(for: event).contains("until a request carries a valid JWT"))
         }
     }
 
@@ -238,28 +141,5 @@ import Testing
         let statuses = output?["status"] as? [String]
         #expect(reused == [false, true], "\(result.stdout) \(result.stderr) \(server.events.refusals)")
         #expect(statuses == ["200", "200"], "\(result.stdout) \(result.stderr)")
-    }
-
-    @Test("PING is answered")
-    func ping() throws {
-        let server = try MockServer(plaintext: true)
-        let result = try run(
-            "/usr/bin/env",
-            [
-                "python3", "-c",
-                """
-                import socket, h2.connection, h2.config, h2.events
-                s = socket.create_connection(("127.0.0.1", \(server.port)))
-                c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-                c.initiate_connection(); c.ping(b"ringside"); s.sendall(c.data_to_send())
-                acked = False
-                while not acked:
-                    for e in c.receive_data(s.recv(65535)):
-                        acked = acked or (isinstance(e, h2.events.PingAckReceived) and e.ping_data == b"ringside")
-                    s.sendall(c.data_to_send())
-                print("pong")
-                """,
-            ])
-        #expect(result.stdout.contains("pong"), "\(result.stderr)")
     }
 }

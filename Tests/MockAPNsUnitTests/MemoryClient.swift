@@ -26,7 +26,9 @@ final class MemoryClient {
     var maxConcurrentStreams: UInt32? { streamLimits.last }
     /// Every SETTINGS_MAX_CONCURRENT_STREAMS the server announced, in order.
     private(set) var streamLimits: [UInt32] = []
-    /// What ended, in the order the client saw it: "end N" for stream N, "goaway".
+    /// The server's SETTINGS as last announced, by name (`MAX_CONCURRENT_STREAMS`, …).
+    private(set) var settings: [String: UInt32] = [:]
+    /// What ended, in the order the client saw it: "end N" for stream N, "goaway", "ping ack".
     private(set) var happenings: [String] = []
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
 
@@ -44,6 +46,17 @@ final class MemoryClient {
     }
 
     deinit { nghttp2_session_del(session) }
+
+    private static let settingNames: [Int32: String] = [
+        1: "HEADER_TABLE_SIZE", 2: "ENABLE_PUSH", 3: "MAX_CONCURRENT_STREAMS", 4: "INITIAL_WINDOW_SIZE",
+        5: "MAX_FRAME_SIZE", 6: "MAX_HEADER_LIST_SIZE",
+    ]
+
+    /// Queues a PING; its ACK shows in `happenings`.
+    func ping() {
+        let data = Array("ringside".utf8)
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), data)
+    }
 
     /// Queues a request; returns its stream id.
     @discardableResult
@@ -118,11 +131,14 @@ final class MemoryClient {
                     as: UTF8.self)
             )
         case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
-            let settings = frame.pointee.settings
-            for index in 0..<settings.niv
-            where settings.iv[index].settings_id == Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) {
-                streamLimits.append(settings.iv[index].value)
+            let received = frame.pointee.settings
+            for index in 0..<received.niv {
+                let (id, value) = (received.iv[index].settings_id, received.iv[index].value)
+                if id == Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) { streamLimits.append(value) }
+                settings[Self.settingNames[id] ?? "\(id)"] = value
             }
+        case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+            happenings.append("ping ack")
         default: break
         }
     }

@@ -42,6 +42,19 @@ final class MemoryMock {
         assembly = try MockAssembly(options)
         assembly.mock.addObserver(events)
         if let settings { try control("POST", "/settings", settings) }
+        pump()
+    }
+
+    /// The protocol alone, as `MockServer` serves it: no world, every well-formed device token
+    /// registered, apns-ids from the system unless seeded.
+    static func protocolOnly(_ validation: ValidationSettings = ValidationSettings(), seed: UInt64? = nil) throws
+        -> MemoryMock
+    {
+        try MemoryMock {
+            $0.validation = validation
+            $0.directory = EveryTokenRegistered()
+            $0.seed = seed
+        }
     }
 
     deinit {
@@ -49,8 +62,9 @@ final class MemoryMock {
         assembly.mock.turnEnded()
     }
 
-    /// A new client connection; its SETTINGS are exchanged before it returns.
-    func connect() -> MemoryConnection {
+    /// A new client connection; its SETTINGS are exchanged before it returns, unless the test
+    /// sends before it has read the server's (a burst in the first write).
+    func connect(exchangingSettings: Bool = true) -> MemoryConnection {
         let server = Connection(
             fd: -1, id: UInt64(connections.count + 1), peer: "memory", tls: nil, service: mock,
             limits: HTTP2Limits(), now: clock.now().wall)
@@ -60,7 +74,7 @@ final class MemoryMock {
         }
         let connection = MemoryConnection(server: server)
         connections.append(connection)
-        pump()
+        if exchangingSettings { pump() }
         return connection
     }
 
@@ -167,12 +181,13 @@ final class MemoryConnection {
 
     init(server: Connection) { self.server = server }
 
-    /// Queues a request as a provider sends Apple's VoIP push; `changes` replace or (nil) remove headers.
+    /// Queues a request as a provider sends Apple's VoIP push; `changes` replace or (nil) remove headers,
+    /// `extra` fields follow them (a duplicate, say).
     @discardableResult
     func push(
         token: String = Paths.voipToken, jwt: String, _ changes: [String: String?] = [:],
         body: [UInt8] = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#.utf8),
-        method: String = "POST", path: String? = nil
+        method: String = "POST", path: String? = nil, extra: [(String, String)] = []
     ) -> Int32 {
         var fields: [(String, String)] = [
             (":method", method), (":scheme", "https"), (":path", path ?? "/3/device/\(token)"),
@@ -186,7 +201,7 @@ final class MemoryConnection {
                 fields.append((name, value))
             }
         }
-        return client.request(fields, body: body)
+        return client.request(fields + extra, body: body)
     }
 
     /// What the client saw on `stream` so far.

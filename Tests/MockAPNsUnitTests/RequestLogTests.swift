@@ -7,16 +7,16 @@ import Testing
 
 /// `serve`'s log writes an accepted push's line as bytes (issue 30): the same text as the general
 /// path, for the pushes it takes, and the general path for every other.
-@Suite(.serialized) struct RequestLogTests {
+@Suite struct RequestLogTests {
     @Test("An accepted push's line written as bytes reads exactly as the general path writes it")
     func bytesMatchTheGeneralLine() throws {
-        let server = try MockServer()
-        #expect(try Curl.applePush(server).status == 200)
-        #expect(try Curl.applePush(server, headers: ["apns-push-type": nil]).status == 200)
-        #expect(try Curl.applePush(server, token: String(repeating: "0f", count: 32)).status == 200)
-        #expect(try Curl.applePush(server, headers: ["apns-priority": "7"]).status == 400)
+        let server = try MemoryMock.protocolOnly()
+        #expect(server.applePush().status == 200)
+        #expect(server.applePush(headers: ["apns-push-type": nil]).status == 200)
+        #expect(server.applePush(token: String(repeating: "0f", count: 32)).status == 200)
+        #expect(server.applePush(headers: ["apns-priority": "7"]).status == 400)
         // The provider's own apns-id, written as sent; the others the mock made.
-        #expect(try Curl.applePush(server, headers: ["apns-id": "123E4567-E89B-12D3-A456-426614174000"]).status == 200)
+        #expect(server.applePush(headers: ["apns-id": "123E4567-E89B-12D3-A456-426614174000"]).status == 200)
         let records = server.events.pushes
         #expect(records.count == 5)
         var fast = 0
@@ -35,8 +35,8 @@ import Testing
 
     @Test("A field the log must show visibly (a backslash, a control byte) takes the general path")
     func outsideTextTakesTheGeneralPath() throws {
-        let server = try MockServer(settings: ValidationSettings(profile: .apple))
-        _ = try Curl.applePush(server, headers: ["apns-topic": #"com.ringside.testapp.voip\x"#])
+        let server = try MemoryMock.protocolOnly(ValidationSettings(profile: .apple))
+        _ = server.applePush(headers: ["apns-topic": #"com.ringside.testapp.voip\x"#])
         #expect(!server.events.pushes.isEmpty)
         for record in server.events.pushes {
             var bytes: [UInt8] = []
