@@ -1,10 +1,10 @@
 import APNs
 import Foundation
-import MockAPNs
 import TestSupport
 import World
 
 @testable import HTTP2Server
+@testable import MockAPNs
 
 /// The fake APNs as `ringside serve` assembles it (`MockAssembly`: the rules, the world, the control
 /// API, faults) with no socket, no thread and no sleep. Each connection is the server's own
@@ -132,6 +132,17 @@ final class MemoryMock {
         let answer = assembly.control!.respond(method: method, path: path, body: bytes)
         pump()
         return try JSONSerialization.jsonObject(with: Data(answer.body))
+    }
+
+    /// One control-API answer with its status and header fields (a listing's paging), as sent.
+    func controlAnswer(_ path: String, method: String = "GET") -> (
+        status: Int, headers: [String: String], json: Any?
+    ) {
+        let answer = assembly.control!.route(method: method, path: path, body: [])
+        return (
+            answer.status, Dictionary(answer.headers, uniquingKeysWith: { $1 }),
+            try? JSONSerialization.jsonObject(with: Data(answer.body))
+        )
     }
 
     /// Adds a phone with one app of `behaviour`; returns its id and tokens.
