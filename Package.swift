@@ -73,13 +73,16 @@ let package = Package(
         .testTarget(
             name: "MockAPNsUnitTests",
             dependencies: ["MockAPNs", "HTTP2Server", "APNs", "World", "CNghttp2", "TestSupport"]),
+        // The built-in provider's policies, its client against the mock in memory (TLS included).
+        .testTarget(name: "ProviderUnitTests", dependencies: ["Provider", "MockAPNs", "APNs", "TestSupport"]),
         // Judging without sockets: the judges are pure functions of recorded events.
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
 
         // Integration tests: real sockets, TLS, processes and third-party clients. What they share
         // (the committed credentials' paths, a mock on a free port, curl, the h2 probe) is TestSupport.
         .target(
-            name: "TestSupport", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "CNghttp2"],
+            path: "Tests/TestSupport"),
         // The fake APNs over loopback: HTTP/2 and TLS, faults, the control API, the world, real clients.
         .testTarget(
             name: "MockAPNsTests",

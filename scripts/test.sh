@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 status=0
 # Unit tests first (in memory: no socket, process or sleep), then the integration tests (loopback
 # sockets, TLS, processes, third-party clients); Package.swift says which target is which.
-unit='^(APNsTests|WorldTests|ScenarioLanguageTests|MockAPNsUnitTests|ScenarioTests|RingsideTests)\.'
+unit='^(APNsTests|WorldTests|ScenarioLanguageTests|MockAPNsUnitTests|ProviderUnitTests|ScenarioTests|RingsideTests)\.'
 for phase in unit integration; do
   echo "== swift test: $phase tests" >&2
   started=$SECONDS

@@ -285,3 +285,51 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         if close { closeAfterFlush = true }
     }
 }
+
+/// One connection fed from memory instead of a socket — the same `Connection` a worker drives, as
+/// swift-nio's `EmbeddedChannel` is — so that tests run the fake APNs, TLS included, without
+/// sockets or threads (Tests/TestSupport/MemoryMock.swift). One thread uses it.
+public final class EmbeddedConnection {
+    private let connection: Connection
+    /// False once it closed; `closedWhy` then says why, as the server's log would.
+    public private(set) var isOpen = true
+    public private(set) var closedWhy: String?
+
+    /// `scheduler` runs what the connection asks to do later (`ConnectionControl.after`), on the
+    /// test's clock.
+    public init(
+        id: UInt64, tls: TLSContext?, service: any HTTP2Service, limits: HTTP2Limits = HTTP2Limits(), now: Double,
+        scheduler: @escaping (Double, @escaping () -> Void) -> Void
+    ) {
+        connection = Connection(fd: -1, id: id, peer: "memory", tls: tls, service: service, limits: limits, now: now)
+        connection.scheduler = scheduler
+    }
+
+    /// The client's bytes, read as a worker reads a socket's.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard isOpen else { return }
+        if !connection.received(bytes) { connection.closeAfterFlush = true }
+    }
+
+    /// What the server has written since last asked.
+    public func take() -> [UInt8] {
+        guard isOpen else { return [] }
+        connection.flush()
+        let bytes = Array(connection.output[connection.outputOffset...])
+        connection.output.removeAll()
+        connection.outputOffset = 0
+        return bytes
+    }
+
+    /// Whether the server closes once its bytes are taken.
+    public var closesAfterFlush: Bool { connection.closeAfterFlush }
+
+    /// Closes it, as a worker does when the socket ends (`why`: the client's side of the story).
+    public func close(why: String? = nil) {
+        guard isOpen else { return }
+        if let why { connection.endReason = connection.endReason ?? why }
+        isOpen = false
+        closedWhy = connection.endReason ?? "closed"
+        connection.closed()
+    }
+}

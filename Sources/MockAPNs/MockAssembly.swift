@@ -58,6 +58,9 @@ public final class MockAssembly: @unchecked Sendable {
     /// What the control API's `GET /transcript` shows: the latest `MockOptions.kept` events.
     public let transcript: TranscriptBuffer
     public let server: HTTP2Server
+    /// The server's certificate and the one from a CA no provider trusts (`untrusted-server-certificate`);
+    /// nil in cleartext.
+    public let certificates: (trusted: TLSContext, untrusted: TLSContext)?
     public let control: ControlAPI?
     public let controlServer: HTTP2Server?
     /// Whether a world stands behind the mock (and so has a ticker to start and stop).
@@ -97,12 +100,14 @@ public final class MockAssembly: @unchecked Sendable {
                 keyFile: options.certs + "/server-untrusted.key", trustedCAFile: options.certs + "/ca.pem",
                 clientCertificates: clients)
             serverConfiguration.tls = trusted
+            certificates = (trusted, untrusted)
             let server = HTTP2Server(configuration: serverConfiguration, service: mock)
             mock.switchServerCertificate = { [weak server] useUntrusted in
                 server?.replaceTLSContext(useUntrusted ? untrusted : trusted)
             }
             self.server = server
         } else {
+            certificates = nil
             server = HTTP2Server(configuration: serverConfiguration, service: mock)
         }
 

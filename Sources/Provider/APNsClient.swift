@@ -18,6 +18,10 @@ public struct ClientConfiguration: Sendable {
     public var timeout: Double = 10
     /// HTTP/2 connections, each with its own thread while sending; one unless told otherwise.
     public var connections = 1
+    /// Opens a connection's `Wire` to `host`, `port`, reads bounded by `timeout`; nil: TCP, and a
+    /// dial that returns nothing is a connection that failed. Tests give a fake APNs in memory here
+    /// (one connection at a time, from one thread); `url` still names the scheme and host.
+    public var dial: (@Sendable (_ host: String, _ port: Int, _ timeout: Double) -> (any Wire)?)?
 
     public init(
         url: String, caFile: String?, authentication: Authentication, timeout: Double = 10, connections: Int = 1

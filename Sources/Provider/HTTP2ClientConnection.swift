@@ -45,10 +45,11 @@ final class HTTP2ClientConnection {
     private let port: Int
     /// `:authority`, made once.
     private let authority: String
-    @exclusivity(unchecked) private var socket: Int32 = -1
+    /// The bytes' way to APNs: a TCP socket, or what the configuration dials instead.
+    @exclusivity(unchecked) private var wire: (any Wire)?
     @exclusivity(unchecked) private var context: OpaquePointer?
     @exclusivity(unchecked) private var tls: OpaquePointer?
-    /// The TLS session's memory BIOs (owned by `tls`): bytes from the socket, bytes for it.
+    /// The TLS session's memory BIOs (owned by `tls`): bytes from the wire, bytes for it.
     @exclusivity(unchecked) private var incoming: OpaquePointer?
     @exclusivity(unchecked) private var outgoing: OpaquePointer?
     @exclusivity(unchecked) private var session: OpaquePointer?
@@ -114,7 +115,6 @@ final class HTTP2ClientConnection {
         if let session { nghttp2_session_del(session) }
         if let tls { SSL_free(tls) }
         if let context { SSL_CTX_free(context) }
-        if socket >= 0 { close(socket) }
     }
 
     /// Whether new streams can be opened: no failure, no GOAWAY.
@@ -345,20 +345,20 @@ final class HTTP2ClientConnection {
         return (count, offset + count == slots[index].body.count)
     }
 
-    // MARK: The socket, TLS and the session
+    // MARK: The wire, TLS and the session
 
     private func open() {
         guard let host else {
             broken = .connectionBroke("bad URL \(configuration.url)")
             return
         }
-        socket = connectTCP(host: host, port: port)
-        guard socket >= 0 else {
+        wire =
+            configuration.dial.map { $0(host, port, configuration.timeout) }
+            ?? TCPWire(host: host, port: port, timeout: configuration.timeout)
+        guard wire != nil else {
             broken = .connectionBroke("cannot connect to \(host):\(port)")
             return
         }
-        var timeout = timeval(tv_sec: Int(configuration.timeout), tv_usec: 0)
-        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if scheme == "https", let why = startTLS(host: host) {
             broken = .handshakeRefused(why)
             return
@@ -378,45 +378,6 @@ final class HTTP2ClientConnection {
         nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, 1)
-    }
-
-    /// No SIGPIPE from a send to a peer that has gone: MSG_NOSIGNAL on Linux, SO_NOSIGPIPE on the
-    /// socket elsewhere.
-    static var sendFlags: Int32 {
-        #if os(Linux)
-            Int32(MSG_NOSIGNAL)
-        #else
-            0
-        #endif
-    }
-
-    private func connectTCP(host: String, port: Int) -> Int32 {
-        var hints = addrinfo()
-        #if os(Linux)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return -1 }
-        defer { freeaddrinfo(found) }
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let address = entry {
-            let fd = Foundation.socket(
-                address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
-            if fd >= 0, connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
-                var one: Int32 = 1
-                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                #if !os(Linux)
-                    // No MSG_NOSIGNAL here (see `Self.sendFlags`): the socket itself raises no SIGPIPE.
-                    _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-                #endif
-                return fd
-            }
-            if fd >= 0 { close(fd) }
-            entry = address.pointee.ai_next
-        }
-        return -1
     }
 
     /// TLS 1.2+, the server verified against the CA, ALPN h2, the client certificate when told.
@@ -447,7 +408,7 @@ final class HTTP2ClientConnection {
             }
         }
         // Memory BIOs: OpenSSL's socket BIO writes with write(2), which raises SIGPIPE when APNs has
-        // closed the connection; here every byte goes out through send(MSG_NOSIGNAL).
+        // closed the connection; here every byte goes out through the wire (send(MSG_NOSIGNAL)).
         let incoming = BIO_new(BIO_s_mem())
         let outgoing = BIO_new(BIO_s_mem())
         _ = ringside_BIO_set_mem_eof_return(incoming, -1)  // empty means "wait for more", not EOF
@@ -478,10 +439,10 @@ final class HTTP2ClientConnection {
         return true
     }
 
-    /// Reads from the socket into `incoming`: the count, 0 when APNs closed, -1 on a timeout or error.
+    /// Reads from the wire into `incoming`: the count, 0 when APNs closed, -1 on a timeout or error.
     private func fillTLS() -> Int {
         chunk.withUnsafeMutableBytes { chunk in
-            let count = recv(socket, chunk.baseAddress, chunk.count, 0)
+            let count = wire!.receive(into: chunk)
             if count > 0 { BIO_write(incoming, chunk.baseAddress, Int32(count)) }
             return count
         }
@@ -491,19 +452,11 @@ final class HTTP2ClientConnection {
     @exclusivity(unchecked) private var gathered: [UInt8] = []
     /// Plaintext read for nghttp2, kept between reads.
     @exclusivity(unchecked) private var received = [UInt8](repeating: 0, count: 16_384)
-    /// The buffer between the socket and the memory BIOs, kept: `flushTLS` runs after every read,
+    /// The buffer between the wire and the memory BIOs, kept: `flushTLS` runs after every read,
     /// and a fresh 16 KiB zeroed array each time showed in the bulk sender's profile.
     @exclusivity(unchecked) private var chunk = [UInt8](repeating: 0, count: 16_384)
 
-    private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = Foundation.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Self.sendFlags)
-            if sent <= 0 { return false }
-            offset += sent
-        }
-        return true
-    }
+    private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool { wire!.send(bytes) }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let tls else { return sendAll(bytes) }
@@ -514,7 +467,7 @@ final class HTTP2ClientConnection {
 
     /// Bytes read, 0 when the peer closed, -1 on a timeout or an error.
     private func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let tls else { return recv(socket, buffer.baseAddress, buffer.count, 0) }
+        guard let tls else { return wire!.receive(into: buffer) }
         while true {
             let count = Int(SSL_read(tls, buffer.baseAddress, Int32(buffer.count)))
             guard flushTLS() else { return 0 }

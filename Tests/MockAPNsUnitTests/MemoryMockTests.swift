@@ -1,5 +1,6 @@
 import APNs
 import MockAPNs
+import TestSupport
 import Testing
 
 /// The mock's HTTP/2 behaviour, driven in memory (`MemoryMock`): the same engine and rules as

@@ -6,7 +6,8 @@ import TestSupport
 import Testing
 
 /// The built-in provider's connection policy (`ConnectionPolicy`): one test per row of its table,
-/// then each row against the mock, beside the naive profile that gets it wrong.
+/// then each row against the mock — in memory, TLS included (`MemoryMock`) — beside the naive
+/// profile that gets it wrong.
 @Suite struct ConnectionPolicyTests {
     static let bundle = "com.ringside.testapp"
 
@@ -44,32 +45,34 @@ import Testing
         #expect(ConnectionPolicy.decide(serverErrorsInARow: 2) == .retire)
     }
 
+    /// The mock in memory over TLS, as a provider meets APNs.
+    func mock() throws -> MemoryMock { try MemoryMock { $0.plaintext = false } }
+
     func provider(
-        _ world: WorldServer, _ profile: ProviderProfile = .reference, certificate: String? = nil, timeout: Double = 3
+        _ world: MemoryMock, _ profile: ProviderProfile = .reference, certificate: String? = nil, timeout: Double = 3
     ) throws -> ReferenceProvider {
-        let authentication: ClientConfiguration.Authentication =
-            certificate.map {
-                .certificate(
-                    certificateFile: Paths.certs + "/client-\($0).pem", keyFile: Paths.certs + "/client-\($0).key")
-            } ?? .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
         let provider = try ReferenceProvider(
-            configuration: ClientConfiguration(
-                url: world.server.url, caFile: Paths.ca, authentication: authentication, timeout: timeout),
+            configuration: certificate.map {
+                world.clientConfiguration(
+                    authentication: .certificate(
+                        certificateFile: Paths.certs + "/client-\($0).pem", keyFile: Paths.certs + "/client-\($0).key"),
+                    timeout: timeout)
+            } ?? world.clientConfiguration(timeout: timeout),
             bundleId: Self.bundle, profile: profile)
         provider.sleep = { _ in }
         return provider
     }
 
-    func connections(_ world: WorldServer) -> Int {
-        world.server.events.all.filter { if case .connectionOpened = $0 { true } else { false } }.count
-            + world.server.events.refusals.count
+    func connections(_ world: MemoryMock) -> Int {
+        world.events.all.filter { if case .connectionOpened = $0 { true } else { false } }.count
+            + world.events.refusals.count
     }
 
     @Test(
         "GOAWAY BadCertificateEnvironment: the reference stops after one connection and says why once; reconnect-storm opens eight",
         arguments: [ProviderProfile.reference, .reconnectStorm])
     func permanentGoAway(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile, certificate: "production-only")
         provider.register(user: "alice", token: try world.phone().voip)
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [0])
@@ -87,12 +90,12 @@ import Testing
         "A refused handshake (expired certificate): the reference tries once and stops; reconnect-storm tries again and again",
         arguments: [ProviderProfile.reference, .reconnectStorm])
     func refusedHandshake(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile, certificate: "expired")
         provider.register(user: "alice", token: try world.phone().voip)
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [0])
         _ = try provider.placeCall(to: "alice", caller: "bob")
-        let refusals = world.server.events.refusals
+        let refusals = world.events.refusals
         #expect(refusals.allSatisfy { $0.contains("certificate has expired") }, "\(refusals)")
         if profile == .reference {
             #expect(refusals.count == 1, "\(refusals)")
@@ -106,21 +109,21 @@ import Testing
         "A stale connection that answers 500 is retired and the push sent on a new one; sticks-to-sick-connection gives up",
         arguments: [ProviderProfile.reference, .sticksToSickConnection])
     func sickConnection(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile)
         provider.register(user: "alice", token: try world.phone().voip)
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [200])
         try world.control("POST", "/faults", ["action": "stale-connections", "idleSeconds": 0.2])
-        usleep(400_000)
+        world.passes(0.4)
         let answers = try provider.placeCall(to: "alice", caller: "bob")
-        let statuses = world.server.events.pushes.map(\.status)
+        let statuses = world.events.pushes.map(\.status)
         if profile == .reference {
             #expect(answers.map(\.status) == [200], "\(statuses)")
             #expect(provider.actions.contains(.retiredConnection(number: 1)))
-            #expect(Set(world.server.events.pushes.map(\.connection)).count == 2)
+            #expect(Set(world.events.pushes.map(\.connection)).count == 2)
         } else {
             #expect(answers.map(\.status) == [500], "\(statuses)")
-            #expect(Set(world.server.events.pushes.map(\.connection)).count == 1)
+            #expect(Set(world.events.pushes.map(\.connection)).count == 1)
         }
     }
 
@@ -128,7 +131,7 @@ import Testing
         "A server certificate that does not lead to the CA: the reference sends nothing; skips-server-verification sends to it",
         arguments: [ProviderProfile.reference, .skipsServerVerification])
     func serverVerification(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile)
         provider.register(user: "alice", token: try world.phone().voip)
         try world.control("POST", "/faults", ["action": "untrusted-server-certificate"])
@@ -136,11 +139,11 @@ import Testing
         if profile == .reference {
             #expect(answers.map(\.status) == [0])
             #expect(answers.first?.transportError?.contains("certificate verify failed") == true, "\(answers)")
-            #expect(world.server.events.pushes.isEmpty)
+            #expect(world.events.pushes.isEmpty)
             #expect(provider.stoppedBecause != nil)
         } else {
             #expect(answers.map(\.status) == [200])
-            #expect(world.server.events.pushes.count == 1)
+            #expect(world.events.pushes.count == 1)
         }
     }
 
@@ -148,11 +151,11 @@ import Testing
         "Five pushes on a new token connection: the reference starts at one stream and loses none; drops-refused-streams sends them at once and loses four",
         arguments: [ProviderProfile.reference, .dropsRefusedStreams])
     func refusedStreams(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile)
         for _ in 0..<5 { provider.register(user: "team", token: try world.phone().voip) }
         let answers = try provider.placeCall(to: "team", caller: "bob")
-        let refused = world.server.events.all.filter { if case .streamRefused = $0 { true } else { false } }
+        let refused = world.events.all.filter { if case .streamRefused = $0 { true } else { false } }
         if profile == .reference {
             #expect(answers.map(\.status) == [200, 200, 200, 200, 200])
             #expect(refused.isEmpty)
@@ -170,12 +173,12 @@ import Testing
         "An unanswered push is sent again on a new connection with the same apns-id and call UUID: recognisably the same call"
     )
     func ambiguousResend() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, timeout: 1)
         provider.register(user: "alice", token: try world.phone().voip)
         try world.control("POST", "/faults", ["action": "drop", "count": 1])
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [200])
-        let pushes = world.server.events.pushes
+        let pushes = world.events.pushes
         #expect(pushes.count == 2)
         #expect(Set(pushes.map(\.connection)).count == 2, "sent again on a new connection")
         #expect(Set(pushes.compactMap(\.request.apnsId)).count == 1, "one apns-id: \(pushes.map(\.request.apnsId))")

@@ -2,37 +2,37 @@ import CNghttp2
 
 /// An HTTP/2 client that speaks to bytes, not a socket: nghttp2's client session with
 /// `mem_send`/`mem_recv`. `MemoryMock` carries its bytes to the server's `Connection` and back.
-final class MemoryClient {
+public final class MemoryClient {
     /// One stream's answer as the client saw it.
-    struct Answer {
-        var status = 0
-        var headers: [String: String] = [:]
-        var body: [UInt8] = []
+    public struct Answer {
+        public var status = 0
+        public var headers: [String: String] = [:]
+        public var body: [UInt8] = []
         /// RST_STREAM's error code, or 0; set when the stream closed.
-        var errorCode: UInt32 = 0
-        var closed = false
-        var reason: String? {
+        public var errorCode: UInt32 = 0
+        public var closed = false
+        public var reason: String? {
             let text = String(decoding: body, as: UTF8.self)
             guard let range = text.range(of: #""reason":""#) else { return nil }
             return String(text[range.upperBound...].prefix { $0 != "\"" })
         }
     }
 
-    private(set) var session: OpaquePointer?
-    private(set) var answers: [Int32: Answer] = [:]
+    public private(set) var session: OpaquePointer?
+    public private(set) var answers: [Int32: Answer] = [:]
     /// The GOAWAY the server sent, if any: its last stream id and debug data.
-    private(set) var goAway: (lastStreamId: Int32, debugData: String)?
+    public private(set) var goAway: (lastStreamId: Int32, debugData: String)?
     /// SETTINGS_MAX_CONCURRENT_STREAMS as the server last announced it.
-    var maxConcurrentStreams: UInt32? { streamLimits.last }
+    public var maxConcurrentStreams: UInt32? { streamLimits.last }
     /// Every SETTINGS_MAX_CONCURRENT_STREAMS the server announced, in order.
-    private(set) var streamLimits: [UInt32] = []
+    public private(set) var streamLimits: [UInt32] = []
     /// The server's SETTINGS as last announced, by name (`MAX_CONCURRENT_STREAMS`, …).
-    private(set) var settings: [String: UInt32] = [:]
+    public private(set) var settings: [String: UInt32] = [:]
     /// What ended, in the order the client saw it: "end N" for stream N, "goaway", "ping ack".
-    private(set) var happenings: [String] = []
+    public private(set) var happenings: [String] = []
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
 
-    init() {
+    public init() {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -53,14 +53,14 @@ final class MemoryClient {
     ]
 
     /// Queues a PING; its ACK shows in `happenings`.
-    func ping() {
+    public func ping() {
         let data = Array("ringside".utf8)
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), data)
     }
 
     /// Queues a request; returns its stream id.
     @discardableResult
-    func request(_ fields: [(String, String)], body: [UInt8]) -> Int32 {
+    public func request(_ fields: [(String, String)], body: [UInt8]) -> Int32 {
         var bytes: [UInt8] = []
         var spans: [(Range<Int>, Range<Int>)] = []
         for (name, value) in fields {
@@ -87,7 +87,7 @@ final class MemoryClient {
     }
 
     /// What the client has to send.
-    func output() -> [UInt8] {
+    public func output() -> [UInt8] {
         var bytes: [UInt8] = []
         while true {
             var data: UnsafePointer<UInt8>?
@@ -99,7 +99,7 @@ final class MemoryClient {
     }
 
     /// Bytes from the server.
-    func receive(_ bytes: [UInt8]) {
+    public func receive(_ bytes: [UInt8]) {
         let read = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         precondition(read == bytes.count, "the client could not read the server's bytes: \(read)")
     }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Where one connection's bytes travel: a TCP socket to APNs (`TCPWire`), or whatever
+/// `ClientConfiguration.dial` gives — a test's fake APNs in the same process, with no socket. TLS
+/// and HTTP/2 run above it either way.
+public protocol Wire: AnyObject {
+    /// Sends every byte; false once the other end has gone.
+    func send(_ bytes: UnsafeRawBufferPointer) -> Bool
+    /// Reads what has arrived, waiting at most the connection's timeout: the count; 0 once the
+    /// other end closed; -1 when nothing came in time, or the read failed.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+/// A TCP connection, `TCP_NODELAY`, reads bounded by the timeout (`SO_RCVTIMEO`).
+final class TCPWire: Wire {
+    private let fd: Int32
+
+    init?(host: String, port: Int, timeout: Double) {
+        var hints = addrinfo()
+        #if os(Linux)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return nil }
+        defer { freeaddrinfo(found) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        var connected: Int32 = -1
+        while let address = entry, connected < 0 {
+            let fd = Foundation.socket(
+                address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            if fd >= 0, connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                connected = fd
+            } else if fd >= 0 {
+                close(fd)
+            }
+            entry = address.pointee.ai_next
+        }
+        guard connected >= 0 else { return nil }
+        fd = connected
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if !os(Linux)
+            // No MSG_NOSIGNAL here (see `Self.sendFlags`): the socket itself raises no SIGPIPE.
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// No SIGPIPE from a send to a peer that has gone: MSG_NOSIGNAL on Linux, SO_NOSIGPIPE on the
+    /// socket elsewhere.
+    static var sendFlags: Int32 {
+        #if os(Linux)
+            Int32(MSG_NOSIGNAL)
+        #else
+            0
+        #endif
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = Foundation.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Self.sendFlags)
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int { recv(fd, buffer.baseAddress, buffer.count, 0) }
+}
