@@ -22,6 +22,9 @@ public struct ClientConfiguration: Sendable {
     /// dial that returns nothing is a connection that failed. Tests give a fake APNs in memory here
     /// (one connection at a time, from one thread); `url` still names the scheme and host.
     public var dial: (@Sendable (_ host: String, _ port: Int, _ timeout: Double) -> (any Wire)?)?
+    /// The provider's wall clock, in seconds since 1970: JWTs' `iat`, when a token was registered,
+    /// expiration dates. A test with a manual clock gives its own here.
+    public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     public init(
         url: String, caFile: String?, authentication: Authentication, timeout: Double = 10, connections: Int = 1
@@ -142,7 +145,7 @@ public final class APNsClient {
     /// accepted, so a few pushes arrive twice (bench/provider.sh counts them); the payload's call UUID
     /// lets the app see the second as the same call.
     public func send(_ pushes: [OutgoingPush], retryOnFreshConnection: Bool = true) throws -> [PushAnswer] {
-        let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
+        let authorization = try tokens?.authorization(at: configuration.now())
         return try sendInLanes(lanes, pushes.map { ($0, authorization) }) { lane, slice in
             lane.send(slice, retryOnFreshConnection: retryOnFreshConnection)
         }

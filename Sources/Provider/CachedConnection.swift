@@ -43,7 +43,7 @@ final class ConnectionKeeper: PushTransport {
             connection = HTTP2ClientConnection(configuration: configuration, options: options)
             connectionsOpened += 1
         }
-        let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
+        let authorization = try tokens?.authorization(at: configuration.now())
         return connection!.exchange(pushes, authorization: authorization).map {
             var answer = $0
             answer.connection = connectionsOpened
@@ -85,7 +85,7 @@ final class CachedConnection: PushTransport {
     func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
         let connection = self.connection ?? HTTP2ClientConnection(configuration: configuration)
         self.connection = connection
-        let authorization = try tokens?.authorization(at: Date().timeIntervalSince1970)
+        let authorization = try tokens?.authorization(at: configuration.now())
         return connection.exchange(pushes, authorization: authorization).map {
             var answer = $0
             answer.connection = 1

@@ -79,7 +79,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     }
 
     public func register(user: String, token: String, kind: TokenStore.Kind = .voip) {
-        store.register(user: user, token: token, kind: kind, at: Date().timeIntervalSince1970)
+        store.register(user: user, token: token, kind: kind, at: configuration.now())
     }
 
     /// Rings every phone of `user`: one VoIP push per VoIP token (or per regular token, for the
@@ -107,7 +107,7 @@ public final class ReferenceProvider: @unchecked Sendable {
             case (.forgetsVoipSuffix, "apns-topic"): return (field.name, bundleId)
             case (.priorityFive, "apns-priority"): return (field.name, "5")
             case (.nonZeroExpiration, "apns-expiration"):
-                return (field.name, String(Int(Date().timeIntervalSince1970) + 86_400))
+                return (field.name, String(Int(configuration.now()) + 86_400))
             default: return field
             }
         }

@@ -6,7 +6,8 @@ import Provider
 import TestSupport
 import Testing
 
-/// The reference provider's libcurl client against the mock, and its pure policies.
+/// The reference provider's libcurl client against the mock on loopback (its nghttp2 client and its
+/// pure policies are tested in ProviderUnitTests).
 @Suite(.serialized) struct ProviderClientTests {
     func client(_ server: MockServer, certificate: Bool = false) throws -> APNsClient {
         let authentication: ClientConfiguration.Authentication =
@@ -50,45 +51,6 @@ import Testing
         #expect(Set(server.events.pushes.map(\.connection)).count == 1, "\(ended.prefix(12))")
         #expect(client.connectionsOpened == 1)
         #expect(server.events.pushes.count == 1500)
-    }
-
-    @Test(
-        "The nghttp2 bulk sender: 300 pushes in one batch, a GOAWAY after 120; the lost ones are sent again on a new connection, one try is not enough"
-    )
-    func bulkSenderAfterGoAway() throws {
-        for attempts in [3, 1] {
-            let world = try WorldServer(acceptsUnknownTokens: true)
-            try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 120, "reason": "Shutdown"])
-            let sender = try BulkSender(
-                configuration: ClientConfiguration(
-                    url: world.server.url, caFile: Paths.ca,
-                    authentication: .token(
-                        keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")),
-                attempts: attempts)
-            var ids = MessageIdGenerator(seed: 3)
-            let pushes = (0..<300).map { index in
-                OutgoingPush.voip(
-                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)",
-                    caller: "alice",
-                    apnsId: ids.next())
-            }
-            let answers = try sender.send(pushes)
-            #expect(answers.count == 300)
-            // In the order of the pushes: each answer carries its own push's apns-id.
-            for (answer, push) in zip(answers, pushes) where answer.status != 0 {
-                #expect(answer.apnsId == push.headers.first { $0.name == "apns-id" }?.value)
-            }
-            if attempts == 3 {
-                #expect(
-                    answers.allSatisfy { $0.status == 200 },
-                    "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
-                #expect(answers.contains { $0.attempts == 2 })
-                #expect(sender.connectionsOpened == 2)
-            } else {
-                #expect(answers.filter { $0.status == 200 }.count == 120)
-                #expect(answers.filter { $0.status == 0 }.count == 180)
-            }
-        }
     }
 
     @Test("Told to use 3 connections: 900 pushes over exactly 3, a thread each, answers in the order of the pushes")
@@ -170,35 +132,4 @@ import Testing
         #expect(answers[0].apnsId?.lowercased() == good.headers.first { $0.name == "apns-id" }?.value.lowercased())
     }
 
-    @Test("Apple's retry rules: never retry dead tokens, refresh the JWT once, back off on 429 and 5xx")
-    func responsePolicy() {
-        let policy = ResponsePolicy()
-        #expect(policy.next(status: 200, reason: nil, attempt: 1, jitter: 0) == .delivered)
-        #expect(policy.next(status: 410, reason: .unregistered, attempt: 1, jitter: 0) == .forgetToken(.unregistered))
-        #expect(
-            policy.next(status: 400, reason: .badDeviceToken, attempt: 1, jitter: 0) == .forgetToken(.badDeviceToken))
-        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 1, jitter: 0) == .refreshTokenAndRetry)
-        #expect(policy.next(status: 403, reason: .expiredProviderToken, attempt: 2, jitter: 0) == .giveUp)
-        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 1, jitter: 0) == .retry(after: 0.25))
-        #expect(policy.next(status: 503, reason: .serviceUnavailable, attempt: 3, jitter: 1) == .retry(after: 2))
-        #expect(policy.next(status: 503, reason: .shutdown, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
-        // A transport error (a refused handshake, say): at once, then backing off.
-        #expect(policy.next(status: 0, reason: nil, attempt: 1, jitter: 0) == .reconnectAndRetry(after: 0))
-        #expect(policy.next(status: 0, reason: nil, attempt: 3, jitter: 1) == .reconnectAndRetry(after: 1))
-        #expect(policy.next(status: 400, reason: .badTopic, attempt: 1, jitter: 0) == .fix(.badTopic))
-        #expect(policy.next(status: 500, reason: .internalServerError, attempt: 4, jitter: 0) == .giveUp)
-    }
-
-    @Test("One JWT is reused for 50 minutes and replaced at once after ExpiredProviderToken")
-    func tokenCache() throws {
-        let key = try ES256Key(pem: String(contentsOfFile: Paths.certs + "/AuthKey_RINGKEY001.p8", encoding: .utf8))
-        var cache = ProviderTokenCache(keyId: "RINGKEY001", teamId: "RINGTEAM01", key: key)
-        let first = try cache.token(at: 1_800_000_000)
-        #expect(try cache.token(at: 1_800_000_000 + 49 * 60) == first)
-        let second = try cache.token(at: 1_800_000_000 + 50 * 60)
-        #expect(second != first)
-        cache.expired()
-        #expect(try cache.token(at: 1_800_000_000 + 51 * 60) != second)
-        #expect(cache.signed == 3)
-    }
 }

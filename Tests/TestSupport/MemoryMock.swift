@@ -100,7 +100,7 @@ public final class MemoryMock {
     public func dial(timeout: Double) -> MemoryWire { MemoryWire(mock: self, server: open(tls: tls), timeout: timeout) }
 
     /// The built-in provider's client configuration for this mock: `url`'s scheme as the mock
-    /// speaks, every connection dialled in memory.
+    /// speaks, every connection dialled in memory, the provider's clock the manual clock's wall time.
     public func clientConfiguration(
         authentication: ClientConfiguration.Authentication = .token(
             keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
@@ -111,6 +111,8 @@ public final class MemoryMock {
             authentication: authentication, timeout: timeout)
         nonisolated(unsafe) let mock = self
         configuration.dial = { _, _, timeout in mock.dial(timeout: timeout) }
+        let clock = clock
+        configuration.now = { clock.now().wall }
         return configuration
     }
 

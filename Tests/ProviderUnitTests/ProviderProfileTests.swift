@@ -5,28 +5,32 @@ import Provider
 import TestSupport
 import Testing
 
-/// The reference provider against the mock and its world, and each naive profile's mistake.
-@Suite(.serialized) struct ProviderProfileTests {
+/// The reference provider against the mock and its world — in memory, TLS included (`MemoryMock`) —
+/// and each naive profile's mistake.
+@Suite struct ProviderProfileTests {
     static let bundle = "com.ringside.testapp"
 
-    func provider(_ world: WorldServer, _ profile: ProviderProfile, certificate: Bool = false) throws
+    /// The mock in memory over TLS, as a provider meets APNs.
+    func mock() throws -> MemoryMock { try MemoryMock { $0.plaintext = false } }
+
+    func provider(_ world: MemoryMock, _ profile: ProviderProfile, certificate: Bool = false) throws
         -> ReferenceProvider
     {
-        let authentication: ClientConfiguration.Authentication =
+        let configuration =
             certificate
-            ? .certificate(certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")
-            : .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
-        let provider = try ReferenceProvider(
-            configuration: ClientConfiguration(
-                url: world.server.url, caFile: Paths.ca, authentication: authentication, timeout: 3),
-            bundleId: Self.bundle, profile: profile)
+            ? world.clientConfiguration(
+                authentication: .certificate(
+                    certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key"),
+                timeout: 3)
+            : world.clientConfiguration(timeout: 3)
+        let provider = try ReferenceProvider(configuration: configuration, bundleId: Self.bundle, profile: profile)
         provider.sleep = { _ in }  // delays are recorded in `actions`, not waited for
         return provider
     }
 
     /// The requests the mock saw, as (token, a header, status, reason).
-    func seen(_ world: WorldServer, header: String) -> [(String?, String?, Int, String?)] {
-        world.server.events.pushes.map { record in
+    func seen(_ world: MemoryMock, header: String) -> [(String?, String?, Int, String?)] {
+        world.events.pushes.map { record in
             let value: String? =
                 switch header {
                 case "apns-priority": record.request.priority
@@ -41,7 +45,7 @@ import Testing
         "Reference: rings, forgets a token after its 410, backs off on 503, refreshes the JWT once on ExpiredProviderToken"
     )
     func reference() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let phone = try world.phone()
         let provider = try provider(world, .reference)
         provider.register(user: "alice", token: phone.voip)
@@ -69,7 +73,7 @@ import Testing
 
     @Test("forgets-voip-suffix: the bare bundle id as topic, TopicDisallowed, the phone stays silent")
     func forgetsSuffix() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .forgetsVoipSuffix)
         provider.register(user: "alice", token: try world.phone().voip)
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.reason) == [.topicDisallowed])
@@ -82,7 +86,7 @@ import Testing
             ProviderProfile.priorityFive, .nonZeroExpiration, .reference,
         ])
     func lintMistakes(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, profile)
         provider.register(user: "alice", token: try world.phone().voip)
         try provider.placeCall(to: "alice", caller: "bob")
@@ -94,7 +98,7 @@ import Testing
 
     @Test("new-jwt-per-request: a second JWT on the connection gets 429 TooManyProviderTokenUpdates")
     func newTokenPerRequest() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .newTokenPerRequest)
         provider.register(user: "alice", token: try world.phone().voip)
         #expect(try provider.placeCall(to: "alice", caller: "bob").map(\.status) == [200])
@@ -111,7 +115,7 @@ import Testing
             ProviderProfile.keepsPushingAfter410, .prunesOnlyOn410, .reference,
         ])
     func deadTokens(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let phone = try world.phone()
         let provider = try provider(world, profile)
         let bogus = String(repeating: "0f", count: 32)
@@ -130,54 +134,54 @@ import Testing
 
     @Test("Reference: after a GOAWAY, the streams above its last-stream-id are sent again on a new connection")
     func goAway() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .reference, certificate: true)
         for _ in 0..<4 { provider.register(user: "alice", token: try world.phone().voip) }
         try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 1, "reason": "Shutdown"])
         let answers = try provider.placeCall(to: "alice", caller: "bob")
         #expect(
             answers.map(\.status) == [200, 200, 200, 200],
-            "\(answers.map { $0.transportError ?? "-" }) \(provider.actions) \(world.server.events.all)")
-        #expect(Set(world.server.events.pushes.map(\.connection)).count >= 2, "a new connection after the GOAWAY")
+            "\(answers.map { $0.transportError ?? "-" }) \(provider.actions) \(world.events.all)")
+        #expect(Set(world.events.pushes.map(\.connection)).count >= 2, "a new connection after the GOAWAY")
     }
 
     @Test(
         "ignores-goaway: the cached connection is never replaced; after the GOAWAY no push reaches APNs, no phone rings",
         arguments: [true, false])
     func ignoresGoAway(certificate: Bool) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .ignoresGoAway, certificate: certificate)
         for _ in 0..<4 { provider.register(user: "alice", token: try world.phone().voip) }
         try world.control("POST", "/faults", ["action": "goaway", "afterAccepted": 1, "reason": "Shutdown"])
         let first = try provider.placeCall(to: "alice", caller: "bob")
         #expect(first.map(\.status) == [200, 0, 0, 0], "\(first.map { $0.transportError ?? "" })")
-        let seenAfterFirstCall = world.server.events.pushes.count
+        let seenAfterFirstCall = world.events.pushes.count
         let later = try provider.placeCall(to: "alice", caller: "bob")
         #expect(later.map(\.status) == [0, 0, 0, 0])
         // Refused by nghttp2 on the connection that got GOAWAY, or not sent once APNs closed it: the
         // provider never opens another, so nothing more reaches APNs.
         #expect(later.allSatisfy { $0.transportError != nil })
-        #expect(world.server.events.pushes.count == seenAfterFirstCall)
-        #expect(world.server.events.pushes.filter { $0.status == 200 }.count == 1)
-        #expect(Set(world.server.events.pushes.map(\.connection)).count == 1, "never a new connection")
+        #expect(world.events.pushes.count == seenAfterFirstCall)
+        #expect(world.events.pushes.filter { $0.status == 200 }.count == 1)
+        #expect(Set(world.events.pushes.map(\.connection)).count == 1, "never a new connection")
         #expect(provider.actions.filter { if case .gaveUp = $0 { true } else { false } }.count == 7)
     }
 
     @Test("ignores-goaway's own TLS: a server certificate from an untrusted CA fails the handshake, and says why")
     func cachedConnectionVerifiesTheServer() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .ignoresGoAway)
         provider.register(user: "alice", token: try world.phone().voip)
         try world.control("POST", "/faults", ["action": "untrusted-server-certificate"])
         let answers = try provider.placeCall(to: "alice", caller: "bob")
         #expect(answers.map(\.status) == [0])
         #expect(answers[0].transportError?.contains("certificate verify failed") == true, "\(answers)")
-        #expect(world.server.events.pushes.isEmpty)
+        #expect(world.events.pushes.isEmpty)
     }
 
     @Test("no-backoff-on-503 retries at once, again and again; the reference waits longer each time")
     func noBackoff() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let provider = try provider(world, .noBackoffOn503)
         provider.register(user: "alice", token: try world.phone().voip)
         try world.control("POST", "/faults", ["reason": "ServiceUnavailable", "count": 6])
@@ -190,7 +194,7 @@ import Testing
 
     @Test("uses-regular-token: the regular token with the .voip topic, DeviceTokenNotForTopic")
     func regularToken() throws {
-        let world = try WorldServer()
+        let world = try mock()
         let phone = try world.phone()
         let provider = try provider(world, .usesRegularToken)
         provider.register(user: "alice", token: phone.alert, kind: .alert)
@@ -203,7 +207,7 @@ import Testing
             ProviderProfile.cancelsWithPush, .registersTwice,
         ])
     func duplicates(profile: ProviderProfile) throws {
-        let world = try WorldServer()
+        let world = try mock()
         let phone = try world.phone()
         let provider = try provider(world, profile)
         provider.register(user: "alice", token: phone.voip)
