@@ -67,9 +67,9 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "APNs"]),
         .testTarget(name: "ScenarioLanguageTests", dependencies: ["ScenarioLanguage", "APNs", "World"]),
-        // The mock's HTTP/2 behaviour in memory: a client session joined to the server's Connection,
-        // a ManualClock for its timers; and the connection's rules, requests in and actions out. No
-        // socket, thread or sleep.
+        // The fake APNs in memory (TestSupport's MemoryMock): its rules, world, faults and control API
+        // through clients joined to the server's Connection on a ManualClock; and the connection's
+        // state machine, requests in and actions out. No socket, thread or sleep.
         .testTarget(
             name: "MockAPNsUnitTests",
             dependencies: ["MockAPNs", "HTTP2Server", "APNs", "World", "CNghttp2", "TestSupport"]),
@@ -78,19 +78,21 @@ let package = Package(
         // Judging without sockets: the judges are pure functions of recorded events.
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
 
-        // Integration tests: real sockets, TLS, processes and third-party clients. What they share
-        // (the committed credentials' paths, a mock on a free port, curl, the h2 probe) is TestSupport.
+        // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
+        // committed credentials' paths, a mock on a free port, curl, the h2 probe.
         .target(
             name: "TestSupport", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "CNghttp2"],
             path: "Tests/TestSupport"),
-        // The fake APNs over loopback: HTTP/2 and TLS, faults, the control API, the world, real clients.
+        // Integration tests: real sockets, processes and third-party clients.
+        // The fake APNs where only a socket shows it: ALPN, client certificates, the certificate fault,
+        // idle timeouts, the control API's transport, real clients.
         .testTarget(
             name: "MockAPNsTests",
             dependencies: [
                 "MockAPNs", "APNs", "HTTP2Server", "World", "Provider", "Scenario", "ScenarioLanguage", "CNghttp2",
                 "TestSupport",
             ]),
-        // The reference provider's clients and profiles against the mock.
+        // The libcurl client `ringside send` uses, against the mock on loopback.
         .testTarget(
             name: "ProviderTests", dependencies: ["Provider", "MockAPNs", "APNs", "HTTP2Server", "TestSupport"]),
         // Scenarios run end to end: every word changes a verdict, no false green, the bundled library.
