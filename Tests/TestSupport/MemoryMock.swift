@@ -12,7 +12,7 @@ import World
 /// world's ticks run on a `ManualClock`: an hour passes in `passes(3600)`. What stays on loopback
 /// (idle timeouts, the workers' event loops, the certificate switch, real clients) is in the
 /// integration targets. One thread drives it.
-public final class MemoryMock {
+public final class MemoryMock: WorldControl {
     /// Starts at the real time, so that a JWT signed now (`Paths.jwt()`) is fresh.
     public let clock = ManualClock(Moment(Date().timeIntervalSince1970.rounded(.down)))
     public let assembly: MockAssembly
@@ -184,19 +184,6 @@ public final class MemoryMock {
             answer.status, Dictionary(answer.headers, uniquingKeysWith: { $1 }),
             try? JSONSerialization.jsonObject(with: Data(answer.body))
         )
-    }
-
-    /// Adds a phone with one app of `behaviour`; returns its id and tokens.
-    public func phone(_ behaviour: String = "reports-at-once", online: Bool = true, extra: [String: Any] = [:]) throws
-        -> (id: Int, voip: String, alert: String)
-    {
-        var app: [String: Any] = ["bundleId": "com.ringside.testapp", "behaviour": behaviour]
-        app.merge(extra) { $1 }
-        let phone =
-            try control("POST", "/phones", ["name": "alice's iPhone", "online": online, "apps": [app]])
-            as! [String: Any]
-        let apps = phone["apps"] as! [[String: Any]]
-        return (phone["id"] as! Int, apps[0]["voipToken"] as! String, apps[0]["alertToken"] as! String)
     }
 
     /// The push's outcome once final, letting up to `seconds` of time go by for it; `[:]` if unknown.

@@ -6,7 +6,7 @@ import World
 
 /// The mock with a world and its control API, both on free loopback ports, in this process: the
 /// same `MockAssembly` as `ringside serve`.
-public final class WorldServer {
+public final class WorldServer: WorldControl {
     /// The fake APNs: its port, URL and what it saw.
     public struct Endpoint: MockEndpoint {
         public let events: EventLog
@@ -54,21 +54,6 @@ public final class WorldServer {
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
 
-    /// Adds a phone with one app of `behaviour`; returns its id and VoIP token.
-    public func phone(_ behaviour: String = "reports-at-once", online: Bool = true, extra: [String: Any] = [:]) throws
-        -> (
-            id: Int, voip: String, alert: String
-        )
-    {
-        var app: [String: Any] = ["bundleId": "com.ringside.testapp", "behaviour": behaviour]
-        app.merge(extra) { $1 }
-        let phone =
-            try control("POST", "/phones", ["name": "alice's iPhone", "online": online, "apps": [app]])
-            as! [String: Any]
-        let apps = phone["apps"] as! [[String: Any]]
-        return (phone["id"] as! Int, apps[0]["voipToken"] as! String, apps[0]["alertToken"] as! String)
-    }
-
     /// Waits (bounded) until the push with `apnsId` has a final outcome; returns its JSON.
     public func outcome(apnsId: String, seconds: Double = 5) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(seconds)
@@ -82,5 +67,28 @@ public final class WorldServer {
             if Date() > deadline { return [:] }
             usleep(20_000)
         }
+    }
+}
+
+/// A mock's world driven through its control API, over loopback (`WorldServer`) or in memory
+/// (`MemoryMock`).
+public protocol WorldControl {
+    /// One control-API call; the JSON it answered.
+    @discardableResult
+    func control(_ method: String, _ path: String, _ body: [String: Any]?) throws -> Any
+}
+
+extension WorldControl {
+    /// Adds a phone with one app of `behaviour`; returns its id and tokens.
+    public func phone(_ behaviour: String = "reports-at-once", online: Bool = true, extra: [String: Any] = [:]) throws
+        -> (id: Int, voip: String, alert: String)
+    {
+        var app: [String: Any] = ["bundleId": "com.ringside.testapp", "behaviour": behaviour]
+        app.merge(extra) { $1 }
+        let phone =
+            try control("POST", "/phones", ["name": "alice's iPhone", "online": online, "apps": [app]])
+            as! [String: Any]
+        let apps = phone["apps"] as! [[String: Any]]
+        return (phone["id"] as! Int, apps[0]["voipToken"] as! String, apps[0]["alertToken"] as! String)
     }
 }
