@@ -288,7 +288,9 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
 
 /// One connection fed from memory instead of a socket — the same `Connection` a worker drives, as
 /// swift-nio's `EmbeddedChannel` is — so that tests run the fake APNs, TLS included, without
-/// sockets or threads (Tests/TestSupport/MemoryMock.swift). One thread uses it.
+/// sockets or threads (Tests/TestSupport/MemoryMock.swift). One thread uses it. What the worker
+/// adds around a connection is not here: idle and handshake timeouts, reading only while the
+/// output has room, the event loop.
 public final class EmbeddedConnection {
     private let connection: Connection
     /// False once it closed; `closedWhy` then says why, as the server's log would.
@@ -311,13 +313,18 @@ public final class EmbeddedConnection {
         if !connection.received(bytes) { connection.closeAfterFlush = true }
     }
 
-    /// What the server has written since last asked.
+    /// What the server has written since last asked. Taken is written, as a worker's `writeOut`
+    /// counts it: requests that waited for room (the backlog) are served then, their answers ready
+    /// for the next call.
     public func take() -> [UInt8] {
         guard isOpen else { return [] }
         connection.flush()
         let bytes = Array(connection.output[connection.outputOffset...])
         connection.output.removeAll()
         connection.outputOffset = 0
+        if connection.hasBacklog, !connection.closeAfterFlush, !connection.serveBacklog() {
+            connection.closeAfterFlush = true
+        }
         return bytes
     }
 

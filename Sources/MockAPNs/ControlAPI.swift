@@ -55,13 +55,10 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         }
     }
 
-    /// One request's status, header fields beside content-type (a listing's paging) and JSON body,
-    /// without the transport: the control API's fuzz target, and tests without sockets.
-    public func respond(method: String, path: String, body: [UInt8]) -> (
-        status: Int, headers: [(String, String)], body: [UInt8]
-    ) {
+    /// One request's status and JSON body, without the transport (the control API's fuzz target).
+    public func respond(method: String, path: String, body: [UInt8]) -> (status: Int, body: [UInt8]) {
         let answer = route(method: method, path: path, body: body)
-        return (answer.status, answer.headers, answer.body)
+        return (answer.status, answer.body)
     }
 
     /// Loads a world file: `{"settings": {…}, "phones": [{"name", "online", "apps": [...]}, …]}`, the

@@ -18,8 +18,9 @@ public struct ClientConfiguration: Sendable {
     public var timeout: Double = 10
     /// HTTP/2 connections, each with its own thread while sending; one unless told otherwise.
     public var connections = 1
-    /// Opens a connection's `Wire` to `host`, `port`, reads bounded by `timeout`; nil: TCP, and a
-    /// dial that returns nothing is a connection that failed. Tests give a fake APNs in memory here
+    /// Opens a connection's `Wire` to `host`, `port`, reads bounded by `timeout`, for the nghttp2
+    /// client (the built-in provider, `BulkSender`; libcurl's `APNsClient` always uses TCP). nil: TCP;
+    /// a dial that returns nothing is a connection that failed. Tests give a fake APNs in memory here
     /// (one connection at a time, from one thread); `url` still names the scheme and host.
     public var dial: (@Sendable (_ host: String, _ port: Int, _ timeout: Double) -> (any Wire)?)?
     /// The provider's wall clock, in seconds since 1970: JWTs' `iat`, when a token was registered,

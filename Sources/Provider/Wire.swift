@@ -45,7 +45,10 @@ final class TCPWire: Wire {
             // No MSG_NOSIGNAL here (see `Self.sendFlags`): the socket itself raises no SIGPIPE.
             _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        // Fractions count, and a timeout of 0 would be none at all: at least a millisecond.
+        let bounded = max(timeout, 0.001)
+        var limit = timeval(
+            tv_sec: Int(bounded), tv_usec: .init((bounded - bounded.rounded(.down)) * 1_000_000))
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 

@@ -4,7 +4,6 @@ import MockAPNs
 import TestSupport
 import Testing
 
-/// Apple's own curl example against the mock, and each single mistake (issue: "Must show").
 /// Each single mistake in Apple's VoIP example (issue: "Must show"), and the ids the answers carry:
 /// the mock in memory (`MemoryMock`), the request as curl sends it.
 @Suite struct AppleMistakeTests {

@@ -86,12 +86,36 @@ import Testing
         #expect(refusals(mock).isEmpty)
     }
 
+    /// The frames in `bytes` after the client preface, as "HEADERS 1", "DATA 1", ….
+    static func frames(_ bytes: [UInt8]) -> [String] {
+        let names: [UInt8: String] = [0: "DATA", 1: "HEADERS", 4: "SETTINGS"]
+        var frames: [String] = []
+        var offset = 24  // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            let stream = (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + 5 + $1]) } & 0x7FFF_FFFF
+            frames.append("\(names[bytes[offset + 3]] ?? "\(bytes[offset + 3])") \(stream)")
+            offset += 9 + length
+        }
+        return frames
+    }
+
     @Test("A burst sent before SETTINGS, each HEADERS followed by its DATA, gets all but the first stream refused")
     func interleavedBurstBeforeSettings() throws {
         let mock = try MemoryMock.protocolOnly()
         let connection = mock.connect(exchangingSettings: false)
         let jwt = mock.jwt()
-        let streams = (0..<5).map { _ in connection.push(jwt: jwt) }
+        // One write, before the server's SETTINGS are read: each request's HEADERS, then its DATA.
+        var burst: [UInt8] = []
+        let streams = (0..<5).map { _ in
+            let stream = connection.push(jwt: jwt)
+            burst += connection.client.output()
+            return stream
+        }
+        #expect(
+            Self.frames(burst) == ["SETTINGS 0"] + streams.flatMap { ["HEADERS \($0)", "DATA \($0)"] },
+            "\(Self.frames(burst))")
+        connection.write(burst)
         mock.pump()
         #expect(connection.answer(streams[0]).status == 200)
         #expect(streams.filter { connection.answer($0).errorCode == Self.refusedStream }.count == 4)

@@ -6,9 +6,10 @@ import World
 
 @testable import MockAPNs
 
-/// What the control API's routes answer — numbers in range, strict routes, paging, bounds — called
-/// as `ControlConnection` calls them, on a `MemoryMock`. Its transport (HTTP/1.1 and HTTP/2, large
-/// bodies, the connection cap) is tested on loopback in MockAPNsTests.
+/// What the control API's routes answer — numbers in range, strict routes, paging and its header
+/// fields, bounds — over HTTP/2 in memory through its own connection handler (`MemoryMock.control`),
+/// or straight from `ControlAPI.respond`. Its transport over sockets (HTTP/1.1, a split preface,
+/// large bodies, the connection cap) is tested on loopback in MockAPNsTests.
 @Suite struct ControlAPITests {
     @Test(
         "Fault numbers out of range, of the wrong type or for another action get 400 and the mock keeps serving",

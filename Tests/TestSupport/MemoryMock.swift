@@ -22,8 +22,9 @@ public final class MemoryMock: WorldControl {
     /// Every connection's server side, in the order they were opened (the mock numbers them so).
     private var ends: [EmbeddedConnection] = []
     private var clients: [MemoryConnection] = []
-    /// Actions a connection scheduled (`ConnectionControl.after`), due on the manual clock.
-    private var timers: [(due: Double, order: Int, action: () -> Void)] = []
+    /// Actions a connection scheduled (`ConnectionControl.after`), due on the manual clock; a closed
+    /// connection's are dropped, as a worker drops them.
+    private var timers: [(due: Double, order: Int, connection: Int, action: () -> Void)] = []
     private var scheduled = 0
     private let hasWorld: Bool
     /// The server certificate new connections get (the certificate fault switches it).
@@ -76,11 +77,15 @@ public final class MemoryMock: WorldControl {
     }
 
     /// A new connection's server side, its timers on the manual clock.
-    fileprivate func open(tls: TLSContext?) -> EmbeddedConnection {
-        let end = EmbeddedConnection(id: UInt64(ends.count + 1), tls: tls, service: mock, now: clock.now().wall) {
-            [unowned self] seconds, action in
+    fileprivate func open(
+        tls: TLSContext?, service: (any HTTP2Service)? = nil, limits: HTTP2Limits = HTTP2Limits()
+    ) -> EmbeddedConnection {
+        let index = ends.count
+        let end = EmbeddedConnection(
+            id: UInt64(index + 1), tls: tls, service: service ?? mock, limits: limits, now: clock.now().wall
+        ) { [unowned self] seconds, action in
             scheduled += 1
-            timers.append((clock.now().wall + seconds, scheduled, action))
+            timers.append((clock.now().wall + seconds, scheduled, index, action))
         }
         ends.append(end)
         return end
@@ -142,7 +147,7 @@ public final class MemoryMock: WorldControl {
     }
 
     /// When the next scheduled action is due (wall clock), if any.
-    fileprivate var nextDue: Double? { timers.map(\.due).min() }
+    fileprivate var nextDue: Double? { timers.filter { ends[$0.connection].isOpen }.map(\.due).min() }
 
     /// A provider token signed by the manual clock's wall time.
     public func jwt(keyId: String = "RINGKEY001", teamId: String = "RINGTEAM01", age: Double = 0) -> String {
@@ -166,28 +171,42 @@ public final class MemoryMock: WorldControl {
         return CurlResponse(answer)
     }
 
-    /// One control-API call, as `WorldServer.control` makes it, without the transport.
+    /// One control-API call, as `WorldServer.control` makes it: over HTTP/2 in memory, through the
+    /// control API's own connection handler (its checks, its header fields).
     @discardableResult
     public func control(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any {
         let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
-        let answer = assembly.control!.respond(method: method, path: path, body: bytes)
-        pump()
-        return try JSONSerialization.jsonObject(with: Data(answer.body))
+        return try JSONSerialization.jsonObject(with: Data(controlExchange(method, path, bytes).body))
     }
 
     /// One control-API answer with its status and header fields (a listing's paging), as sent.
     public func controlAnswer(_ path: String, method: String = "GET") -> (
         status: Int, headers: [String: String], json: Any?
     ) {
-        let answer = assembly.control!.respond(method: method, path: path, body: [])
-        return (
-            answer.status, Dictionary(answer.headers, uniquingKeysWith: { $1 }),
-            try? JSONSerialization.jsonObject(with: Data(answer.body))
-        )
+        let answer = controlExchange(method, path, [])
+        return (answer.status, answer.headers, try? JSONSerialization.jsonObject(with: Data(answer.body)))
+    }
+
+    private func controlExchange(_ method: String, _ path: String, _ body: [UInt8]) -> MemoryClient.Answer {
+        let server = open(
+            tls: nil, service: assembly.control!, limits: assembly.controlServer!.configuration.limits)
+        let connection = MemoryConnection(server: server)
+        clients.append(connection)
+        pump()
+        let fields = [
+            (":method", method), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path),
+            ("content-type", "application/json"),
+        ]
+        let stream = connection.client.request(fields, body: body)
+        pump()
+        let answer = connection.answer(stream)
+        connection.hangUp()
+        clients.removeAll { $0 === connection }
+        return answer
     }
 
     /// The push's outcome once final, letting up to `seconds` of time go by for it; `[:]` if unknown.
-    public func outcome(apnsId: String, seconds: Double = 60) throws -> [String: Any] {
+    public func outcome(apnsId: String, seconds: Double = 5) throws -> [String: Any] {
         var waited = 0.0
         while true {
             let all = try control("GET", "/outcomes") as! [[String: Any]]
@@ -204,10 +223,11 @@ public final class MemoryMock: WorldControl {
 
     fileprivate func runDue() -> Bool {
         let now = clock.now().wall
+        timers.removeAll { !ends[$0.connection].isOpen }
         let due = timers.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
         guard !due.isEmpty else { return false }
         timers.removeAll { $0.due <= now }
-        for timer in due { timer.action() }
+        for timer in due where ends[timer.connection].isOpen { timer.action() }
         return true
     }
 }
@@ -253,6 +273,9 @@ public final class MemoryConnection {
     /// The client closes the connection, as curl does after its answer.
     public func hangUp() { server.close(why: "the client closed the connection") }
 
+    /// Bytes the test wrote itself (a burst gathered from `client.output()`), in one read.
+    public func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { server.receive($0) } }
+
     /// The client's bytes to the server; true if there were any.
     fileprivate func sendRequests() -> Bool {
         let request = client.output()
@@ -291,8 +314,9 @@ public final class MemoryWire: Wire {
     deinit { server.close(why: "the client closed the connection") }
 
     public func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard server.isOpen, !server.closesAfterFlush else { return false }
-        sent.append(contentsOf: bytes)
+        // As over TCP, bytes to a server that is closing are accepted, and never read.
+        guard server.isOpen else { return false }
+        if !server.closesAfterFlush { sent.append(contentsOf: bytes) }
         return true
     }
 
