@@ -293,9 +293,8 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
 /// output has room, the event loop.
 public final class EmbeddedConnection {
     private let connection: Connection
-    /// False once it closed; `closedWhy` then says why, as the server's log would.
+    /// False once it closed.
     public private(set) var isOpen = true
-    public private(set) var closedWhy: String?
 
     /// `scheduler` runs what the connection asks to do later (`ConnectionControl.after`), on the
     /// test's clock.
@@ -336,7 +335,6 @@ public final class EmbeddedConnection {
         guard isOpen else { return }
         if let why { connection.endReason = connection.endReason ?? why }
         isOpen = false
-        closedWhy = connection.endReason ?? "closed"
         connection.closed()
     }
 }

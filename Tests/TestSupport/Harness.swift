@@ -222,22 +222,11 @@ public enum Curl {
     /// Apple's VoIP example against `server`, with `changes` applied to the header list.
     public static func applePush(
         _ server: any MockEndpoint, token: String = Paths.voipToken, headers changes: [String: String?] = [:],
-        body: String = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#,
-        method: String? = nil, path: String? = nil, extra: [String] = []
+        body: String = AppleExample.payload, method: String? = nil, path: String? = nil, extra: [String] = []
     ) throws -> CurlResponse {
-        var fields: [(String, String?)] = [
-            ("authorization", "bearer \(Paths.jwt())"), ("apns-topic", Paths.topic), ("apns-push-type", "voip"),
-            ("apns-expiration", "0"), ("apns-priority", "10"),
-        ]
-        for (name, value) in changes {
-            if let index = fields.firstIndex(where: { $0.0 == name }) {
-                fields[index].1 = value
-            } else {
-                fields.append((name, value))
-            }
-        }
+        let fields = AppleExample.headers(jwt: Paths.jwt(), changes)
         var arguments = ["--http2", "--cacert", Paths.ca]
-        for case (let name, let value?) in fields { arguments += ["-H", "\(name): \(value)"] }
+        for (name, value) in fields { arguments += ["-H", "\(name): \(value)"] }
         if let method { arguments += ["-X", method] }
         if !body.isEmpty {
             arguments += ["--data-binary", body]
@@ -247,6 +236,29 @@ public enum Curl {
         arguments += extra
         arguments.append(server.url + (path ?? "/3/device/\(token)"))
         return try send(arguments)
+    }
+}
+
+/// Apple's VoIP push example, as curl (`Curl.applePush`) and the in-memory client (`MemoryConnection.push`)
+/// send it.
+public enum AppleExample {
+    public static let payload = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#
+
+    /// Its header fields after the pseudo-headers; each of `changes` replaces a field's value, removes
+    /// the field (nil) or adds one at the end (in name order).
+    public static func headers(jwt: String, _ changes: [String: String?]) -> [(String, String)] {
+        var fields: [(String, String)] = [
+            ("authorization", "bearer \(jwt)"), ("apns-topic", Paths.topic), ("apns-push-type", "voip"),
+            ("apns-expiration", "0"), ("apns-priority", "10"),
+        ]
+        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+            if let index = fields.firstIndex(where: { $0.0 == name }) {
+                if let value { fields[index].1 = value } else { fields.remove(at: index) }
+            } else if let value {
+                fields.append((name, value))
+            }
+        }
+        return fields
     }
 }
 

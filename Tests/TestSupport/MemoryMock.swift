@@ -158,8 +158,7 @@ public final class MemoryMock: WorldControl {
     /// then the client hangs up. No answer (a dropped stream) is status 0.
     public func applePush(
         token: String = Paths.voipToken, headers changes: [String: String?] = [:],
-        body: String = #"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#,
-        method: String = "POST", path: String? = nil
+        body: String = AppleExample.payload, method: String = "POST", path: String? = nil
     ) -> CurlResponse {
         let connection = connect()
         let stream = connection.push(
@@ -218,9 +217,6 @@ public final class MemoryMock: WorldControl {
         }
     }
 
-    /// Connections opened, as the mock's log counts them (refused handshakes included).
-    public var connectionsOpened: Int { ends.count }
-
     fileprivate func runDue() -> Bool {
         let now = clock.now().wall
         timers.removeAll { !ends[$0.connection].isOpen }
@@ -239,8 +235,6 @@ public final class MemoryConnection {
     fileprivate let server: EmbeddedConnection
     /// False once either side closed it.
     public var isOpen: Bool { server.isOpen }
-    /// Why it closed, as the mock's log would say.
-    public var closedWhy: String? { server.closedWhy }
 
     fileprivate init(server: EmbeddedConnection) { self.server = server }
 
@@ -249,22 +243,14 @@ public final class MemoryConnection {
     @discardableResult
     public func push(
         token: String = Paths.voipToken, jwt: String, _ changes: [String: String?] = [:],
-        body: [UInt8] = Array(#"{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"alice"}"#.utf8),
-        method: String = "POST", path: String? = nil, extra: [(String, String)] = []
+        body: [UInt8] = Array(AppleExample.payload.utf8), method: String = "POST", path: String? = nil,
+        extra: [(String, String)] = []
     ) -> Int32 {
-        var fields: [(String, String)] = [
+        let pseudo = [
             (":method", method), (":scheme", "https"), (":path", path ?? "/3/device/\(token)"),
-            (":authority", "api.sandbox.push.apple.com"), ("authorization", "bearer \(jwt)"),
-            ("apns-topic", Paths.topic), ("apns-push-type", "voip"), ("apns-expiration", "0"), ("apns-priority", "10"),
+            (":authority", "api.sandbox.push.apple.com"),
         ]
-        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-            if let index = fields.firstIndex(where: { $0.0 == name }) {
-                if let value { fields[index].1 = value } else { fields.remove(at: index) }
-            } else if let value {
-                fields.append((name, value))
-            }
-        }
-        return client.request(fields + extra, body: body)
+        return client.request(pseudo + AppleExample.headers(jwt: jwt, changes) + extra, body: body)
     }
 
     /// What the client saw on `stream` so far.
