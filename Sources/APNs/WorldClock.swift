@@ -29,12 +29,18 @@ public final class SystemClock: AdvanceableClock {
     /// of APNs or the phone, near enough that times stay exact and fit every integer they become.
     public static let maximumOffset = 100 * 365 * 86_400.0
 
+    /// Whether the world, `offset` seconds ahead of the wall clock, may move `seconds` further: a
+    /// step that is finite, not negative, and keeps it within `maximumOffset`.
+    static func allows(_ seconds: Double, from offset: Double) -> Bool {
+        seconds.isFinite && seconds >= 0 && offset + seconds <= maximumOffset
+    }
+
     /// Moves the world clock forward; the wall clock is untouched. Returns false (and moves nothing)
-    /// for a step that is not finite, is negative, or would take the world past `maximumOffset`.
+    /// for a step `allows` refuses.
     @discardableResult
     public func advance(by seconds: Double) -> Bool {
         offset.withLock { offset in
-            guard seconds.isFinite, seconds >= 0, offset + seconds <= Self.maximumOffset else { return false }
+            guard Self.allows(seconds, from: offset) else { return false }
             offset += seconds
             return true
         }
@@ -61,9 +67,7 @@ public final class ManualClock: AdvanceableClock {
     @discardableResult
     public func advance(by seconds: Double) -> Bool {
         moment.withLock {
-            guard seconds.isFinite, seconds >= 0, $0.world + seconds - $0.wall <= SystemClock.maximumOffset else {
-                return false
-            }
+            guard SystemClock.allows(seconds, from: $0.world - $0.wall) else { return false }
             $0.world += seconds
             return true
         }

@@ -432,7 +432,7 @@ final class HTTP2ClientConnection {
         while ringside_BIO_pending(outgoing) > 0 {
             let sent = chunk.withUnsafeMutableBytes { chunk -> Bool in
                 let count = Int(BIO_read(outgoing, chunk.baseAddress, Int32(chunk.count)))
-                return count > 0 && sendAll(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                return count > 0 && wire!.send(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
             }
             guard sent else { return false }
         }
@@ -456,10 +456,8 @@ final class HTTP2ClientConnection {
     /// and a fresh 16 KiB zeroed array each time showed in the bulk sender's profile.
     @exclusivity(unchecked) private var chunk = [UInt8](repeating: 0, count: 16_384)
 
-    private func sendAll(_ bytes: UnsafeRawBufferPointer) -> Bool { wire!.send(bytes) }
-
     private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let tls else { return sendAll(bytes) }
+        guard let tls else { return wire!.send(bytes) }
         // A memory BIO takes everything at once.
         guard SSL_write(tls, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else { return false }
         return flushTLS()
