@@ -81,7 +81,8 @@ let package = Package(
         // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
         // committed credentials' paths, a mock on a free port, curl, the h2 probe.
         .target(
-            name: "TestSupport", dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "CNghttp2"],
+            name: "TestSupport",
+            dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "Scenario", "ScenarioLanguage", "CNghttp2"],
             path: "Tests/TestSupport"),
         // Integration tests: real sockets, processes and third-party clients.
         // The fake APNs where only a socket shows it: ALPN, client certificates, the certificate fault,

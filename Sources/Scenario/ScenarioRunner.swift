@@ -15,7 +15,9 @@ public final class ScenarioRunner {
     let file: SourceFile
     let certs: String
     private var plan: ScenarioPlan!
-    private var assembly: MockAssembly!
+    /// The mock, on loopback or in memory (`transport`), with the clock every wait passes on.
+    private var host: ScenarioMock!
+    private var assembly: MockAssembly! { host?.assembly }
     private var provider: (any ProviderDriver)!
     /// The `http` provider's process, stopped with the scenario (also on failure).
     private var httpProvider: HTTPServiceProvider?
@@ -53,6 +55,9 @@ public final class ScenarioRunner {
     let replay: ReplayPlan?
     /// Overrides the scenario's `seed:` (`ringside run --seed`).
     public var seedOverride: UInt64?
+    /// Where the mock runs: loopback (any provider) or memory (the built-in provider, no socket and
+    /// no sleep; the tests' way).
+    public var transport = ScenarioTransport.loopback
 
     public init(
         file: SourceFile, certs: String, provider: ProviderUnderTest? = nil, transcript: String? = nil,
@@ -69,20 +74,22 @@ public final class ScenarioRunner {
 
     public static func run(
         _ file: SourceFile, certs: String, provider: ProviderSetup, transcript: String? = nil,
-        replay: ReplayPlan? = nil, seed: UInt64? = nil
+        replay: ReplayPlan? = nil, seed: UInt64? = nil, transport: ScenarioTransport = .loopback
     ) -> ScenarioResult {
         run(
             file, certs: certs, providerUnderTest: ProviderUnderTest(setup: provider), transcript: transcript,
-            replay: replay, seed: seed)
+            replay: replay, seed: seed, transport: transport)
     }
 
     public static func run(
         _ file: SourceFile, certs: String, providerUnderTest provider: ProviderUnderTest? = nil,
-        transcript: String? = nil, replay: ReplayPlan? = nil, seed: UInt64? = nil
+        transcript: String? = nil, replay: ReplayPlan? = nil, seed: UInt64? = nil,
+        transport: ScenarioTransport = .loopback
     ) -> ScenarioResult {
         let runner = ScenarioRunner(
             file: file, certs: certs, provider: provider, transcript: transcript, replay: replay)
         runner.seedOverride = seed
+        runner.transport = transport
         return runner.run()
     }
 
@@ -118,6 +125,7 @@ public final class ScenarioRunner {
             try start()
             for step in plan.steps {
                 do {
+                    host.stepBegins()
                     markStep(step)
                     try perform(step)
                 } catch let failure as StepFailure {
@@ -151,9 +159,12 @@ public final class ScenarioRunner {
     // MARK: Setting up
 
     private var world: SharedWorld { assembly.world }
-    private var clock: SystemClock { assembly.clock }
+    private var clock: any AdvanceableClock { host.clock }
 
     private func start() throws {
+        if transport == .memory, !ScenarioTransport.canRunInMemory(plan) {
+            throw ScenarioTransport.NeedsASocket()
+        }
         var options = MockOptions(certs: certs)
         options.validation.environment = plan.apns.environment
         options.validation.profile = plan.apns.profile
@@ -167,10 +178,10 @@ public final class ScenarioRunner {
         // The judges read the world's record of the scenario's pushes: a scenario keeps as many as
         // the world ever kept, not `serve`'s default.
         options.kept = Self.keptPushes
-        assembly = try MockAssembly(options)
+        host = try ScenarioMock(options, transport: transport)
         assembly.mock.addObserver(recorder)
         if let transcriptPath { assembly.mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
-        try assembly.start()
+        try host.start()
         for (index, phone) in plan.phones.enumerated() {
             let id = world.withWorld { $0.addPhone(name: phone.name, online: phone.online, apps: phone.apps, at: now) }
             precondition(id == index, "the world numbers phones in the order they are added")
@@ -194,12 +205,15 @@ public final class ScenarioRunner {
                     keyFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", keyId: ProviderContract.keyId,
                     teamId: ProviderContract.teamId)
             }
+            let configuration =
+                host.embedded?.clientConfiguration(
+                    caFile: certs + "/ca.pem", authentication: authentication, timeout: 5)
+                ?? ClientConfiguration(
+                    url: assembly.url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5)
             let reference = try ReferenceProvider(
-                configuration: ClientConfiguration(
-                    url: assembly.url, caFile: certs + "/ca.pem", authentication: authentication, timeout: 5),
-                bundleId: ProviderContract.topic, profile: profile)
+                configuration: configuration, bundleId: ProviderContract.topic, profile: profile)
             // Back-off is real but short in scenarios: a suite must stay fast (the delays are recorded).
-            reference.sleep = { usleep(UInt32(min($0, 0.05) * 1_000_000)) }
+            reference.sleep = { [host] in host!.pause(min($0, 0.05)) }
             return reference
         case .exec(let template):
             return ExecProvider(template: template, contract: try contractValues(), children: children)
@@ -216,7 +230,7 @@ public final class ScenarioRunner {
     private func contractValues() throws -> ContractValues {
         if let contract { return contract }
         var environment = ProviderContract.environment(
-            url: assembly.url, host: "127.0.0.1", port: assembly.server.port, certs: certs,
+            url: host.url, host: "127.0.0.1", port: host.port, certs: certs,
             certificate: plan.apns.certificate.rawValue)
         // `$RINGSIDE token …` in a command signs other JWTs (another key, an old iat).
         if let binary = Self.ringsideBinary { environment["RINGSIDE"] = binary }
@@ -225,8 +239,8 @@ public final class ScenarioRunner {
             pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
         let jwt = try ProviderToken.sign(
             keyId: ProviderContract.keyId, teamId: ProviderContract.teamId,
-            issuedAt: Int64(Date().timeIntervalSince1970), key: key)
-        let values = ContractValues(url: assembly.url, environment: environment, jwt: jwt, directory: directory)
+            issuedAt: Int64(host.wall), key: key)
+        let values = ContractValues(url: host.url, environment: environment, jwt: jwt, directory: directory)
         contract = values
         return values
     }
@@ -268,7 +282,7 @@ public final class ScenarioRunner {
         // The built-in provider's connection closes first: the server would otherwise wait out its
         // grace period for a client that is done (a second per scenario).
         provider = nil
-        assembly?.stop()
+        host?.stop()
         // Kept once the server has stopped: an event its threads were still emitting (a handshake
         // refused as the client gave up) is in. The reports draw it (Reports/Ladder.swift).
         guard let assembly else { return }
@@ -354,7 +368,7 @@ public final class ScenarioRunner {
             let at = now
             world.withWorld { $0.run(until: at) }
         case .wait(let seconds):
-            usleep(UInt32(seconds * 1_000_000))
+            host.pause(seconds)
         case .exec(let template):
             execRan = true
             // One command run to its end with the provider contract in its environment (what
@@ -381,7 +395,7 @@ public final class ScenarioRunner {
             if let problem = assembly.mock.arm(spec) {
                 throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
             }
-            armedFaults.append((step.range.start.line, fault.spec.kind.action.rawValue, Date().timeIntervalSince1970))
+            armedFaults.append((step.range.start.line, fault.spec.kind.action.rawValue, host.wall))
         case .expectAPNs(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
         case .expectProvider(let expectation): judge(expectation, at: step.range, by: Judges.judge)
@@ -409,7 +423,7 @@ public final class ScenarioRunner {
         at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false, settles: Bool,
         _ check: @escaping () -> ExpectationResult
     ) {
-        let started = Date()
+        let started = host.wall
         var found: ExpectationResult
         switch judging {
         case .atEnd:
@@ -417,14 +431,14 @@ public final class ScenarioRunner {
             return
         case .afterQuiet:
             let quiet = providerIsInProcess || waitUntilQuiet(atMost: within)
-            if let within { sleep(until: started.addingTimeInterval(within)) }
+            if let within { host.pause(until: started + within) }
             runWorld()
             found = quiet ? check() : notQuiet(check())
         case .whenItHolds, .whenSettled:
-            let deadline = started.addingTimeInterval(within ?? 0)
+            let deadline = started + (within ?? 0)
             runWorld()
             found = check()
-            while !found.passed, Date() < deadline {
+            while !found.passed, host.wall < deadline {
                 let more = waitForTheNextEvent(before: deadline, settles: settles)
                 // Judged once more even when nothing more can happen: the world's ticker may have
                 // played the last events since the check above (a pending push judged pending,
@@ -437,11 +451,11 @@ public final class ScenarioRunner {
                 // What came meanwhile may still be on its way (a push pending on the phone): it is
                 // given the expectation's window again to end.
                 let quiet = waitUntilQuiet(atMost: within)
-                let settled = Date().addingTimeInterval(within ?? 0)
+                let settled = host.wall + (within ?? 0)
                 runWorld()
                 found = quiet ? check() : notQuiet(check())
-                while !found.passed, Date() < settled {
-                    usleep(10_000)
+                while !found.passed, host.wall < settled {
+                    host.pause(0.01)
                     runWorld()
                     found = check()
                 }
@@ -468,7 +482,7 @@ public final class ScenarioRunner {
     /// `exec` step has run, the check reads only what the exchanges settled (`settles`), and the
     /// world has nothing scheduled within the window. Waiting on would only sleep: a failing `expect phone` took its whole 2 s
     /// (SchemaCoverageTests spent most of its 169 s so).
-    private func waitForTheNextEvent(before deadline: Date, settles: Bool) -> Bool {
+    private func waitForTheNextEvent(before deadline: Double, settles: Bool) -> Bool {
         if providerIsInProcess {
             let next = world.withWorld { $0.nextEventAt }
             let skip = next.map { $0 - now }
@@ -476,19 +490,20 @@ public final class ScenarioRunner {
             // by its environment, which `env -i` clears (an adversary's false red), so after any
             // `exec` step the check waits out its window. A handshake the server has not finished
             // may still be refused (a failure names it).
-            if settles, !execRan, skip.map({ $0 > deadline.timeIntervalSinceNow }) ?? true, everyConnectionSettled {
+            let left = deadline - host.wall
+            if settles, !execRan, skip.map({ $0 > left }) ?? true, everyConnectionSettled {
                 return false
             }
-            if let skip, skip > 0, skip <= deadline.timeIntervalSinceNow, clock.advance(by: skip) { return true }
+            if let skip, skip > 0, skip <= left, clock.advance(by: skip) { return true }
         }
-        usleep(10_000)
+        host.pause(0.01)
         return true
     }
 
     /// Whether every connection the mock accepted has been opened or refused, as its observers heard.
     private var everyConnectionSettled: Bool {
         let evidence = Evidence(events: recorder.events)
-        return UInt64(evidence.openedAt.count + evidence.refusals.count) >= assembly.server.connectionsAccepted
+        return UInt64(evidence.openedAt.count + evidence.refusals.count) >= host.connectionsAccepted
     }
 
     private func runWorld() {
@@ -496,18 +511,14 @@ public final class ScenarioRunner {
         world.withWorld { $0.run(until: at) }
     }
 
-    private func sleep(until date: Date) {
-        while Date() < date { usleep(10_000) }
-    }
-
     /// The checks that count over the whole scenario, after its last step: once the provider is
     /// quiet, and not before the longest of their `within`s.
     private func judgeAtEnd() {
         guard !atEnd.isEmpty else { return }
-        let started = Date()
+        let started = host.wall
         let longest = atEnd.compactMap(\.within).max()
         let quiet = providerIsInProcess || waitUntilQuiet(atMost: longest)
-        sleep(until: started.addingTimeInterval(longest ?? 0))
+        host.pause(until: started + (longest ?? 0))
         runWorld()
         for pending in atEnd {
             append(quiet ? pending.check() : notQuiet(pending.check()), at: pending.range, absence: pending.absence)
@@ -532,8 +543,8 @@ public final class ScenarioRunner {
                         && !$0.why.hasPrefix("the TLS handshake did not finish")
                 }
         }
-        let deadline = Date().addingTimeInterval(1)
-        while !alive, Date() < deadline { usleep(10_000) }
+        let deadline = host.wall + 1
+        while !alive, host.wall < deadline { host.pause(0.01) }
         guard !alive else { return }
         for index in absences where result.expectations[index].passed {
             result.expectations[index].passed = false

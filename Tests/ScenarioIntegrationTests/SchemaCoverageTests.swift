@@ -862,7 +862,8 @@ import World
     }
 
     static func verdict(_ text: String) -> ScenarioResult {
-        ScenarioRunner.run(SourceFile(path: Paths.root + "/scenarios/pair.ring", text: text), certs: Paths.certs)
+        let file = SourceFile(path: Paths.root + "/scenarios/pair.ring", text: text)
+        return ScenarioRunner.run(file, certs: Paths.certs, transport: transport(for: file))
     }
 
     @Test("The word changes the verdict: one scenario of the pair passes, the other fails", arguments: pairs)

@@ -2,6 +2,8 @@ import APNs
 import Foundation
 import HTTP2Server
 import MockAPNs
+import Scenario
+import ScenarioLanguage
 import Testing
 
 /// Paths of the committed test credentials and client scripts.
@@ -327,7 +329,7 @@ public struct ProbeError: Error, CustomStringConvertible {
 
 /// Compares output with a golden file line by line; `<any>` in the golden file matches anything.
 public func expectMatchesGolden(
-    _ output: String, _ goldenPath: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ output: String, _ goldenPath: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
 )
     throws
 {
@@ -340,4 +342,13 @@ public func expectMatchesGolden(
             Golden.matchesText(pattern, line), "\(line)\n≠ \(pattern)",
             sourceLocation: sourceLocation)
     }
+}
+
+/// Where a test runs a scenario: in memory when only the built-in provider speaks to the mock, on
+/// loopback when a process does (`ScenarioTransport.canRunInMemory`).
+public func transport(for file: SourceFile, provider: ProviderUnderTest? = nil) -> ScenarioTransport {
+    guard let plan = Checker.plan(file, provider: provider).plan, ScenarioTransport.canRunInMemory(plan) else {
+        return .loopback
+    }
+    return .memory
 }
