@@ -75,8 +75,12 @@ let package = Package(
             dependencies: ["MockAPNs", "HTTP2Server", "APNs", "World", "CNghttp2", "TestSupport"]),
         // The built-in provider's policies, its client against the mock in memory (TLS included).
         .testTarget(name: "ProviderUnitTests", dependencies: ["Provider", "MockAPNs", "APNs", "TestSupport"]),
-        // Judging without sockets: the judges are pure functions of recorded events.
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs"]),
+        // Judging and running scenarios without sockets: the judges are pure functions of recorded
+        // events; scenarios whose only provider is the built-in one run on the mock in memory
+        // (ScenarioTransport.memory, a manual clock).
+        .testTarget(
+            name: "ScenarioTests",
+            dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport"]),
 
         // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
         // committed credentials' paths, a mock on a free port, curl, the h2 probe.

@@ -7,19 +7,16 @@ import Testing
 /// Scenarios an adversary wrote that passed although they should fail, or left processes behind.
 @Suite struct AdversaryRegressionTests {
     /// The curl one-liner provider of the coverage pairs.
-    static let curl = SchemaCoverageTests.curl()
+    static let curl = VerdictPairs.curl()
 
-    static func run(_ body: String) -> ScenarioResult {
-        ScenarioRunner.run(
-            SourceFile(path: Paths.root + "/scenarios/t.ring", text: "scenario: t\n" + body), certs: Paths.certs)
-    }
+    static func run(_ body: String) -> ScenarioResult { runScenario(body, transport: .loopback) }
 
     /// The built-in provider's checks fail at once when nothing can change; a command an `exec` step
     /// put in the background with a cleared environment cannot be found by it, so after an `exec`
     /// step a check waits out its window (the early failure was a false red here).
     @Test("A push from an exec step's background command with a cleared environment is waited for")
     func backgroundWithClearedEnvironment() {
-        let push = SchemaCoverageTests.curl(token: SchemaCoverageTests.anyToken, payload: "\"{}\"")
+        let push = VerdictPairs.curl(token: VerdictPairs.anyToken, payload: "\"{}\"")
         let result = Self.run(
             """
             world:
@@ -41,7 +38,7 @@ import Testing
             world:
               accept-unknown-tokens: true
             steps:
-              - exec: (sleep 1; \(SchemaCoverageTests.curl(token: SchemaCoverageTests.anyToken, payload: "'{}'"))) >/dev/null 2>&1 &
+              - exec: (sleep 1; \(VerdictPairs.curl(token: VerdictPairs.anyToken, payload: "'{}'"))) >/dev/null 2>&1 &
               - expect apns: nothing
                 count: 0
                 within: 3s
@@ -142,29 +139,6 @@ import Testing
         #expect(replay.status == 0, "\(replay.stdout)")
     }
 
-    @Test("expect phone without call: judges the pushes since the phone's latest call, not an older one")
-    func latestCallOnly() {
-        let result = Self.run(
-            """
-            phones:
-              - name: alice
-            steps:
-              - register: alice
-              - call: alice
-                from: bob
-              - expect phone: alice
-                outcome: rang
-              - unregister: alice
-              - call: alice
-                from: bob
-              - expect phone: alice
-                outcome: rang
-
-            """)
-        #expect(result.expectations.map(\.passed) == [true, false], "\(result.expectations.map(\.happened))")
-        #expect(result.expectations.last?.happened.contains("since its latest call") == true)
-    }
-
     @Test("Two calls with the same payload are two pushes: neither a retry nor a reconnect")
     func samePayloadTwoCalls() {
         let result = Self.run(
@@ -172,7 +146,7 @@ import Testing
             phones:
               - name: alice
             provider:
-              exec: \(SchemaCoverageTests.curl(payload: "'{{\"aps\":{{}}}}'"))
+              exec: \(VerdictPairs.curl(payload: "'{{\"aps\":{{}}}}'"))
             steps:
               - register: alice
               - fault: ServiceUnavailable
@@ -250,7 +224,7 @@ import Testing
         #expect(same.stdout.contains("no difference"), "\(same.stdout)")
         let variants = [
             (
-                SchemaCoverageTests.curl(payload: "'{{\"aps\":{{\"alert\":\"spam\"}}}}'"),
+                VerdictPairs.curl(payload: "'{{\"aps\":{{\"alert\":\"spam\"}}}}'"),
                 "body was <"
             ),
             (
@@ -286,73 +260,6 @@ import Testing
         #expect(left.stdout.isEmpty, "left running: \(left.stdout)")
     }
 
-    @Test(
-        "An expiration is read on the provider's clock: after the world clock moved 2 days, voip-lint still refuses a day ahead, and an offline phone still rings late",
-        arguments: [
-            """
-            apns:
-              profile: voip-lint
-            phones:
-              - name: alice
-            provider:
-              builtin: non-zero-expiration
-            steps:
-              - register: alice
-              - advance: 2d
-              - call: alice
-              - expect apns: lint refuses
-                count: 1
-                status: 400
-                reason: BadExpirationDate
-
-            """,
-            """
-            phones:
-              - name: alice
-                online: false
-            provider:
-              builtin: non-zero-expiration
-            steps:
-              - register: alice
-              - advance: 2d
-              - call: alice
-              - advance: 2m
-              - online: alice
-              - expect phone: alice
-                outcome: rang-late
-
-            """,
-        ])
-    func expirationOnTheProvidersClock(body: String) {
-        let result = Self.run(body)
-        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
-        #expect(result.passed, "\(result.expectations.map(\.happened))")
-    }
-
-    @Test("A GOAWAY waits for an answer a delay fault holds back: the push is answered once, not sent again")
-    func goAwayAfterDelayedAnswer() {
-        let result = Self.run(
-            """
-            phones:
-              - name: alice
-            steps:
-              - register: alice
-              - fault: delay
-                seconds: 2s
-              - fault: goaway
-                after-accepted: 1
-              - call: alice
-              - expect phone: alice
-                outcome: rang
-                within: 10s
-              - expect apns: one push
-                count: 1
-
-            """)
-        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
-        #expect(result.passed, "\(result.expectations.map(\.happened))")
-    }
-
     @Test("connections-at-most counts connections dropped before the TLS handshake")
     func connectionsBeforeHandshake() {
         let result = Self.run(
@@ -380,7 +287,7 @@ import Testing
         let directory = NSTemporaryDirectory() + "ringside-replay-now-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let scenario = directory + "/now.ring"
-        let curl = SchemaCoverageTests.curl(extra: #" -H "apns-expiration: $(date +%s)""#)
+        let curl = VerdictPairs.curl(extra: #" -H "apns-expiration: $(date +%s)""#)
             .replacingOccurrences(of: #" -H "apns-expiration: 0""#, with: "")
         try """
         scenario: expiration now

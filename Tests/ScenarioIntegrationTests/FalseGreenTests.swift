@@ -49,7 +49,7 @@ import Testing
     /// rings that call (CallKit reads a UUID regardless of case).
     @Test("A call id in capitals is the same call")
     func callIdInCapitals() {
-        let curl = SchemaCoverageTests.curl(
+        let curl = VerdictPairs.curl(
             payload: #""{\"aps\":{},\"callUUID\":\"$(echo {callId} | tr a-f A-F)\",\"handle\":\"x\"}""#)
         let result = AdversaryRegressionTests.run(
             """

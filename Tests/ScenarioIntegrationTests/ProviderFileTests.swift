@@ -97,7 +97,7 @@ import Testing
 
     @Test("--provider takes an exec command")
     func execProvider() throws {
-        let curl = SchemaCoverageTests.curl()
+        let curl = VerdictPairs.curl()
         let result = try run(
             Self.binary,
             [

@@ -50,7 +50,7 @@ import Testing
 
     @Test("A header sent twice is judged by its last value, as the reference says")
     func repeatedHeader() {
-        let curl = SchemaCoverageTests.curl().replacingOccurrences(
+        let curl = VerdictPairs.curl().replacingOccurrences(
             of: "-H \"apns-push-type: voip\"", with: "-H \"apns-push-type: voip\" -H \"x-rep: one\" -H \"x-rep: two\"")
         #expect(curl.contains("x-rep"))
         for (value, passes) in [("two", true), ("one", false)] {
@@ -60,17 +60,6 @@ import Testing
             #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
             #expect(result.passed == passes, "x-rep: \(value)")
         }
-    }
-
-    @Test("A refused TLS handshake is named when a phone expectation fails")
-    func handshakeNamed() {
-        let result = AdversaryRegressionTests.run(
-            "phones:\n  - name: alice\nsteps:\n  - register: alice\n  - fault: untrusted-server-certificate\n  - call: alice\n  - expect phone: alice\n    outcome: rang\n"
-        )
-        #expect(!result.passed)
-        #expect(
-            result.expectations.contains { $0.happened.contains("refused in the TLS handshake") },
-            "\(result.expectations.map(\.happened))")
     }
 
     @Test("Every bundled scenario replays its own recording with no difference")

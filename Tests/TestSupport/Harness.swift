@@ -352,3 +352,53 @@ public func transport(for file: SourceFile, provider: ProviderUnderTest? = nil) 
     }
     return .memory
 }
+
+/// A scenario's body (what follows its `scenario:` line) run as scenarios/t.ring.
+public func runScenario(_ body: String, transport: ScenarioTransport) -> ScenarioResult {
+    ScenarioRunner.run(
+        SourceFile(path: Paths.root + "/scenarios/t.ring", text: "scenario: t\n" + body), certs: Paths.certs,
+        transport: transport)
+}
+
+/// The `ring` examples of docs/scenario-language.md, in order.
+public enum LanguageReference {
+    public static let path = Paths.root + "/docs/scenario-language.md"
+
+    public static func examples() throws -> [String] {
+        let markdown = try String(contentsOfFile: path, encoding: .utf8)
+        var examples: [String] = []
+        var current: [String]?
+        for line in markdown.components(separatedBy: "\n") {
+            if line == "```ring" {
+                current = []
+            } else if line == "```", let lines = current {
+                examples.append(lines.joined(separator: "\n"))
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return examples
+    }
+
+    /// Example `index` (from 0) as a source file named after its place in the reference.
+    public static func example(_ index: Int) throws -> SourceFile {
+        SourceFile(path: path + "#example-\(index + 1)", text: try examples()[index])
+    }
+
+    /// The examples that run in memory (`transport(for:)`), and those that need a socket.
+    public static func indices(inMemory: Bool) -> [Int] {
+        let examples = (try? examples()) ?? []
+        return examples.indices.filter { ((try? transport(for: example($0))) == .memory) == inMemory }
+    }
+}
+
+/// The example checks clean and passes where it can run.
+public func expectTheExamplePasses(_ index: Int) throws {
+    let file = try LanguageReference.example(index)
+    #expect(Checker.check(file).isEmpty, "example \(index + 1): \(Checker.check(file).map(\.detail))")
+    let result = ScenarioRunner.run(file, certs: Paths.certs, transport: transport(for: file))
+    #expect(
+        result.passed,
+        "example \(index + 1): \(result.expectations.filter { !$0.passed }.map(\.happened)) \(result.error ?? "")")
+}

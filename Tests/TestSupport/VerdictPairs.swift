@@ -3,24 +3,23 @@ import Foundation
 import MockAPNs
 import Scenario
 import ScenarioLanguage
-import TestSupport
 import Testing
 import World
 
 /// Every key and value of the scenario language changes a verdict: for each word, a pair of
-/// scenarios that differ in it, one passing and one failing. A word without a pair (one that a
-/// scenario could write and nothing would notice) fails `everyWordHasAPair`; a pair whose verdicts
-/// agree fails `wordChangesTheVerdict`. Words listed in `exempt` say why they cannot have one.
-@Suite struct SchemaCoverageTests {
-    struct Pair: Sendable, CustomTestStringConvertible {
-        var words: [String]
-        var passing: String
-        var failing: String
-        var testDescription: String { words.joined(separator: ", ") }
+/// scenarios that differ in it, one passing and one failing (SchemaCoverageTests runs them: in
+/// memory in ScenarioTests, those that need a socket in ScenarioIntegrationTests). Words listed in
+/// `exempt` say why they cannot have one.
+public enum VerdictPairs {
+    public struct Pair: Sendable, CustomTestStringConvertible {
+        public var words: [String]
+        public var passing: String
+        public var failing: String
+        public var testDescription: String { words.joined(separator: ", ") }
     }
 
     /// Every word a scenario may write: `context.key` for keys, `vocabulary=value` for values.
-    static let vocabulary: [String] = {
+    public static let vocabulary: [String] = {
         var words = Schema.top.map { "top.\($0)" } + Schema.apns.map { "apns.\($0)" }
         words += Schema.world.map { "world.\($0)" } + Schema.phone.map { "phone.\($0)" }
         words += Schema.app.map { "app.\($0)" } + Schema.provider.map { "provider.\($0)" }
@@ -46,7 +45,7 @@ import World
     }()
 
     /// Words no pair can show, and why.
-    static let exempt: [String: String] = [
+    public static let exempt: [String: String] = [
         "top.scenario": "the name: reports show it (RunCommandTests)",
         "top.teaches": "a paragraph for newcomers: reports show it (RunCommandTests)",
         "top.apns": "a block: its keys have pairs", "top.world": "a block: its keys have pairs",
@@ -62,7 +61,7 @@ import World
 
     // MARK: Building blocks
 
-    static let ringsAlice = """
+    public static let ringsAlice = """
         phones:
           - name: alice
         steps:
@@ -74,18 +73,18 @@ import World
 
         """
 
-    static func scenario(_ body: String) -> String { "scenario: pair\n" + body }
+    public static func scenario(_ body: String) -> String { "scenario: pair\n" + body }
 
     /// A bundled scenario's body, with the built-in reference provider named so that it can be swapped.
     /// A bundled scenario's body as it is (its own provider, if any).
-    static func bundledAsIs(_ file: String) -> String {
+    public static func bundledAsIs(_ file: String) -> String {
         let text = (try? String(contentsOfFile: Paths.scenario(file), encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
     }
 
     /// For each rule an `expect phone … rules:` of the library checks: the scenario as it is (passing)
     /// and with that rule swapped for one its story cannot show (failing).
-    static func rulePairs() -> [Pair] {
+    public static func rulePairs() -> [Pair] {
         var pairs: [Pair] = []
         for relative in Paths.bundled {
             let name = (relative as NSString).lastPathComponent
@@ -110,19 +109,19 @@ import World
         return pairs
     }
 
-    static func bundled(_ file: String) -> String {
+    public static func bundled(_ file: String) -> String {
         let text = (try? String(contentsOfFile: Paths.scenario(file), encoding: .utf8)) ?? ""
         return "provider:\n  builtin: reference\n"
             + text.split(separator: "\n", omittingEmptySubsequences: false)
             .dropFirst().joined(separator: "\n")
     }
 
-    static func curl(token: String = "{token}", extra: String = "", payload: String = "'{payload}'") -> String {
+    public static func curl(token: String = "{token}", extra: String = "", payload: String = "'{payload}'") -> String {
         "curl -s -o /dev/null --http2 --max-time 2 --cacert {ca} -H \"authorization: bearer {jwt}\" -H \"apns-topic: {topic}\" -H \"apns-push-type: voip\" -H \"apns-expiration: 0\"\(extra) --data-binary \(payload) {url}/3/device/\(token)"
     }
 
-    static let anyToken = String(repeating: "ab", count: 32)
-    static let httpProvider = """
+    public static let anyToken = String(repeating: "ab", count: 32)
+    public static let httpProvider = """
         provider:
           http: python3 \(Paths.root)/Tests/providers/http_provider.py
           register: POST /register {"user":"{user}","token":"{token}"}
@@ -132,12 +131,12 @@ import World
         """
 
     /// The same scenario with `a` in the passing one and `b` in the failing one.
-    static func swap(_ words: [String], _ text: String, _ a: String, _ b: String) -> Pair {
+    public static func swap(_ words: [String], _ text: String, _ a: String, _ b: String) -> Pair {
         precondition(text.contains(a), "\(words): <\(a)> is not in the text")
         return Pair(words: words, passing: scenario(text), failing: scenario(text.replacingOccurrences(of: a, with: b)))
     }
 
-    static func app(_ lines: String, steps: String = "") -> String {
+    public static func app(_ lines: String, steps: String = "") -> String {
         """
         phones:
           - name: alice
@@ -152,7 +151,7 @@ import World
         """
     }
 
-    static func seedToken(_ seed: UInt64) -> String {
+    public static func seedToken(_ seed: UInt64) -> String {
         let world = SharedWorld(seed: seed)
         return world.withWorld { w in
             _ = w.addPhone(name: "alice", apps: [AppSpec(bundleId: ScenarioPlan.testBundleId)], at: 0)
@@ -162,7 +161,7 @@ import World
 
     // MARK: The pairs
 
-    static let pairs: [Pair] = {
+    public static let pairs: [Pair] = {
         var pairs: [Pair] = []
         let token = seedToken(1)
         pairs.append(
@@ -850,46 +849,47 @@ import World
         return pairs
     }()
 
-    @Test("Every key and value of the schema has a pair, or says why it cannot")
-    func everyWordHasAPair() {
-        let covered = Set(Self.pairs.flatMap(\.words))
-        for word in Self.vocabulary where !covered.contains(word) && Self.exempt[word] == nil {
-            Issue.record("<\(word)> has no pair of scenarios whose verdicts it changes")
-        }
-        for word in covered where !Self.vocabulary.contains(word) {
-            Issue.record("<\(word)> is not a word of the schema")
-        }
-    }
+    /// The pairs whose scenarios both run in memory (only the built-in provider speaks to the mock),
+    /// and those where a command or a provider process does: they need a socket.
+    public static let inMemory = pairs.filter(\.runsInMemory)
+    public static let throughAProcess = pairs.filter { !$0.runsInMemory }
 
-    static func verdict(_ text: String) -> ScenarioResult {
+    /// One scenario of a pair, run where it can run (`transport(for:)`).
+    public static func verdict(_ text: String) -> ScenarioResult {
         let file = SourceFile(path: Paths.root + "/scenarios/pair.ring", text: text)
         return ScenarioRunner.run(file, certs: Paths.certs, transport: transport(for: file))
     }
-
-    @Test("The word changes the verdict: one scenario of the pair passes, the other fails", arguments: pairs)
-    func wordChangesTheVerdict(_ pair: Pair) {
-        let passing = Self.verdict(pair.passing)
-        #expect(passing.diagnostics.isEmpty, "\(passing.diagnostics.map(\.detail))")
-        #expect(
-            passing.passed,
-            "passing: \(passing.error ?? "") \(passing.expectations.filter { !$0.passed }.map(\.happened))\n\(pair.passing)"
-        )
-        let failing = Self.verdict(pair.failing)
-        #expect(failing.diagnostics.isEmpty, "\(failing.diagnostics.map(\.detail))\n\(pair.failing)")
-        #expect(!failing.passed, "failing passed:\n\(pair.failing)")
-    }
 }
 
-extension SchemaCoverageTests.Pair {
+extension VerdictPairs.Pair {
+    var runsInMemory: Bool {
+        [passing, failing].allSatisfy {
+            transport(for: SourceFile(path: Paths.root + "/scenarios/pair.ring", text: $0)) == .memory
+        }
+    }
+
     /// The pair with its scenarios exchanged: the word's absence is what passes.
-    func flipped() -> Self { Self(words: words, passing: failing, failing: passing) }
+    public func flipped() -> Self { Self(words: words, passing: failing, failing: passing) }
 
     /// Both scenarios with more steps at the end.
-    func withSteps(_ steps: String) -> Self {
+    public func withSteps(_ steps: String) -> Self {
         Self(words: words, passing: passing + steps, failing: failing + steps)
     }
 
-    func prefixed(_ text: String) -> Self {
-        Self(words: words, passing: SchemaCoverageTests.scenario(text), failing: failing)
+    public func prefixed(_ text: String) -> Self {
+        Self(words: words, passing: VerdictPairs.scenario(text), failing: failing)
     }
+}
+
+/// One scenario of the pair passes, the other fails.
+public func expectTheWordChangesTheVerdict(_ pair: VerdictPairs.Pair) {
+    let passing = VerdictPairs.verdict(pair.passing)
+    #expect(passing.diagnostics.isEmpty, "\(passing.diagnostics.map(\.detail))")
+    #expect(
+        passing.passed,
+        "passing: \(passing.error ?? "") \(passing.expectations.filter { !$0.passed }.map(\.happened))\n\(pair.passing)"
+    )
+    let failing = VerdictPairs.verdict(pair.failing)
+    #expect(failing.diagnostics.isEmpty, "\(failing.diagnostics.map(\.detail))\n\(pair.failing)")
+    #expect(!failing.passed, "failing passed:\n\(pair.failing)")
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite struct LintRuleTests {
     @Test("A future expiration refused by voip-lint: the failure and the ladder name voip-lint/expiration-not-zero")
     func ladderNamesTheRule() {
-        let result = AdversaryRegressionTests.run(
+        let result = runScenario(
             """
             apns:
               profile: voip-lint
@@ -26,7 +26,7 @@ import Testing
               - expect apns: accepted
                 count: 1
                 status: 200
-            """)
+            """, transport: .memory)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
         #expect(result.error == nil, "\(result.error ?? "")")
         let happened = result.expectations.map(\.happened).joined(separator: "\n")

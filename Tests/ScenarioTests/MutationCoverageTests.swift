@@ -11,6 +11,7 @@ import Testing
 /// fails at least one, and every requirement is failed by at least one naive profile — a
 /// requirement nothing can fail proves nothing (scenario 19 was one until it counted connections).
 /// `bash scripts/conformance-matrix.sh` prints the same matrix, with an exec and an http provider.
+/// In memory: a requirement with an `exec` step would fail here (`ScenarioTransport.NeedsASocket`).
 @Suite struct MutationCoverageTests {
     static func requirements() throws -> [SourceFile] {
         try Paths.bundled.compactMap { name in
@@ -27,7 +28,7 @@ import Testing
         #expect(files.count >= 30)
         let cells = ProviderProfile.allCases.flatMap { profile in files.map { (profile, $0) } }
         let passed = Mutex<[String: Bool]>([:])
-        // Several at once: naive profiles wait out client timeouts, which overlap.
+        // Several at once (each run has its own mock and manual clock).
         let queue = DispatchQueue(label: "matrix", attributes: .concurrent)
         let slots = DispatchSemaphore(value: 16)
         let group = DispatchGroup()
@@ -36,7 +37,8 @@ import Testing
             queue.async(group: group) {
                 defer { slots.signal() }
                 let result = ScenarioRunner.run(
-                    file, certs: Paths.certs, providerUnderTest: ProviderUnderTest(setup: .builtin(profile)))
+                    file, certs: Paths.certs, providerUnderTest: ProviderUnderTest(setup: .builtin(profile)),
+                    transport: .memory)
                 let verdict =
                     result.skipped == nil && result.error == nil && result.diagnostics.isEmpty && result.passed
                 passed.withLock { $0["\(profile.rawValue) \(file.path)"] = verdict }

@@ -1,0 +1,110 @@
+import Scenario
+import TestSupport
+import Testing
+
+/// Scenarios an adversary or a review wrote that passed although they should fail, or failed
+/// although they should pass, with the built-in provider alone: run in memory. Those that need a
+/// command, a process or the binary are in ScenarioIntegrationTests (AdversaryRegressionTests,
+/// TrustedVerdictTests).
+@Suite struct RunnerRegressionTests {
+    @Test("expect phone without call: judges the pushes since the phone's latest call, not an older one")
+    func latestCallOnly() {
+        let result = runScenario(
+            """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: rang
+              - unregister: alice
+              - call: alice
+                from: bob
+              - expect phone: alice
+                outcome: rang
+
+            """, transport: .memory)
+        #expect(result.expectations.map(\.passed) == [true, false], "\(result.expectations.map(\.happened))")
+        #expect(result.expectations.last?.happened.contains("since its latest call") == true)
+    }
+
+    @Test(
+        "An expiration is read on the provider's clock: after the world clock moved 2 days, voip-lint still refuses a day ahead, and an offline phone still rings late",
+        arguments: [
+            """
+            apns:
+              profile: voip-lint
+            phones:
+              - name: alice
+            provider:
+              builtin: non-zero-expiration
+            steps:
+              - register: alice
+              - advance: 2d
+              - call: alice
+              - expect apns: lint refuses
+                count: 1
+                status: 400
+                reason: BadExpirationDate
+
+            """,
+            """
+            phones:
+              - name: alice
+                online: false
+            provider:
+              builtin: non-zero-expiration
+            steps:
+              - register: alice
+              - advance: 2d
+              - call: alice
+              - advance: 2m
+              - online: alice
+              - expect phone: alice
+                outcome: rang-late
+
+            """,
+        ])
+    func expirationOnTheProvidersClock(body: String) {
+        let result = runScenario(body, transport: .memory)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("A GOAWAY waits for an answer a delay fault holds back: the push is answered once, not sent again")
+    func goAwayAfterDelayedAnswer() {
+        let result = runScenario(
+            """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - fault: delay
+                seconds: 2s
+              - fault: goaway
+                after-accepted: 1
+              - call: alice
+              - expect phone: alice
+                outcome: rang
+                within: 10s
+              - expect apns: one push
+                count: 1
+
+            """, transport: .memory)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    }
+
+    @Test("A refused TLS handshake is named when a phone expectation fails")
+    func handshakeNamed() {
+        let result = runScenario(
+            "phones:\n  - name: alice\nsteps:\n  - register: alice\n  - fault: untrusted-server-certificate\n  - call: alice\n  - expect phone: alice\n    outcome: rang\n",
+            transport: .memory)
+        #expect(!result.passed)
+        #expect(
+            result.expectations.contains { $0.happened.contains("refused in the TLS handshake") },
+            "\(result.expectations.map(\.happened))")
+    }
+}
