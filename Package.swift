@@ -80,13 +80,17 @@ let package = Package(
         // (ScenarioTransport.memory, a manual clock).
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport"]),
+            dependencies: [
+                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport",
+            ]),
 
         // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
         // committed credentials' paths, a mock on a free port, curl, the h2 probe.
         .target(
             name: "TestSupport",
-            dependencies: ["APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "Scenario", "ScenarioLanguage", "CNghttp2"],
+            dependencies: [
+                "APNs", "HTTP2Server", "MockAPNs", "World", "Provider", "Scenario", "ScenarioLanguage", "CNghttp2",
+            ],
             path: "Tests/TestSupport"),
         // Integration tests: real sockets, processes and third-party clients.
         // The fake APNs where only a socket shows it: ALPN, client certificates, the certificate fault,
@@ -100,7 +104,8 @@ let package = Package(
         // The libcurl client `ringside send` uses, against the mock on loopback.
         .testTarget(
             name: "ProviderTests", dependencies: ["Provider", "MockAPNs", "APNs", "HTTP2Server", "TestSupport"]),
-        // Scenarios run end to end: every word changes a verdict, no false green, the bundled library.
+        // Scenarios whose provider or commands are processes (exec, http, `exec` steps), end to end on
+        // loopback; those with the built-in provider alone run in memory in ScenarioTests.
         .testTarget(
             name: "ScenarioIntegrationTests",
             dependencies: [

@@ -16,6 +16,8 @@ import Testing
     @Test("The reference lists every placeholder and every fault action, and shows each action in an example")
     func listsTheVocabulary() throws {
         let markdown = try String(contentsOfFile: LanguageReference.path, encoding: .utf8)
+        #expect(
+            !LanguageReference.indices(inMemory: true).isEmpty && !LanguageReference.indices(inMemory: false).isEmpty)
         let rows = markdown.components(separatedBy: "\n").filter { $0.hasPrefix("| `{") }
         for placeholder in Placeholder.allCases {
             #expect(
