@@ -330,6 +330,9 @@ public final class EmbeddedConnection {
     /// Whether the server closes once its bytes are taken.
     public var closesAfterFlush: Bool { connection.closeAfterFlush }
 
+    /// Whether the TLS handshake is still under way (never, in cleartext).
+    public var isAwaitingHandshake: Bool { connection.isAwaitingHandshake }
+
     /// Closes it, as a worker does when the socket ends (`why`: the client's side of the story).
     public func close(why: String? = nil) {
         guard isOpen else { return }

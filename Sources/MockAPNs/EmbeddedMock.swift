@@ -17,8 +17,11 @@ public final class EmbeddedMock {
     public var world: SharedWorld { assembly.world }
     /// Every connection's server side, in the order they were opened (the mock numbers them so).
     private var ends: [EmbeddedConnection] = []
-    /// The client sides `pump` carries bytes for (a wire carries its own, when its client reads).
+    /// The client sides `pump` carries bytes for.
     private var peers: [any EmbeddedPeer] = []
+    /// The wires dialled, by connection, while their clients hold them: `pump` hands over what each
+    /// has sent, and what a timer of its connection writes is one write of its own.
+    private var wires: [Int: Weak<EmbeddedWire>] = [:]
     /// Actions a connection scheduled (`ConnectionControl.after`), due on the manual clock; a closed
     /// connection's are dropped, as a worker drops them.
     private var timers: [(due: Double, order: Int, connection: Int, action: () -> Void)] = []
@@ -79,13 +82,19 @@ public final class EmbeddedMock {
     /// What `ClientConfiguration.dial` calls: a connection to the push service, over TLS unless the
     /// mock is cleartext. Reads wait on the manual clock.
     public func dial(timeout: Double) -> EmbeddedWire {
-        EmbeddedWire(mock: self, server: open(tls: tls), timeout: timeout)
+        let wire = EmbeddedWire(mock: self, server: open(tls: tls), timeout: timeout)
+        wires = wires.filter { $0.value.value != nil }
+        wires[ends.count - 1] = Weak(wire)
+        return wire
     }
 
     /// Carries bytes both ways, runs what is due and lets the world catch up, until nothing moves.
     public func pump() {
         for _ in 0..<1000 {
             var moved = false
+            // What a client sent and then left without reading (a TLS alert after a refused
+            // handshake, a certificate flight) reaches the server, as over TCP.
+            for wire in wires.values { moved = wire.value?.handOver() ?? false || moved }
             for peer in peers where peer.isOpen { moved = peer.sendRequests() || moved }
             moved = runDue() || moved
             if hasWorld { world.withWorld { $0.run(until: clock.now().world) } }
@@ -116,9 +125,19 @@ public final class EmbeddedMock {
         let due = timers.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
         guard !due.isEmpty else { return false }
         timers.removeAll { $0.due <= now }
-        for timer in due where ends[timer.connection].isOpen { timer.action() }
+        for timer in due where ends[timer.connection].isOpen {
+            timer.action()
+            // A worker writes out after each timer: the client may read one write before the next.
+            wires[timer.connection]?.value?.takeWrite()
+        }
         return true
     }
+}
+
+/// A reference that does not keep its object alive.
+private struct Weak<Value: AnyObject> {
+    weak var value: Value?
+    init(_ value: Value) { self.value = value }
 }
 
 /// A client side an `EmbeddedMock` carries bytes for in `pump`.
@@ -132,16 +151,23 @@ public protocol EmbeddedPeer: AnyObject {
 }
 
 /// A client's connection to an `EmbeddedMock` as a byte stream (what the built-in provider's
-/// `Wire` is; the conformance is declared where both are known, Scenario/InMemory.swift). A read
-/// hands the server what the client sent and takes what the server wrote; when there is nothing
-/// yet, it lets the manual clock run to the next thing due — up to the timeout, as a socket's read
-/// would wait. What is sent waits for the next read: the server's TLS must not run between an
-/// OpenSSL failure of the client and the client's reading of its (per-thread) error queue.
+/// `Wire` is; the conformance is declared where both are known, Scenario/ScenarioMock.swift). A
+/// read takes what the server wrote; when there is nothing yet, it lets the manual clock run to the
+/// next thing due — up to the timeout, as a socket's read would wait.
+///
+/// Once the server's TLS handshake is over, what the client sends reaches the server at once and
+/// is answered at once, as over TCP, where the server reads a request as it arrives and writes its
+/// answer before the next (a stream sent after the server lowered its limit is refused). During
+/// the handshake it waits for the client's next read, or for the next `pump`: the server's TLS must
+/// not run between an OpenSSL failure of the client and the client's reading of its (per-thread)
+/// error queue, and a client whose handshake is over has none pending.
 public final class EmbeddedWire {
     private unowned let mock: EmbeddedMock
     private let server: EmbeddedConnection
     private let timeout: Double
-    private var pending: [UInt8] = []
+    /// What the server wrote and the client has not read, write by write: a read takes from one
+    /// write, as a client reading a socket finds only what has arrived.
+    private var writes: [[UInt8]] = []
     private var sent: [UInt8] = []
 
     fileprivate init(mock: EmbeddedMock, server: EmbeddedConnection, timeout: Double) {
@@ -152,27 +178,43 @@ public final class EmbeddedWire {
 
     /// What the client sent last (a TLS alert, say) reaches the server before it closes, as over TCP.
     deinit {
-        if !sent.isEmpty { sent.withUnsafeBytes { server.receive($0) } }
+        handOver()
         server.close(why: "the client closed the connection")
     }
 
     public func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
         // As over TCP, bytes to a server that is closing are accepted, and never read.
         guard server.isOpen else { return false }
-        if !server.closesAfterFlush { sent.append(contentsOf: bytes) }
+        guard !server.closesAfterFlush else { return true }
+        sent.append(contentsOf: bytes)
+        if !server.isAwaitingHandshake { handOver() }
         return true
+    }
+
+    /// The server reads what was sent and writes its answer, as a worker does after each read;
+    /// true if there was anything to read.
+    @discardableResult
+    func handOver() -> Bool {
+        guard !sent.isEmpty, server.isOpen else { return false }
+        sent.withUnsafeBytes { server.receive($0) }
+        sent.removeAll()
+        takeWrite()
+        return true
+    }
+
+    /// What the server has written since, as one write.
+    func takeWrite() {
+        let bytes = server.take()
+        if !bytes.isEmpty { writes.append(bytes) }
     }
 
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let deadline = mock.clock.now().wall + timeout
-        if !sent.isEmpty {
-            sent.withUnsafeBytes { server.receive($0) }
-            sent.removeAll()
-        }
-        while pending.isEmpty {
+        handOver()
+        while writes.isEmpty {
             mock.pump()
-            pending = server.take()
-            guard pending.isEmpty else { break }
+            takeWrite()
+            guard writes.isEmpty else { break }
             if !server.isOpen || server.closesAfterFlush {
                 server.close()
                 return 0
@@ -186,9 +228,10 @@ public final class EmbeddedWire {
             }
             mock.clock.passes(max(0, due - now))
         }
-        let count = min(buffer.count, pending.count)
-        pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        pending.removeFirst(count)
+        let count = min(buffer.count, writes[0].count)
+        writes[0].withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        writes[0].removeFirst(count)
+        if writes[0].isEmpty { writes.removeFirst() }
         return count
     }
 }

@@ -107,4 +107,30 @@ import Testing
             result.expectations.contains { $0.happened.contains("refused in the TLS handshake") },
             "\(result.expectations.map(\.happened))")
     }
+
+    /// In memory, bytes a client sent and left without reading (here the certificate flight of a
+    /// provider that keeps its refused connection) reach the mock before the check, as over TCP;
+    /// they waited for the client's next read and the handshake's refusal was never seen.
+    @Test("A refused client certificate is seen while the provider still holds its connection")
+    func refusedCertificateSeen() {
+        let result = runScenario(
+            """
+            apns:
+              auth: certificate
+              certificate: expired
+            phones:
+              - name: alice
+            provider:
+              builtin: uses-regular-token
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - expect apns: the handshake
+                refused: certificate has expired
+
+            """, transport: .memory)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.detail))")
+        #expect(result.passed, "\(result.error ?? "") \(result.expectations.map(\.happened))")
+    }
 }

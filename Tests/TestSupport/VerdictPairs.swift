@@ -52,8 +52,6 @@ public enum VerdictPairs {
         "top.phones": "a block: its keys have pairs", "top.provider": "a block: its keys have pairs",
         "top.steps": "required: there is no scenario without it", "phone.apps": "a block: its keys have pairs",
         "phone.name": "what steps refer to: ReferenceTests refuses names that point nowhere",
-        "fault=lower-streams-after-rejection":
-            "MAX_CONCURRENT_STREAMS drops to 1 (ConnectionTests); no client here exceeds it, so no verdict shows it",
         "outcome-reason=callUUIDAlreadyExists": "a repeated call id ends as the outcome `duplicate`",
         "provider.auth":
             "a provider file's word, refused in a scenario: ProviderFileTests.otherAuthenticationNotApplicable shows it makes a requirement not applicable",
@@ -489,6 +487,15 @@ public enum VerdictPairs {
             swap(
                 ["builtin=skips-server-verification"], bundled("23-impostor-server.ring"), "builtin: reference",
                 "builtin: skips-server-verification"))
+        // Streams sent before the lowered limit arrives are refused; a provider that signs a new JWT
+        // for each request sends them again with one, and APNs refuses the update (429).
+        pairs.append(
+            swap(
+                ["fault=lower-streams-after-rejection"],
+                bundled("20-stream-limit-after-rejection.ring").replacingOccurrences(
+                    of: "builtin: reference", with: "builtin: new-jwt-per-request"),
+                "  - fault: lower-streams-after-rejection\n", ""
+            ).flipped())
         let burst = bundled("24-burst-before-settings.ring")
         pairs.append(
             swap(["builtin=drops-refused-streams"], burst, "builtin: reference", "builtin: drops-refused-streams"))
