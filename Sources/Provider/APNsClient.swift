@@ -57,9 +57,17 @@ public struct OutgoingPush: Sendable {
     public static func voip(token: String, bundleId: String, callUUID: String, caller: String, apnsId: String)
         -> OutgoingPush
     {
-        let payload = #"{"aps":{},"callUUID":"\#(callUUID)","handle":"\#(caller)"}"#
+        // Written as bytes: an interpolated String and its copy into an array were a tenth of the
+        // bulk sender's work a push (callgrind).
+        var payload: [UInt8] = []
+        payload.reserveCapacity(42 + callUUID.utf8.count + caller.utf8.count)
+        payload.append(contentsOf: #"{"aps":{},"callUUID":""#.utf8)
+        payload.append(contentsOf: callUUID.utf8)
+        payload.append(contentsOf: #"","handle":""#.utf8)
+        payload.append(contentsOf: caller.utf8)
+        payload.append(contentsOf: #""}"#.utf8)
         return OutgoingPush(
-            deviceToken: token, payload: Array(payload.utf8),
+            deviceToken: token, payload: payload,
             headers: [
                 ("apns-topic", "\(bundleId).voip"), ("apns-push-type", "voip"), ("apns-priority", "10"),
                 ("apns-expiration", "0"), ("apns-id", apnsId),

@@ -54,8 +54,8 @@ while sent < count {
             apnsId: ids.next())
     }
     let answers = try send(pushes)
-    failed += answers.filter { $0.status != 200 }.count
-    resent += answers.filter { $0.attempts > 1 }.count
+    failed += answers.count { $0.status != 200 }
+    resent += answers.count { $0.attempts > 1 }
     sent += size
 }
 let seconds = Date().timeIntervalSince(start)

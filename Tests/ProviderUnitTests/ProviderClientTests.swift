@@ -42,6 +42,25 @@ import Testing
         }
     }
 
+    /// HTTP/2 names are lower case: the client lowers what it is given, and a request that carries
+    /// its own authorization field gets no second one (APNs would answer a field sent twice with
+    /// DuplicateHeaders).
+    @Test("Header names are sent lower case, and a push's own authorization replaces the provider's JWT")
+    func headerFields() throws {
+        let world = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        let sender = try BulkSender(configuration: world.clientConfiguration())
+        var push = OutgoingPush.voip(
+            token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "c1", caller: "alice",
+            apnsId: "5F6C5D5E-0000-4000-8000-000000000001")
+        push.headers = push.headers.map { (name: $0.name.uppercased(), value: $0.value) }
+        push.headers.append((name: "Authorization", value: "bearer \(world.jwt(keyId: "RINGKEY999"))"))
+        let answer = try #require(try sender.send([push]).first)
+        // The key id the push carried, not the provider's: its own field went, and it alone.
+        #expect(answer.status == 403, "\(answer)")
+        #expect(answer.reason == .invalidProviderToken, "\(answer)")
+        #expect(answer.apnsId?.uppercased() == "5F6C5D5E-0000-4000-8000-000000000001")
+    }
+
     @Test("Apple's retry rules: never retry dead tokens, refresh the JWT once, back off on 429 and 5xx")
     func responsePolicy() {
         let policy = ResponsePolicy()
