@@ -311,27 +311,31 @@ final class HTTP2ClientConnection {
 
     fileprivate func streamClosed(_ stream: Int32, errorCode: UInt32) {
         guard let index = waitingSlot(stream) else { return }
-        var answer = slots[index].answer
-        answer.read(body: slots[index].response)
-        if answer.status != 0, errorCode == 0 {
-            answered = true
-        } else if let goAway, stream > goAway.lastStreamId {
+        let response = slots[index].response
+        slots[index].response = []
+        // Settled where it lies: a copy out and back retained and released each of its fields.
+        if settle(&slots[index].answer, body: response, stream: stream, errorCode: errorCode) { answered = true }
+        finish(index)
+    }
+
+    /// The answer of a stream that closed, from its body and how it closed; true if APNs answered it.
+    private func settle(_ answer: inout PushAnswer, body: [UInt8], stream: Int32, errorCode: UInt32) -> Bool {
+        answer.read(body: body)
+        if answer.status != 0, errorCode == 0 { return true }
+        answer.status = 0
+        if let goAway, stream > goAway.lastStreamId {
             // Above GOAWAY's last-stream-id: never processed, safe to send again elsewhere.
-            answer.status = 0
             answer.failure = .goAway(goAway.reason)
             answer.transportError = "not processed: \(Self.describe(.goAway(goAway.reason)))"
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            answer.status = 0
             answer.failure = .streamRefused
             answer.transportError = Self.describe(.streamRefused)
         } else {
-            answer.status = 0
             let why = "stream closed: \(String(cString: nghttp2_http2_strerror(errorCode)))"
             answer.failure = .connectionBroke(why)
             answer.transportError = why
         }
-        slots[index].answer = answer
-        finish(index)
+        return false
     }
 
     fileprivate func notSent(_ stream: Int32, why: Int32) {
