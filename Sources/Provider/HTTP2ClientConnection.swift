@@ -73,6 +73,9 @@ final class HTTP2ClientConnection {
     /// view of them; kept from push to push.
     @exclusivity(unchecked) private var headerBytes: [UInt8] = []
     @exclusivity(unchecked) private var headerSpans: [(Range<Int>, Range<Int>)] = []
+    /// The fields of the request before, as given: a request's bytes are written again only from
+    /// the first field that differs (in a batch, most are the same from push to push).
+    @exclusivity(unchecked) private var previousFields: [(name: String, value: String)] = []
     @exclusivity(unchecked) private var nameValues: [nghttp2_nv] = []
 
     /// One stream of the exchange: its answer so far, the request body left to send and the
@@ -164,35 +167,56 @@ final class HTTP2ClientConnection {
     /// Queues one request; nghttp2 holds it while MAX_CONCURRENT_STREAMS streams are open.
     private func submit(_ push: OutgoingPush, authorization: String?, on session: OpaquePointer) -> Int32? {
         // Names and values side by side in one buffer (nghttp2 copies them when the request is
-        // submitted); HTTP/2 names are lower case, and most are already. Each field is copied in
-        // one pass over its bytes, lowered as it goes, and recognised from those bytes: generic
-        // appends and String comparisons were a sixth of the client's work a push (callgrind).
-        headerBytes.removeAll(keepingCapacity: true)
-        headerSpans.removeAll(keepingCapacity: true)
-        var hasAuthorization = false
-        // The apns-id is new with every push: kept out of HPACK's tables (NO_INDEX), where each one
-        // would push out an entry the next request could have used, on both sides.
-        var uniqueField = -1
+        // submitted); HTTP/2 names are lower case, and most are already. The fields the request
+        // before had in the same place are kept as they were written; from the first that differs
+        // on, each is copied in one pass over its bytes, lowered as it goes. Writing every field
+        // of every push, generic appends and String comparisons were a sixth of the client's work
+        // a push (callgrind).
+        var field = 0
+        var same = true
         func add(_ name: String, _ value: String, prefix: StaticString? = nil) {
+            defer { field += 1 }
+            if same, field < previousFields.count, previousFields[field].name == name,
+                previousFields[field].value == value
+            {
+                return
+            }
+            if same {
+                same = false
+                headerBytes.removeSubrange((field == 0 ? 0 : headerSpans[field - 1].1.upperBound)...)
+                headerSpans.removeSubrange(field...)
+                previousFields.removeSubrange(field...)
+            }
             let start = headerBytes.count
             Self.appendLowered(name, to: &headerBytes)
             let middle = headerBytes.count
             if let prefix { Self.append(prefix, to: &headerBytes) }
             Self.append(value, to: &headerBytes)
             headerSpans.append((start..<middle, middle..<headerBytes.count))
+            previousFields.append((name, value))
         }
         add(":method", push.method)
         add(":scheme", scheme)
         add(":authority", authority)
         add(":path", push.deviceToken, prefix: "/3/device/")
+        var hasAuthorization = false
+        // The apns-id is new with every push: kept out of HPACK's tables (NO_INDEX), where each one
+        // would push out an entry the next request could have used, on both sides.
+        var uniqueField = -1
         for header in push.headers {
-            let name = headerSpans.count
+            let name = field
             add(header.name, header.value)
             let span = headerSpans[name].0
             if Self.bytes(headerBytes, span, equal: "authorization") { hasAuthorization = true }
             if Self.bytes(headerBytes, span, equal: "apns-id") { uniqueField = name }
         }
         if let authorization, !hasAuthorization { add("authorization", authorization) }
+        if same, field < previousFields.count {
+            // Fewer fields than the request before: the rest go.
+            headerBytes.removeSubrange(headerSpans[field - 1].1.upperBound...)
+            headerSpans.removeSubrange(field...)
+            previousFields.removeSubrange(field...)
+        }
         nameValues.removeAll(keepingCapacity: true)
         let stream: Int32 = headerBytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!

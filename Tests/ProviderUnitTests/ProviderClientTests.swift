@@ -61,6 +61,51 @@ import Testing
         #expect(answer.apnsId?.uppercased() == "5F6C5D5E-0000-4000-8000-000000000001")
     }
 
+    /// The client writes a request's fields again only from the first that differs from the request
+    /// before: each request must still carry exactly its own.
+    @Test("Each push of a batch carries its own fields, whichever differ from the push before")
+    func fieldsFromPushToPush() throws {
+        let world = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        let sender = try BulkSender(configuration: world.clientConfiguration())
+        var ids = MessageIdGenerator(seed: 5)
+        func voip(_ token: String) -> OutgoingPush {
+            OutgoingPush.voip(
+                token: token, bundleId: "com.ringside.testapp", callUUID: "c", caller: "alice", apnsId: ids.next())
+        }
+        let tokens = ["aa", "bb", "cc", "dd", "ee"].map { String(repeating: $0, count: 32) }
+        var pushes = tokens.map(voip)
+        pushes[1].headers.removeAll { $0.name == "apns-expiration" }  // one field fewer, from the middle
+        pushes[2].headers.append((name: "apns-collapse-id", value: "c2"))  // one more, at the end
+        pushes[3].headers[2].value = "5"  // the priority alone differs
+        let answers = try sender.send(pushes)
+        #expect(answers.allSatisfy { $0.status == 200 || $0.status == 400 }, "\(answers.map(\.status))")
+        let received = world.events.pushes.map(\.request)
+        #expect(received.map(\.deviceToken) == tokens)
+        #expect(received.map(\.expiration) == ["0", nil, "0", "0", "0"])
+        #expect(received.map(\.collapseId) == [nil, nil, "c2", nil, nil])
+        #expect(received.map(\.priority) == ["10", "10", "10", "5", "10"])
+        #expect(received.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+
+        // A request whose fields are those of the one before less the last: with certificate
+        // authentication no JWT follows them, and no apns-id here.
+        let mock = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        let certified = try BulkSender(
+            configuration: mock.clientConfiguration(
+                authentication: .certificate(
+                    certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")))
+        let fields = [
+            (name: "apns-topic", value: "com.ringside.testapp.voip"), (name: "apns-push-type", value: "voip"),
+            (name: "apns-expiration", value: "0"), (name: "apns-collapse-id", value: "c1"),
+        ]
+        let body = Array(AppleExample.payload.utf8)
+        let both = [
+            OutgoingPush(deviceToken: tokens[0], payload: body, headers: fields),
+            OutgoingPush(deviceToken: tokens[0], payload: body, headers: Array(fields.dropLast())),
+        ]
+        #expect(try certified.send(both).map(\.status) == [200, 200])
+        #expect(mock.events.pushes.map(\.request.collapseId) == ["c1", nil])
+    }
+
     @Test("Apple's retry rules: never retry dead tokens, refresh the JWT once, back off on 429 and 5xx")
     func responsePolicy() {
         let policy = ResponsePolicy()
