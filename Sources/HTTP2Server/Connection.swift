@@ -288,7 +288,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
 
 /// One connection fed from memory instead of a socket — the same `Connection` a worker drives, as
 /// swift-nio's `EmbeddedChannel` is — so that tests run the fake APNs, TLS included, without
-/// sockets or threads (Tests/TestSupport/MemoryMock.swift). One thread uses it. What the worker
+/// sockets or threads (`EmbeddedMock`, Sources/MockAPNs/EmbeddedMock.swift). One thread uses it. What the worker
 /// adds around a connection is not here: idle and handshake timeouts, reading only while the
 /// output has room, the event loop.
 public final class EmbeddedConnection {

@@ -29,6 +29,10 @@ public final class EmbeddedMock {
     private let hasWorld: Bool
     /// The server certificate new connections get (the certificate fault switches it).
     public private(set) var tls: TLSContext?
+    /// Where a client believes it connects: the scheme the mock speaks, on APNs's port. Nothing is
+    /// bound there; `dial` is the way in.
+    public var url: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(Self.port)" }
+    public static let port: UInt16 = 443
     /// Connections opened to the push service (not the control API), as a server counts those it
     /// accepted.
     public private(set) var connectionsAccepted: UInt64 = 0

@@ -183,9 +183,7 @@ final class HTTP2ClientConnection {
             }
             if same {
                 same = false
-                headerBytes.removeSubrange((field == 0 ? 0 : headerSpans[field - 1].1.upperBound)...)
-                headerSpans.removeSubrange(field...)
-                previousFields.removeSubrange(field...)
+                keepFields(below: field)
             }
             let start = headerBytes.count
             Self.appendLowered(name, to: &headerBytes)
@@ -211,12 +209,8 @@ final class HTTP2ClientConnection {
             if Self.bytes(headerBytes, span, equal: "apns-id") { uniqueField = name }
         }
         if let authorization, !hasAuthorization { add("authorization", authorization) }
-        if same, field < previousFields.count {
-            // Fewer fields than the request before: the rest go.
-            headerBytes.removeSubrange(headerSpans[field - 1].1.upperBound...)
-            headerSpans.removeSubrange(field...)
-            previousFields.removeSubrange(field...)
-        }
+        // Fewer fields than the request before: the rest go.
+        if same, field < previousFields.count { keepFields(below: field) }
         nameValues.removeAll(keepingCapacity: true)
         let stream: Int32 = headerBytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
@@ -240,16 +234,18 @@ final class HTTP2ClientConnection {
         return stream
     }
 
+    /// Drops the request's fields from `field` on, their bytes and what they were given as.
+    private func keepFields(below field: Int) {
+        headerBytes.removeSubrange((field == 0 ? 0 : headerSpans[field - 1].1.upperBound)...)
+        headerSpans.removeSubrange(field...)
+        previousFields.removeSubrange(field...)
+    }
+
     /// `text`'s bytes, upper-case ASCII lowered, at the end of `bytes`.
     private static func appendLowered(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { source in
-            bytes.append(contentsOf: source)
-            guard source.contains(where: { $0 &- 65 < 26 }) else { return }
-            for index in (bytes.count - source.count)..<bytes.count where bytes[index] &- 65 < 26 {
-                bytes[index] |= 0x20
-            }
-        }
+        let start = bytes.count
+        append(text, to: &bytes)
+        for index in start..<bytes.count where bytes[index] &- 65 < 26 { bytes[index] |= 0x20 }
     }
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {
@@ -263,10 +259,7 @@ final class HTTP2ClientConnection {
 
     /// Whether `bytes[span]` spells `literal`.
     private static func bytes(_ bytes: [UInt8], _ span: Range<Int>, equal literal: StaticString) -> Bool {
-        guard span.count == literal.utf8CodeUnitCount else { return false }
-        return bytes.withUnsafeBufferPointer {
-            memcmp($0.baseAddress! + span.lowerBound, literal.utf8Start, span.count) == 0
-        }
+        bytes.withUnsafeBufferPointer { Self.bytes(UnsafeBufferPointer(rebasing: $0[span]), equal: literal) }
     }
 
     /// Whether `bytes` spell `literal`.

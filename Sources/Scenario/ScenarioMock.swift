@@ -16,8 +16,7 @@ extension EmbeddedMock {
         caFile: String, authentication: ClientConfiguration.Authentication, timeout: Double
     ) -> ClientConfiguration {
         var configuration = ClientConfiguration(
-            url: tls == nil ? "http://127.0.0.1:443" : "https://127.0.0.1:443", caFile: caFile,
-            authentication: authentication, timeout: timeout)
+            url: url, caFile: caFile, authentication: authentication, timeout: timeout)
         nonisolated(unsafe) let mock = self
         configuration.dial = { _, _, timeout in mock.dial(timeout: timeout) }
         let clock = clock
@@ -96,17 +95,11 @@ final class ScenarioMock {
     }
 
     /// Waits until the wall clock reaches `wall`.
-    func pause(until wall: Double) {
-        if let embedded {
-            if wall > self.wall { embedded.passes(wall - self.wall) }
-        } else {
-            while Date().timeIntervalSince1970 < wall { usleep(10_000) }
-        }
-    }
+    func pause(until wall: Double) { pause(wall - self.wall) }
 
     var connectionsAccepted: UInt64 { embedded?.connectionsAccepted ?? assembly.server.connectionsAccepted }
 
-    var url: String { embedded == nil ? assembly.url : "https://127.0.0.1:443" }
+    var url: String { embedded?.url ?? assembly.url }
 
-    var port: UInt16 { embedded == nil ? assembly.server.port : 443 }
+    var port: UInt16 { embedded == nil ? assembly.server.port : EmbeddedMock.port }
 }

@@ -382,14 +382,17 @@ public enum LanguageReference {
     }
 
     /// Example `index` (from 0) as a source file named after its place in the reference.
-    public static func example(_ index: Int) throws -> SourceFile {
-        SourceFile(path: path + "#example-\(index + 1)", text: try examples()[index])
+    public static func example(_ index: Int) throws -> SourceFile { file(index, try examples()[index]) }
+
+    private static func file(_ index: Int, _ text: String) -> SourceFile {
+        SourceFile(path: path + "#example-\(index + 1)", text: text)
     }
 
-    /// The examples that run in memory (`transport(for:)`), and those that need a socket.
+    /// The examples that run in memory (`transport(for:)`), and those that need a socket; the
+    /// reference is read once.
     public static func indices(inMemory: Bool) -> [Int] {
         let examples = (try? examples()) ?? []
-        return examples.indices.filter { ((try? transport(for: example($0))) == .memory) == inMemory }
+        return examples.indices.filter { (transport(for: file($0, examples[$0])) == .memory) == inMemory }
     }
 }
 

@@ -861,19 +861,19 @@ public enum VerdictPairs {
     public static let inMemory = pairs.filter(\.runsInMemory)
     public static let throughAProcess = pairs.filter { !$0.runsInMemory }
 
+    /// One scenario of a pair, as a file beside the library's.
+    static func file(_ text: String) -> SourceFile { SourceFile(path: Paths.root + "/scenarios/pair.ring", text: text) }
+
     /// One scenario of a pair, run where it can run (`transport(for:)`).
     public static func verdict(_ text: String) -> ScenarioResult {
-        let file = SourceFile(path: Paths.root + "/scenarios/pair.ring", text: text)
+        let file = file(text)
         return ScenarioRunner.run(file, certs: Paths.certs, transport: transport(for: file))
     }
 }
 
 extension VerdictPairs.Pair {
-    var runsInMemory: Bool {
-        [passing, failing].allSatisfy {
-            transport(for: SourceFile(path: Paths.root + "/scenarios/pair.ring", text: $0)) == .memory
-        }
-    }
+    /// Whether both scenarios run in memory.
+    var runsInMemory: Bool { [passing, failing].allSatisfy { transport(for: VerdictPairs.file($0)) == .memory } }
 
     /// The pair with its scenarios exchanged: the word's absence is what passes.
     public func flipped() -> Self { Self(words: words, passing: failing, failing: passing) }
