@@ -56,14 +56,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         world = World(settings: settings, seed: seed)
     }
 
-    /// Pushes taken in by `admit` whose request line is not written yet, and the outcomes of theirs
-    /// that became final meanwhile: an outcome is told after its request (`told`), as it was when the
-    /// world learned of a push only after its line.
-    private struct Untold {
-        var numbers: Set<Int> = []
-        var held: [FinishedPush] = []
-    }
-    private let untold = Mutex(Untold())
+    /// Pushes taken in by `admit` whose request line is not written yet (see `OwedLines`).
+    private let owedLines = OwedLines()
 
     /// Runs `body` with the world locked, then reports outcomes that became final.
     @discardableResult
@@ -94,6 +88,26 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         timedByCPU: Bool = false, finished: inout [FinishedPush], _ body: (World) throws -> T
     ) rethrows -> T {
         lock.lock()
+        let result: T
+        let forgotten: ForgottenPushes
+        do {
+            (result, forgotten) = try holding(timedByCPU: timedByCPU, finished: &finished, body)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        lock.unlock()
+        // Destroyed here, after the lock is let go.
+        _ = consume forgotten
+        return result
+    }
+
+    /// What a visit does with the lock held, in a frame of its own: `bench/world-profile.sh` counts
+    /// the CPU samples with this function on their stack as the world's.
+    @inline(never)
+    private func holding<T>(
+        timedByCPU: Bool, finished: inout [FinishedPush], _ body: (World) throws -> T
+    ) rethrows -> (T, ForgottenPushes) {
         var started = timespec()
         var startedCPU = timespec()
         // The monotonic clock (vDSO): the thread CPU clock is a system call, which cost the bench
@@ -102,15 +116,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             clock_gettime(CLOCK_MONOTONIC, &started)
             if timedByCPU { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &startedCPU) }
         }
-        let result: T
-        do {
-            result = try body(world)
-        } catch {
-            lock.unlock()
-            throw error
-        }
+        let result = try body(world)
         world.takeFinishedPushes(into: &finished)
-        // Destroyed at the end of this function, after the lock is let go.
         let forgotten = world.takeForgotten()
         hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         let hint = world.tokenTableHint
@@ -131,21 +138,12 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             busyCPUNanoseconds.add(cpu, ordering: .relaxed)
             if timedByCPU { tickerCPUNanoseconds.add(cpu, ordering: .relaxed) }
         }
-        lock.unlock()
-        _ = consume forgotten
-        return result
+        return (result, forgotten)
     }
 
     /// Tells the observers of outcomes, holding back those of pushes whose request line is still owed.
     private func tell(_ finished: [FinishedPush]) {
-        let ready = untold.withLock { state -> [FinishedPush] in
-            if state.numbers.isEmpty { return finished }
-            var ready: [FinishedPush] = []
-            for push in finished {
-                if state.numbers.contains(push.number) { state.held.append(push) } else { ready.append(push) }
-            }
-            return ready
-        }
+        let ready = owedLines.ready(finished)
         if !ready.isEmpty, let onFinished { onFinished(ready.map(\.fate)) }
     }
 
@@ -154,7 +152,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         lock.lock()
         if let settings { self.settings = settings }
         world = World(settings: self.settings, seed: seed)
-        untold.withLock { $0 = Untold() }
+        owedLines.clear()
         hasPhones.store(false, ordering: .releasing)
         lock.unlock()
     }
@@ -189,7 +187,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             let (answer, number) = world.admit(
                 push, token: token, environment: environment, call: call, apnsId: apnsId,
                 acceptsUnknown: acceptsUnknownTokens, at: now)
-            if let number { untold.withLock { _ = $0.numbers.insert(number) } }
+            if let number { owedLines.owe(number) }
             return (answer, number)
         }
         if !finished.isEmpty { tell(finished) }
@@ -198,13 +196,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
 
     /// Push `number`'s request line is written: its outcome may be told.
     func told(_ number: Int) {
-        let held = untold.withLock { state -> [FinishedPush] in
-            state.numbers.remove(number)
-            guard !state.held.isEmpty else { return [] }
-            let mine = state.held.filter { $0.number == number }
-            if !mine.isEmpty { state.held.removeAll { $0.number == number } }
-            return mine
-        }
+        let held = owedLines.paid(number)
         if !held.isEmpty, let onFinished { onFinished(held.map(\.fate)) }
     }
 
