@@ -8,15 +8,20 @@
 # thread runs. Target: the world at most 5% of a push.
 #
 # usage: bash bench/world-profile.sh [PHONES] [PUSHES]      (defaults 1000000 and 200000)
+#        WORLDBENCH=path/to/WorldBench bash bench/world-profile.sh    (a build kept aside, to compare)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v perf >/dev/null || { echo "world-profile.sh needs perf (apt-get install linux-perf)" >&2; exit 2; }
 bash scripts/setup.sh --test >/dev/null
-swift build -c release --product WorldBench 2>&1 | tail -n 1
+bench=${WORLDBENCH:-}
+if [ -z "$bench" ]; then
+    swift build -c release --product WorldBench 2>&1 | tail -n 1
+    bench=.build/release/WorldBench
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 perf record -q -e cpu-clock -F 4000 --call-graph fp -o "$work/perf.data" -- \
-    .build/release/WorldBench "${1:-1000000}" "${2:-200000}" certs-test
+    "$bench" "${1:-1000000}" "${2:-200000}" certs-test
 perf script -i "$work/perf.data" -F comm,ip,sym 2>/dev/null > "$work/samples.txt"
 python3 - "$work/samples.txt" <<'PY'
 import sys

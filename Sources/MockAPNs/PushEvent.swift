@@ -42,11 +42,15 @@ public protocol MockObserver: Sendable {
     /// `consuming`: an observer that keeps the event (the transcript) takes it without a copy; one
     /// that only reads it may take it as it likes.
     func observe(_ event: consuming MockEvent)
+    /// The event lent, for an observer that only reads it (the log): `emit` lends it to every
+    /// observer but the last, which takes it. By default, `observe` takes a copy.
+    func read(_ event: borrowing MockEvent)
     /// A worker finished a turn of its event loop (and the mock is stopping): an observer that
     /// gathers what it writes writes it now.
     func flush()
 }
 
 extension MockObserver {
+    public func read(_ event: borrowing MockEvent) { observe(copy event) }
     public func flush() {}
 }

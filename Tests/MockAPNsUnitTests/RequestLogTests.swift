@@ -23,7 +23,8 @@ import Testing
         for record in records {
             var bytes: [UInt8] = []
             let general = OutsideText.visible(RequestLog.line(for: .push(record))) + "\n"
-            if RequestLog.acceptedLine(record, into: &bytes) {
+            var clock = RequestLog.ClockText()
+            if RequestLog.acceptedLine(record, into: &bytes, clock: &clock) {
                 fast += 1
                 #expect(String(decoding: bytes, as: UTF8.self) == general)
             } else {
@@ -40,22 +41,46 @@ import Testing
         #expect(!server.events.pushes.isEmpty)
         for record in server.events.pushes {
             var bytes: [UInt8] = []
-            #expect(!RequestLog.acceptedLine(record, into: &bytes))
+            var clock = RequestLog.ClockText()
+            #expect(!RequestLog.acceptedLine(record, into: &bytes, clock: &clock))
         }
         // An accepted push whose topic the log must show visibly: refused after the clock, method and
         // token were written into what is gathered, which it leaves as it was.
+        var ids = MessageIdGenerator(seed: 1)
+        let accepted = Self.accepted(topic: "com.ringside.testapp.voip\u{1B}[31m", at: 0, ids: &ids)
+        var bytes = Array("earlier line\n".utf8)
+        var clock = RequestLog.ClockText()
+        #expect(!RequestLog.acceptedLine(accepted, into: &bytes, clock: &clock))
+        #expect(String(decoding: bytes, as: UTF8.self) == "earlier line\n")
+    }
+
+    @Test("Lines of a burst share their clock; the next millisecond, second or hour shows its own")
+    func theClockIsWrittenAgainWhenItChanges() throws {
+        var ids = MessageIdGenerator(seed: 1)
+        var clock = RequestLog.ClockText()
+        let start = 1_800_000_000.0
+        // The same millisecond twice, the next, the next second, an hour later, and back.
+        for offset in [0.0001, 0.0004, 0.0011, 1.0011, 3601.0011, 0.0004] {
+            let record = Self.accepted(topic: "com.ringside.testapp.voip", at: start + offset, ids: &ids)
+            var bytes: [UInt8] = []
+            #expect(RequestLog.acceptedLine(record, into: &bytes, clock: &clock))
+            #expect(
+                String(decoding: bytes, as: UTF8.self) == OutsideText.visible(RequestLog.line(for: .push(record)))
+                    + "\n",
+                "at +\(offset) s")
+        }
+    }
+
+    /// An accepted VoIP push's record, as the mock would have made it.
+    static func accepted(topic: String, at time: Double, ids: inout MessageIdGenerator) -> PushRecord {
         var request = PushRequest()
         for (name, value) in [
             (":method", "POST"), (":path", "/3/device/\(Paths.voipToken)"), ("apns-push-type", "voip"),
-            ("apns-topic", "com.ringside.testapp.voip\u{1B}[31m"),
+            ("apns-topic", topic),
         ] {
             request.add(name: name, value: value)
         }
-        var ids = MessageIdGenerator(seed: 1)
-        let accepted = PushRecord(
-            connection: 1, streamId: 1, at: Moment(0), request: request, messageId: ids.nextId(), status: 200)
-        var bytes = Array("earlier line\n".utf8)
-        #expect(!RequestLog.acceptedLine(accepted, into: &bytes))
-        #expect(String(decoding: bytes, as: UTF8.self) == "earlier line\n")
+        return PushRecord(
+            connection: 1, streamId: 1, at: Moment(time), request: request, messageId: ids.nextId(), status: 200)
     }
 }
