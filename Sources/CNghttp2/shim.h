@@ -23,6 +23,9 @@
 typedef struct ringside_arena {
     void *free_lists[RINGSIDE_ARENA_CLASSES];
     size_t kept;
+    /// The most bytes the lists keep; 0 is RINGSIDE_ARENA_KEPT. A provider's connection, with a
+    /// thousand streams in flight, sets more (HTTP2ClientConnection).
+    size_t limit;
 } ringside_arena;
 
 static inline void *ringside_arena_malloc(size_t size, void *user) {
@@ -52,7 +55,8 @@ static inline void ringside_arena_free(void *block, void *user) {
     if (block == NULL) return;
     ringside_arena *arena = (ringside_arena *)user;
     size_t klass = *(size_t *)((char *)block - RINGSIDE_ARENA_GRAIN);
-    if (klass == 0 || arena->kept + (klass + 1) * RINGSIDE_ARENA_GRAIN > RINGSIDE_ARENA_KEPT) {
+    size_t limit = arena->limit == 0 ? RINGSIDE_ARENA_KEPT : arena->limit;
+    if (klass == 0 || arena->kept + (klass + 1) * RINGSIDE_ARENA_GRAIN > limit) {
         free((char *)block - RINGSIDE_ARENA_GRAIN);
         return;
     }

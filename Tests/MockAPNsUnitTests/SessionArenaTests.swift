@@ -45,16 +45,20 @@ import Testing
         #expect(lists.allSatisfy { $0 == 0 } && arena.pointee.kept == 0)
     }
 
-    /// The free lists keep at most RINGSIDE_ARENA_KEPT bytes: past that, freed blocks go back to
-    /// malloc, and a block handed out again is no longer counted.
-    @Test func theFreeListsAreBounded() {
+    /// The free lists keep at most RINGSIDE_ARENA_KEPT bytes, or the arena's own `limit` (a
+    /// provider's connection): past that, freed blocks go back to malloc, and a block handed out
+    /// again is no longer counted.
+    @Test(arguments: [0, 2 << 20]) func theFreeListsAreBounded(limit: Int) {
         let arena = UnsafeMutablePointer<ringside_arena>.allocate(capacity: 1)
-        arena.initialize(to: ringside_arena())
+        var empty = ringside_arena()
+        empty.limit = limit
+        arena.initialize(to: empty)
         defer { arena.deallocate() }
         let user = UnsafeMutableRawPointer(arena)
         let blocks = (0..<5000).map { _ in ringside_arena_malloc(1024, user)! }
         for block in blocks { ringside_arena_free(block, user) }
-        let bound = Int(RINGSIDE_ARENA_KEPT) / 1040 * 1040  // whole blocks of 1024 bytes and a header
+        // Whole blocks of 1024 bytes and a header.
+        let bound = (limit == 0 ? Int(RINGSIDE_ARENA_KEPT) : limit) / 1040 * 1040
         #expect(arena.pointee.kept == bound)
         let again = ringside_arena_malloc(1024, user)!
         #expect(arena.pointee.kept == bound - 1040)
