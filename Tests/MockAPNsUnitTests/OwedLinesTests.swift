@@ -36,14 +36,33 @@ import World
         #expect(lines.ready(pushes).map(\.number) == [0, 1, 2])
     }
 
-    @Test func aSlotTakenByALaterPushOrClearedKeepsNothing() {
-        let pushes = finished(2)
+    /// A later push taking the slot (its event loop preempted meanwhile) leaves the debt owed: the
+    /// outcome kept back before or after is handed back when the line is paid (the slot overwritten
+    /// lost it, or told it early, in an adversary's stress run).
+    @Test func aSlotTakenByALaterPushKeepsTheDebt() {
+        let pushes = finished(3)
         let lines = OwedLines()
         lines.owe(1)
-        lines.owe(1 + 1024)  // the same slot: push 1's line is no longer tracked
+        #expect(lines.ready([pushes[1]]).isEmpty)  // kept back
+        lines.owe(1 + 1024)  // another event loop admits push 1025
+        #expect(lines.paid(1).map(\.number) == [1])
+        #expect(lines.paid(1).isEmpty)
+        // Moved out before its outcome came: still kept back until paid.
+        lines.owe(2)
+        lines.owe(2 + 1024)
         #expect(lines.ready(pushes).map(\.number) == [0, 1])
+        #expect(lines.paid(2).map(\.number) == [2])
+        #expect(lines.paid(2 + 1024).isEmpty)
+        #expect(lines.ready(pushes).map(\.number) == [0, 1, 2])
+    }
+
+    @Test func clearingForgetsEveryDebt() {
+        let pushes = finished(2)
+        let lines = OwedLines()
         lines.owe(0)
-        #expect(lines.ready(pushes).map(\.number) == [1])
+        lines.owe(1)
+        lines.owe(1 + 1024)
+        #expect(lines.ready(pushes).isEmpty)
         lines.clear()
         #expect(lines.paid(0).isEmpty)
         #expect(lines.ready(pushes).map(\.number) == [0, 1])
