@@ -226,6 +226,35 @@ public struct PushRequest: Sendable {
         }
     }
 
+    /// The fields a request may change from the block before and be checked again by the checks
+    /// that read them alone (`Validator.CheckedHeaders.revised(_:)`): a provider's `apns-id`, new
+    /// with each push, and the `:path` of a fan-out to many devices.
+    public enum RevisableField: Sendable {
+        case apnsId
+        case path
+    }
+
+    /// Sets the `apns-id` or the `:path` of a request built from the block before; nil, and
+    /// nothing changed, for any other field, or when some header was repeated (which one counts
+    /// is then the block's order, read again in full).
+    public mutating func revise(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
+    ) -> RevisableField? {
+        guard duplicatedHeaders.isEmpty, let index = Self.knownIndex(name) else { return nil }
+        switch index {
+        case 1:
+            let text = String(decoding: value, as: UTF8.self)
+            fields.value.path = text
+            fields.value.deviceToken = Self.token(inPath: text)
+            return .path
+        case 3:
+            apnsId = String(decoding: value, as: UTF8.self)
+            return .apnsId
+        default:
+            return nil
+        }
+    }
+
     private static let knownNames: [StaticString] = [
         ":method", ":path", "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic",
         "apns-push-type", "apns-collapse-id",

@@ -37,7 +37,7 @@ public struct HTTP2Request: Sendable {
     var fieldCount: Int { fieldSpans.count }
 
     /// The request's header fields alone (what the next request's block is compared with).
-    var withoutBody: HTTP2Request {
+    public var withoutBody: HTTP2Request {
         var fields = HTTP2Request(streamId: streamId)
         fields.fieldBytes = fieldBytes
         fields.fieldSpans = fieldSpans
@@ -85,6 +85,46 @@ public struct HTTP2Request: Sendable {
                 mine.count == 0 || mine.baseAddress == theirs.baseAddress
                     || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
             }
+        }
+    }
+
+    /// The fields of `other` whose values differ from this request's, as bits by position, when
+    /// both have the same names in the same order (nil otherwise, or past 64 fields). A provider
+    /// that numbers its pushes sends a new `apns-id` with each, and one that fans out a new `:path`:
+    /// the rest of the block is the one before, and a connection need not read it again.
+    public func valuesChanged(in other: HTTP2Request) -> UInt64? {
+        guard fieldSpans.count == other.fieldSpans.count, fieldSpans.count <= 64 else { return nil }
+        return fieldBytes.withUnsafeBufferPointer { mine in
+            other.fieldBytes.withUnsafeBufferPointer { theirs -> UInt64? in
+                func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+                    a.count == b.count
+                        && (a.isEmpty
+                            || memcmp(mine.baseAddress! + a.lowerBound, theirs.baseAddress! + b.lowerBound, a.count)
+                                == 0)
+                }
+                var changed: UInt64 = 0
+                for index in 0..<fieldSpans.count {
+                    let (a, b) = (fieldSpans[index], other.fieldSpans[index])
+                    // A name and its value lie side by side: one comparison when the field is the same.
+                    if a.value.count == b.value.count,
+                        same(a.name.lowerBound..<a.value.upperBound, b.name.lowerBound..<b.value.upperBound)
+                    {
+                        continue
+                    }
+                    guard same(a.name, b.name) else { return nil }
+                    changed |= 1 << UInt64(index)
+                }
+                return changed
+            }
+        }
+    }
+
+    /// Field `index`'s name and value as received (not generic: a generic method of another
+    /// module runs unspecialized).
+    public func withField(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        let span = fieldSpans[index]
+        fieldBytes.withUnsafeBufferPointer { bytes in
+            body(UnsafeBufferPointer(rebasing: bytes[span.name]), UnsafeBufferPointer(rebasing: bytes[span.value]))
         }
     }
 

@@ -197,6 +197,8 @@ struct ConnectionStateMachine {
     ) -> ConnectionStep {
         if lastHeaders?.fields.hasSameFields(as: http) == true {
             request = lastHeaders!.request
+        } else if let revised = revisedRequest(http) {
+            request = revised
         } else {
             request = PushRequest()
             http.forEachField { request.add(name: $0, value: $1) }
@@ -237,6 +239,33 @@ struct ConnectionStateMachine {
         }
         if replays { return .replay }
         return meetTheFaultPlan(at: now, into: &actions)
+    }
+
+    /// The request of the block before with the fields `http` changed, when each is one a
+    /// check can read again alone (`PushRequest.revise`): the block is not read again in full, and
+    /// what the validator learnt of it stays but for those checks. Nil: a new block.
+    private mutating func revisedRequest(_ http: HTTP2Request) -> PushRequest? {
+        // In place: a copy of `lastHeaders` was a retain and a release of each of its strings.
+        guard lastHeaders != nil, var changed = lastHeaders!.fields.valuesChanged(in: http) else { return nil }
+        var request = lastHeaders!.request
+        var revisedId = false
+        var revisedPath = false
+        while changed != 0 {
+            let index = changed.trailingZeroBitCount
+            changed &= changed - 1
+            var field: PushRequest.RevisableField?
+            http.withField(index) { field = request.revise(name: $0, value: $1) }
+            switch field {
+            case .apnsId?: revisedId = true
+            case .path?: revisedPath = true
+            case nil: return nil
+            }
+        }
+        if revisedId { lastHeaders!.checked?.revised(.apnsId) }
+        if revisedPath { lastHeaders!.checked?.revised(.path) }
+        lastHeaders!.fields = http.withoutBody
+        lastHeaders!.request = request
+        return request
     }
 
     /// The replay's recorded answer for `request` (nil once the run has diverged), and when its

@@ -29,6 +29,34 @@ import Testing
         for _ in 0..<10 { #expect(a.next() == b.nextId().description) }
     }
 
+    @Test("A UUID is 8-4-4-4-12 hexadecimal digits of either case: each byte in each place is checked")
+    func uuidSyntax() {
+        let good = "123e4567-e89b-12d3-a456-4266554400a0"
+        #expect(UUIDSyntax.isCanonical(good) && UUIDSyntax.isCanonical(good.uppercased()))
+        #expect(UUIDSyntax.isCanonical("ABCDEFab-cdef-0123-4567-89abcdefABCD"))
+        let bytes = Array(good.utf8)
+        let dashes: Set<Int> = [8, 13, 18, 23]
+        // Every place, given every byte that does not belong there: refused.
+        for index in bytes.indices {
+            for byte in UInt8.min...UInt8.max {
+                let belongs =
+                    dashes.contains(index)
+                    ? byte == UInt8(ascii: "-")
+                    : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                var changed = bytes
+                changed[index] = byte
+                let verdict = changed.withUnsafeBufferPointer { UUIDSyntax.isCanonical($0) }
+                if verdict != belongs { Issue.record("byte \(byte) at \(index): \(verdict), expected \(belongs)") }
+            }
+        }
+        // Lengths around 36, and 36 bytes that are not 36 characters.
+        #expect(!UUIDSyntax.isCanonical(String(good.dropLast())) && !UUIDSyntax.isCanonical(good + "0"))
+        #expect(!UUIDSyntax.isCanonical("123e4567-e89b-12d3-a456-4266554400\u{e9}"))
+        #expect(!UUIDSyntax.isCanonical(""))
+    }
+
     @Test("A provider's id is answered as sent, upper case too; anything else is no id")
     func sentIds() {
         for text in ["123e4567-e89b-12d3-a456-4266554400a0", "123E4567-E89B-12D3-A456-4266554400A0"] {
