@@ -35,7 +35,7 @@ count() {
     -H "authorization: bearer $jwt" -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" \
     -H "apns-priority: 10" -H "apns-expiration: 0" "https://127.0.0.1:$port/3/device/$token" >"$work/h2load.log" 2>&1
   # Counted up to here: what the server does when it stops (freeing what it kept) is left out.
-  callgrind_control --dump "$pid" >/dev/null
+  callgrind_control --dump "$pid" >/dev/null 2>&1
   kill -TERM "$pid"
   wait "$pid" || true
   [[ -n "$out" ]] && mkdir -p "$out" && cp "$work/$name-$n.out.1" "$out/$name-$n.out"

@@ -4,6 +4,9 @@
 # requests over one connection to the same `ringside serve`. Each client runs for SMALL and for LARGE
 # pushes; the difference divided by LARGE − SMALL leaves out start-up, the handshake and the JWT.
 # Counts, not times: the same on a busy machine (bench/provider.sh gives the rates).
+# Then the other side: the mock's instructions per request under each client (2,000 and 12,000
+# requests). h2load repeats one header block, which a connection reads once; the provider sends a
+# new apns-id with each push, as real providers do, so the mock's cost under it is the one users meet.
 #
 # usage: bash bench/provider-callgrind.sh [SMALL] [LARGE]   (defaults 10000, 40000)
 set -euo pipefail
@@ -42,3 +45,31 @@ p=$(per_push "$(provider "$small")" "$(provider "$large")")
 h=$(per_push "$(h2load_run "$small")" "$(h2load_run "$large")")
 echo "client instructions per push: provider (nghttp2) $p, h2load $h; h2load/provider $(awk -v a="$h" -v b="$p" 'BEGIN { printf "%.2f", a / b }')"
 echo "(callgrind; one connection, pushes $small and $large, the difference per push)"
+
+# The mock under callgrind, each client outside it.
+port=$((20000 + RANDOM % 20000))
+mock_count() {
+  local client=$1 n=$2 pid
+  valgrind --tool=callgrind --callgrind-out-file="$work/mock-$client-$n.out" \
+    .build/release/ringside serve --port "$port" --quiet >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
+  if [[ $client == provider ]]; then
+    .build/release/ProviderBench "https://127.0.0.1:$port" certs-test/ca.pem "$n" certs-test 10000 1 nghttp2 >/dev/null
+  else
+    h2load -n "$n" -c 1 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" \
+      -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
+      -H "apns-expiration: 0" "https://127.0.0.1:$port/3/device/$token" >/dev/null
+  fi
+  callgrind_control --dump "$pid" >/dev/null 2>&1
+  kill -TERM "$pid"
+  wait "$pid" || true
+  sed -n 's/^summary: //p; s/^totals: //p' "$work/mock-$client-$n.out.1" | head -n 1
+}
+mock_per_request() {
+  awk -v a="$(mock_count "$1" 2000)" -v b="$(mock_count "$1" 12000)" 'BEGIN { printf "%.0f", (b - a) / 10000 }'
+}
+mp=$(mock_per_request provider)
+mh=$(mock_per_request h2load)
+echo "the mock's instructions per request: under the provider $mp, under h2load $mh; provider/h2load $(awk -v a="$mp" -v b="$mh" 'BEGIN { printf "%.2f", a / b }')"
+echo "(callgrind; one connection, requests 2000 and 12000, the difference per request)"
