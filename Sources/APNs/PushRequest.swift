@@ -16,7 +16,6 @@ public struct PushRequest: Sendable {
         var method: String?
         var path: String?
         var authorization: String?
-        var apnsId: String?
         var expiration: String?
         var priority: String?
         var topic: String?
@@ -41,10 +40,9 @@ public struct PushRequest: Sendable {
         get { fields.value.authorization }
         set { fields.value.authorization = newValue }
     }
-    public var apnsId: String? {
-        get { fields.value.apnsId }
-        set { fields.value.apnsId = newValue }
-    }
+    /// Beside the box, as the body: a provider sends a new one with each push, and a request that
+    /// differs from the one before only in it (`revise`) shares the box.
+    public var apnsId: String?
     public var expiration: String? {
         get { fields.value.expiration }
         set { fields.value.expiration = newValue }
