@@ -5,8 +5,9 @@
 # against the same mock in the same run with as many connections (-c N -m 100, the same requests):
 # over one connection, then over two (a thread each). Target: at least half of h2load's rate.
 # Last, libcurl's pushes against a mock with nghttp2's
-# rapid-reset limit (--reset-limit 1000/33), which libcurl 7.88's resets of finished streams trip
-# about every 1,000 pushes: the fresh-connection retry must still deliver every push.
+# rapid-reset limit (--reset-limit 1000/33), which libcurl 7.88's resets of finished streams would
+# trip after 1,000 pushes on a connection: the client lets each go after 900 and opens a fresh one,
+# so every push is delivered once, none sent again (docs/validation.md, "Stream resets").
 #
 # usage: bash bench/provider.sh [PUSHES] [ROUNDS]       (defaults 100000 and 3)
 set -euo pipefail

@@ -126,10 +126,14 @@ public final class APNsClient {
     /// One per connection; each lane is driven by one thread at a time.
     private let lanes: [Lane]
 
-    public init(configuration: ClientConfiguration) throws {
+    /// `streamsPerConnection`: how many streams a connection carries before it is let go for a
+    /// fresh one (`Lane.streamsOnConnection` says why; nil: until the server ends it, which tests of
+    /// the GOAWAY and its retry ask for). At least 1.
+    public init(configuration: ClientConfiguration, streamsPerConnection: Int? = 900) throws {
         self.configuration = configuration
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        lanes = (0..<max(1, configuration.connections)).map { _ in Lane(configuration) }
+        let limit = streamsPerConnection.map { max(1, $0) } ?? .max
+        lanes = (0..<max(1, configuration.connections)).map { _ in Lane(configuration, streamsPerConnection: limit) }
         tokens = try ProviderTokenCache.load(for: configuration.authentication)
     }
 
@@ -214,9 +218,20 @@ private final class Lane: @unchecked Sendable {
     /// (libcurl 7.88 sends one without waiting for them, then retries each refused stream on a new
     /// connection). Until then one push at a time.
     private var answered = false
+    /// Streams begun on the current connection. libcurl 7.88 resets each stream it finishes, and a
+    /// server with nghttp2's rapid-reset protection (a burst of 1,000) ends the connection with
+    /// GOAWAY past it: the streams in flight are lost, and libcurl moves them all at once onto a new
+    /// connection, where APNs refuses all but one until a JWT is accepted; libcurl sends each refused
+    /// one on yet another connection (bench/provider.sh, before: 4,340 connections and 1,022 pushes
+    /// a second for 20,000 pushes, some failed). So a connection is let go before: after
+    /// `streamsPerConnection` streams, the rest wait until those are answered, and the next opens a
+    /// fresh connection.
+    private var streamsOnConnection = 0
+    private let streamsPerConnection: Int
 
-    init(_ configuration: ClientConfiguration) {
+    init(_ configuration: ClientConfiguration, streamsPerConnection: Int) {
         self.configuration = configuration
+        self.streamsPerConnection = streamsPerConnection
         multi = curl_multi_init()!
         _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ringside_CURLPIPE_MULTIPLEX())
         _ = ringside_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
@@ -233,7 +248,10 @@ private final class Lane: @unchecked Sendable {
         guard retryOnFreshConnection else { return answers }
         let retry = answers.indices.filter { answers[$0].connectionLost }
         if !retry.isEmpty {
-            let again = perform(retry.map { (work[$0].0, work[$0].1, true) })
+            // The first opens a fresh connection, alone (one stream until its JWT is accepted); the
+            // rest follow it there. A fresh connection each was a connection a push: thousands
+            // under the rapid-reset limit, each with its own handshake and its own refused burst.
+            let again = perform(retry.enumerated().map { (work[$1].0, work[$1].1, $0 == 0) })
             for (index, answer) in zip(retry, again) {
                 answers[index] = answer
                 answers[index].attempts = 2
@@ -250,8 +268,14 @@ private final class Lane: @unchecked Sendable {
         var next = 0
         func admit() {
             while next < work.count, inFlight.count < (answered ? window : 1) {
-                let (push, authorization, fresh) = work[next]
-                if fresh { answered = false }
+                if streamsOnConnection >= streamsPerConnection, !inFlight.isEmpty { break }
+                var (push, authorization, fresh) = work[next]
+                if streamsOnConnection >= streamsPerConnection { fresh = true }
+                if fresh {
+                    answered = false
+                    streamsOnConnection = 0
+                }
+                streamsOnConnection += 1
                 let exchange = idle.popLast() ?? Exchange(configuration, sockets: sockets)
                 exchange.reset(for: push)
                 exchange.configure(authorization: authorization, freshConnection: fresh)

@@ -25,7 +25,9 @@ let signed: () -> Int
 let resendNote: String
 switch clientName {
 case "curl":
-    let client = try APNsClient(configuration: configuration)
+    let client = try APNsClient(
+        configuration: configuration,
+        streamsPerConnection: arguments.count > 8 ? Int(arguments[8]) : 900)
     send = { try client.send($0) }
     opened = { client.connectionsOpened }
     signed = { client.signedTokens }

@@ -315,7 +315,8 @@ import Testing
             configuration: ClientConfiguration(
                 url: serve.contract["APNS_URL"]!, caFile: Paths.ca,
                 authentication: .token(
-                    keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")))
+                    keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")),
+            streamsPerConnection: nil)  // kept until the mock ends it
         var ids = MessageIdGenerator(seed: 3)
         for _ in 0..<15 {
             let pushes = (0..<100).map { _ in

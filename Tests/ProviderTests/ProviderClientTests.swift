@@ -9,13 +9,15 @@ import Testing
 /// The reference provider's libcurl client against the mock on loopback (its nghttp2 client and its
 /// pure policies are tested in ProviderUnitTests).
 @Suite(.serialized) struct ProviderClientTests {
-    func client(_ server: MockServer, certificate: Bool = false) throws -> APNsClient {
+    func client(_ server: MockServer, certificate: Bool = false, streamsPerConnection: Int? = 900) throws -> APNsClient
+    {
         let authentication: ClientConfiguration.Authentication =
             certificate
             ? .certificate(certificateFile: Paths.certs + "/client-voip.pem", keyFile: Paths.certs + "/client-voip.key")
             : .token(keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01")
         return try APNsClient(
-            configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication))
+            configuration: ClientConfiguration(url: server.url, caFile: Paths.ca, authentication: authentication),
+            streamsPerConnection: streamsPerConnection)
     }
 
     func pushes(_ client: APNsClient, count: Int) throws -> [PushAnswer] {
@@ -35,7 +37,8 @@ import Testing
     @Test("1,500 VoIP pushes over one connection with one JWT, all accepted, none sent twice")
     func manyPushes() throws {
         let server = try MockServer()
-        let client = try client(server)
+        // Kept past 900 streams (the default lets it go there, `connectionLetGoBeforeTheResetLimit`).
+        let client = try client(server, streamsPerConnection: nil)
         let answers = try pushes(client, count: 1500)
         #expect(answers.count == 1500)
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
@@ -94,14 +97,32 @@ import Testing
         #expect(server.events.pushes.count == 300)
     }
 
-    @Test(
-        "With nghttp2's rapid-reset limit (1000/33), libcurl 7.88's resets end the connection after ~1,000 pushes; the fresh-connection retry delivers all, and the mock says why"
-    )
-    func rapidResetLimit() throws {
+    /// A mock with nghttp2's rapid-reset limit at Debian's defaults (`serve --reset-limit 1000/33`).
+    static func resetLimitedServer() throws -> MockServer {
         var limits = HTTP2Limits()
         limits.streamResets = (1000, 33)
-        let server = try MockServer(limits: limits)
+        return try MockServer(limits: limits)
+    }
+
+    @Test(
+        "Under nghttp2's rapid-reset limit (1000/33) libcurl's connection is let go after 900 streams: no GOAWAY, each push sent once"
+    )
+    func connectionLetGoBeforeTheResetLimit() throws {
+        let server = try Self.resetLimitedServer()
         let client = try client(server)
+        let answers = try pushes(client, count: 2000)
+        #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 })
+        #expect(client.connectionsOpened == 3)
+        #expect(server.events.pushes.count == 2000, "each push accepted once")
+        #expect(!server.events.closings.contains { $0.contains("rapid-reset protection") }, "\(server.events.closings)")
+    }
+
+    @Test(
+        "Kept until the server ends it, libcurl 7.88's resets end the connection after ~1,000 pushes; the fresh-connection retry delivers all, and the mock says why"
+    )
+    func rapidResetLimit() throws {
+        let server = try Self.resetLimitedServer()
+        let client = try client(server, streamsPerConnection: nil)
         let answers = try pushes(client, count: 1500)
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.first { $0.status != 200 }.map { "\($0)" } ?? "")")
         #expect(Set(server.events.pushes.map(\.connection)).count >= 2)
