@@ -7,7 +7,9 @@ import Provider
 /// (`nghttp2`, `BulkSender`, as many connections) — printing pushes per second, failures and CPU per push.
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let count = Int(arguments[3]) else {
-    print("usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS] [curl|nghttp2]")
+    print(
+        "usage: ProviderBench URL CA_FILE COUNT CERTS_DIR [BATCH] [CONNECTIONS] [curl|nghttp2] [STREAMS_PER_CONNECTION|keep]"
+    )
     exit(64)
 }
 // Pushes handed to the client per call; the client keeps 100 streams in flight within a call.
@@ -25,9 +27,16 @@ let signed: () -> Int
 let resendNote: String
 switch clientName {
 case "curl":
-    let client = try APNsClient(
-        configuration: configuration,
-        streamsPerConnection: arguments.count > 8 ? Int(arguments[8]) : 900)
+    // libcurl's connection is let go after this many streams (`APNsClient`); `keep`: never.
+    var streamsPerConnection: Int? = 900
+    if arguments.count > 8 {
+        guard arguments[8] == "keep" || Int(arguments[8]).map({ $0 > 0 }) == true else {
+            print("streams per connection is a positive number or keep, not <\(arguments[8])>")
+            exit(64)
+        }
+        streamsPerConnection = Int(arguments[8])
+    }
+    let client = try APNsClient(configuration: configuration, streamsPerConnection: streamsPerConnection)
     send = { try client.send($0) }
     opened = { client.connectionsOpened }
     signed = { client.signedTokens }
