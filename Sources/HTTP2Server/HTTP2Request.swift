@@ -56,7 +56,35 @@ public struct HTTP2Request: Sendable {
         }
     }
 
-    /// The first `count` fields of `other`, as this request's first fields (copied).
+    /// Whether field `index` exists, is named `name` and has a value of `valueCount` bytes: a value
+    /// that can be written over it in place (`overwrite`).
+    func field(_ index: Int, is name: UnsafeBufferPointer<UInt8>, withValueOf valueCount: Int) -> Bool {
+        guard index < fieldSpans.count else { return false }
+        let span = fieldSpans[index]
+        guard span.name.count == name.count, span.value.count == valueCount else { return false }
+        return name.isEmpty
+            || fieldBytes.withUnsafeBufferPointer {
+                memcmp($0.baseAddress! + span.name.lowerBound, name.baseAddress!, name.count) == 0
+            }
+    }
+
+    /// Writes `value` over field `index`'s value, which has its length.
+    mutating func overwrite(valueOf index: Int, with value: UnsafeBufferPointer<UInt8>) {
+        let span = fieldSpans[index].value
+        precondition(span.count == value.count)
+        guard !value.isEmpty else { return }
+        fieldBytes.withUnsafeMutableBufferPointer { bytes in
+            (bytes.baseAddress! + span.lowerBound).update(from: value.baseAddress!, count: value.count)
+        }
+    }
+
+    /// Only the first `count` fields are kept.
+    mutating func keepFields(_ count: Int) {
+        guard count < fieldSpans.count else { return }
+        fieldBytes.removeSubrange((count > 0 ? fieldSpans[count - 1].value.upperBound : 0)...)
+        fieldSpans.removeSubrange(count...)
+    }
+
     mutating func copyFields(of other: HTTP2Request, count: Int) {
         guard count > 0 else { return }
         let end = other.fieldSpans[count - 1].value.upperBound

@@ -39,6 +39,10 @@ public final class HTTP2Session {
     /// repeated block shares the previous one's storage instead of being copied field by field.
     @exclusivity(unchecked) private var previousFields: HTTP2Request?
     @exclusivity(unchecked) private var repeatedFields: Int?
+    /// While repeating: whether the block holds a copy of the previous one's bytes, some values
+    /// written over (a field of the same name and length, as a provider's new `apns-id` or device
+    /// token); it still shares the previous block's spans.
+    @exclusivity(unchecked) private var patched = false
     /// Response bodies waiting for nghttp2 to ask for them, by stream id.
     @exclusivity(unchecked) private var outgoingBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Bytes of `outgoingBodies` not yet taken: a client that keeps its flow-control window shut
@@ -320,15 +324,38 @@ public final class HTTP2Session {
                 repeatedFields = count + 1
                 return
             }
+            if patch(count, name, value) { return }
             stopRepeating()
         }
         receiving!.appendField(name: name, value: value)
+    }
+
+    /// Field `index` of a repeating block has the previous block's name and a value of the same
+    /// length: one copy of the previous block's bytes, its values written over where they differ,
+    /// not a copy of the fields so far and every later field appended one by one. Out of line:
+    /// `header`, inlined into nghttp2's callback, runs for every field of every block.
+    @inline(never) private func patch(
+        _ index: Int, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard previousFields!.field(index, is: name, withValueOf: value.count) else { return false }
+        if !patched {
+            receiving!.shareFields(of: previousFields!)
+            patched = true
+        }
+        receiving!.overwrite(valueOf: index, with: value)
+        repeatedFields = index + 1
+        return true
     }
 
     /// The block differs from the previous one: its fields so far become its own.
     private func stopRepeating() {
         guard let count = repeatedFields else { return }
         repeatedFields = nil
+        if patched {
+            patched = false
+            receiving!.keepFields(count)
+            return
+        }
         receiving!.fieldBytes.reserveCapacity(512)
         receiving!.fieldSpans.reserveCapacity(16)
         receiving!.copyFields(of: previousFields!, count: count)
@@ -339,7 +366,8 @@ public final class HTTP2Session {
         guard receiving?.streamId == streamId else { return }
         if let count = repeatedFields, count == previousFields!.fieldCount {
             repeatedFields = nil
-            receiving!.shareFields(of: previousFields!)
+            if !patched { receiving!.shareFields(of: previousFields!) }
+            patched = false
         } else {
             stopRepeating()
         }
@@ -408,6 +436,7 @@ public final class HTTP2Session {
         if receiving?.streamId == streamId {
             receiving = nil
             repeatedFields = nil
+            patched = false
         }
         release(streamId)
         dropBody(streamId)

@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// Sends the client's preface and SETTINGS; the function returned feeds the session more bytes,
+    /// each time taking its output (its WINDOW_UPDATEs let the client send more: a client waits for them).
+    static func feeder(_ session: HTTP2Session) -> ([UInt8]) -> Void {
+        func feed(_ bytes: [UInt8]) {
+            #expect(bytes.withUnsafeBytes { session.receive($0) })
+            session.drainOutput { _ in }
+        }
+        feed(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 4, flags: 0, stream: 0, []))
+        return feed
+    }
+
     static let request = headerBlock([
         (":method", "POST"), (":scheme", "https"), (":path", "/3/device/ab"), (":authority", "localhost"),
     ])
@@ -39,13 +50,7 @@ import Testing
         let session = HTTP2Session(limits: HTTP2Limits(), initialMaxConcurrentStreams: 1000)
         let recorder = Recorder()
         session.delegate = recorder
-        // Each stream's frames are fed, then the server's output taken (its WINDOW_UPDATEs let the
-        // client send more: a client waits for them).
-        func feed(_ bytes: [UInt8]) {
-            #expect(bytes.withUnsafeBytes { session.receive($0) })
-            session.drainOutput { _ in }
-        }
-        feed(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + Self.frame(type: 4, flags: 0, stream: 0, []))
+        let feed = Self.feeder(session)
         let body = [UInt8](repeating: 0x61, count: 8000)
         for stream in stride(from: Int32(1), through: 399, by: 2) {
             feed(
