@@ -46,6 +46,30 @@ public enum PushType: String, CaseIterable, Sendable {
         return length == topic.utf8.count ? topic : String(decoding: topic.utf8.prefix(length), as: UTF8.self)
     }
 
+    /// What the device check reads of a topic: how long its bundle id is, and whether it ends in
+    /// `.voip`. An accepted push works it out once (`AcceptedPush.topicShape`), before the world's
+    /// lock is taken, where every other push waits.
+    public struct TopicShape: Sendable, Equatable {
+        public let bundleIdLength: Int
+        public let isVoIP: Bool
+
+        public init(of topic: String) {
+            (bundleIdLength, isVoIP) = topic.withBytes {
+                (PushType.bundleIdLength(ofTopic: $0), $0.hasSuffix(voipSuffix))
+            }
+        }
+    }
+
+    /// `isTopic(_:of:)` with the topic's shape worked out already: one length and one memcmp.
+    public static func isTopic(_ topic: String, shape: TopicShape, of bundleId: String) -> Bool {
+        bundleId.utf8.count == shape.bundleIdLength
+            && topic.withBytes { topic in
+                bundleId.withBytes { bundle in
+                    bundle.isEmpty || memcmp(topic.baseAddress!, bundle.baseAddress!, bundle.count) == 0
+                }
+            }
+    }
+
     /// Whether `topic` is `bundleId` or `bundleId` with a push-type suffix: `bundleId(ofTopic:)`
     /// without a new string, over borrowed bytes (the world asks for every push; the generic
     /// `starts(with:)` over two UTF-8 views cost it about 1,300 instructions a push).

@@ -78,6 +78,7 @@ public struct AcceptedPush: Sendable {
         var teamId: String?
         var isFirstValidToken: Bool
         var notes: [LintNote]
+        var topicShape: PushType.TopicShape
     }
 
     private var fields: CopyOnWrite<Fields>
@@ -88,8 +89,13 @@ public struct AcceptedPush: Sendable {
     }
     public var topic: String {
         get { fields.value.topic }
-        set { fields.value.topic = newValue }
+        set {
+            fields.value.topic = newValue
+            fields.value.topicShape = PushType.TopicShape(of: newValue)
+        }
     }
+    /// The topic's bundle id length and suffix, worked out with the topic.
+    public var topicShape: PushType.TopicShape { fields.value.topicShape }
     public var pushType: PushType? {
         get { fields.value.pushType }
         set { fields.value.pushType = newValue }
@@ -144,8 +150,9 @@ public struct AcceptedPush: Sendable {
         fields = CopyOnWrite(
             Fields(
                 deviceToken: deviceToken, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
-                collapseId: collapseId, keyId: keyId, teamId: teamId, isFirstValidToken: isFirstValidToken, notes: notes
-            ))
+                collapseId: collapseId, keyId: keyId, teamId: teamId, isFirstValidToken: isFirstValidToken,
+                notes: notes,
+                topicShape: PushType.TopicShape(of: topic)))
     }
 }
 

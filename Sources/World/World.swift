@@ -335,7 +335,9 @@ public final class World {
     /// Whether a token is live for a topic in an environment, as APNs judges it at `now`. Counts the
     /// request for the per-token throttle.
     public func lookup(token hex: String, topic: String, environment: APNsEnvironment, at now: Double) -> DeviceLookup {
-        lookup(resolve(hex, environment: environment), topic: topic, environment: environment, at: now)
+        lookup(
+            resolve(hex, environment: environment), topic: topic, shape: PushType.TopicShape(of: topic),
+            environment: environment, at: now)
     }
 
     /// The device check and, when the token is active, the push's entry into the world, with one
@@ -346,7 +348,7 @@ public final class World {
         acceptsUnknown: Bool, at now: Double
     ) -> (DeviceLookup, number: Int?) {
         let resolved = token.flatMap { token in record(token, environment: environment).map { (token, $0) } }
-        let answer = lookup(resolved, topic: push.topic, environment: environment, at: now)
+        let answer = lookup(resolved, topic: push.topic, shape: push.topicShape, environment: environment, at: now)
         if answer == .unknown, acceptsUnknown { return (.active, nil) }
         guard answer == .active, let resolved else { return (answer, nil) }
         return (answer, accept(push, environment: environment, call: call, apnsId: apnsId, record: resolved.1, at: now))
@@ -354,7 +356,8 @@ public final class World {
 
     /// `lookup` once the token is found (nil: unknown, or not a token).
     private func lookup(
-        _ resolved: (TokenValue, TokenRecord)?, topic: String, environment: APNsEnvironment, at now: Double
+        _ resolved: (TokenValue, TokenRecord)?, topic: String, shape: PushType.TopicShape,
+        environment: APNsEnvironment, at now: Double
     ) -> DeviceLookup {
         guard let (token, record) = resolved else { return .unknown }
         if !penaltyUntil.isEmpty, let until = penaltyUntil[PushType.bundleId(ofTopic: topic)], now < until {
@@ -364,8 +367,8 @@ public final class World {
             noteDeadTokenPush(bundle: PushType.bundleId(ofTopic: topic), at: now)
             return .unregistered(sinceMilliseconds: Int64((retired * 1000).rounded(.down)))
         }
-        if !PushType.isTopic(topic, of: record.bundleId) { return .notForTopic }
-        let voipTopic = topic.hasByteSuffix(".voip")
+        if !PushType.isTopic(topic, shape: shape, of: record.bundleId) { return .notForTopic }
+        let voipTopic = shape.isVoIP
         // The regular token with the .voip topic: DeviceTokenNotForTopic (O: PyAPNs2 #134).
         if record.kind == .alert, voipTopic { return .notForTopic }
         // The PushKit token with the bare bundle id: TopicDisallowed (O: node-apn #658).

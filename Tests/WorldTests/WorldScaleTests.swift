@@ -235,17 +235,28 @@ import Testing
 
     /// The topic check the world makes per push, without a new string, says what `bundleId(ofTopic:)`
     /// says, for every suffix, a bundle that itself ends like a suffix, prefixes and non-ASCII.
-    @Test("PushType.isTopic agrees with bundleId(ofTopic:)")
+    /// So does the check with the topic's shape worked out before (`AcceptedPush.topicShape`), and
+    /// the shape says `.voip` exactly when the topic ends so.
+    @Test("PushType.isTopic, with or without the topic's shape, agrees with bundleId(ofTopic:)")
     func topicCheck() {
         let bundles = ["com.a", "com.a.voip", "com.é", "", "com"]
         var topics = ["com.a", "com.ab", "com.a.", "com.é.voip", "com.a.voip.voip", "", ".voip", "com.a.voipx"]
         for suffix in PushType.knownSuffixes { topics += ["com.a" + suffix, "com" + suffix, "com.é" + suffix] }
         for topic in topics {
+            let shape = PushType.TopicShape(of: topic)
+            #expect(shape.isVoIP == topic.hasSuffix(".voip"), "topic <\(topic)>")
             for bundle in bundles {
-                #expect(
-                    PushType.isTopic(topic, of: bundle) == (PushType.bundleId(ofTopic: topic) == bundle),
-                    "topic <\(topic)> bundle <\(bundle)>")
+                let expected = PushType.bundleId(ofTopic: topic) == bundle
+                #expect(PushType.isTopic(topic, of: bundle) == expected, "topic <\(topic)> bundle <\(bundle)>")
+                #expect(PushType.isTopic(topic, shape: shape, of: bundle) == expected, "shape, <\(topic)> <\(bundle)>")
             }
         }
+        // A push whose topic is changed carries the new topic's shape.
+        var push = AcceptedPush(
+            deviceToken: "ab", topic: "com.a.voip", pushType: .voip, priority: .immediate, expiration: 0,
+            collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
+        #expect(push.topicShape == PushType.TopicShape(of: "com.a.voip"))
+        push.topic = "com.ab"
+        #expect(push.topicShape == PushType.TopicShape(of: "com.ab") && !push.topicShape.isVoIP)
     }
 }
