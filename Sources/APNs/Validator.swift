@@ -235,8 +235,10 @@ public final class Validator: Sendable {
         let known = checked != nil
         var state = checked?.state ?? State(request: request)
         if checked?.revisedPath == true { state.token = request.deviceToken }
+        // Read once: most blocks that come back are not revised, and every header check is settled.
+        let revised = checked.map { $0.revisedId || $0.revisedPath } ?? false
         for check in checks where checkingDevice || check != .device {
-            if known, check.readsOnlyHeaders, checked!.settles(check) { continue }
+            if known, check.readsOnlyHeaders, !revised || checked!.settles(check) { continue }
             if var rejection = run(check, request, &state, credentials: &credentials, now: now) {
                 if settings.profile == .voipLint { rejection.notes = state.notes }
                 return .failure(rejection)

@@ -310,7 +310,10 @@ public final class HTTP2Session {
         }
     }
 
-    fileprivate func header(streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// Inlined into nghttp2's callback: it runs for every field of every block.
+    @inline(__always) fileprivate func header(
+        streamId: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
+    ) {
         guard receiving?.streamId == streamId else { return }
         // RFC 9113 §6.5.2: a field's size is its name and value plus 32 octets.
         receivingHeaderBytes += name.count + value.count + 32
@@ -332,8 +335,8 @@ public final class HTTP2Session {
 
     /// Field `index` of a repeating block has the previous block's name and a value of the same
     /// length: one copy of the previous block's bytes, its values written over where they differ,
-    /// not a copy of the fields so far and every later field appended one by one. Out of line:
-    /// `header`, inlined into nghttp2's callback, runs for every field of every block.
+    /// not a copy of the fields so far and every later field appended one by one. Out of line, to
+    /// keep `header` small.
     @inline(never) private func patch(
         _ index: Int, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>
     ) -> Bool {
