@@ -246,7 +246,7 @@ public final class Validator: Sendable {
         }
         if !known {
             checked = CheckedHeaders(state: state.headersPart)
-        } else if checked!.revisedId || checked!.revisedPath {
+        } else if revised {
             checked!.state.token = state.token
             checked!.revisedId = false
             checked!.revisedPath = false
@@ -611,7 +611,7 @@ public enum UUIDSyntax {
     /// 5% of the mock's CPU under the built-in provider, which sends an apns-id with every push.
     public static func isCanonical(_ text: String) -> Bool {
         if let answer = text.utf8.withContiguousStorageIfAvailable(isCanonical) { return answer }
-        return isCanonical(Array(text.utf8))
+        return Array(text.utf8).withUnsafeBufferPointer(isCanonical)
     }
 
     public static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -637,6 +637,4 @@ public enum UUIDSyntax {
         default: 0
         }
     }
-
-    private static func isCanonical(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer(isCanonical) }
 }
