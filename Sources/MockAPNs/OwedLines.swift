@@ -16,6 +16,9 @@ import World
 /// that sees a slot's new number also sees `displacedCount` raised before it.
 final class OwedLines: Sendable {
     private static let slotCount = 1024
+    /// A slot to a cache line (8 atomics of 8 bytes): consecutive numbers go to whichever event loop
+    /// admits them, and slots side by side moved their line between cores on every push.
+    private static let stride = 8
     private static let owed = 1
     private static let heldBack = 2
     /// Unchecked Sendable in effect: the pointer is set once, and every slot is an atomic.
@@ -30,17 +33,17 @@ final class OwedLines: Sendable {
     private let displacedCount = Atomic<Int>(0)
 
     init() {
-        slots = .allocate(capacity: Self.slotCount)
-        for index in 0..<Self.slotCount { (slots + index).initialize(to: Atomic(0)) }
+        slots = .allocate(capacity: Self.slotCount * Self.stride)
+        for index in 0..<Self.slotCount * Self.stride { (slots + index).initialize(to: Atomic(0)) }
     }
 
     deinit {
-        slots.deinitialize(count: Self.slotCount)
+        slots.deinitialize(count: Self.slotCount * Self.stride)
         slots.deallocate()
     }
 
     private func slot(_ number: Int) -> UnsafeMutablePointer<Atomic<Int>> {
-        slots + (number & (Self.slotCount - 1))
+        slots + (number & (Self.slotCount - 1)) * Self.stride
     }
 
     /// Whether a slot's value is a debt (owed, or owed with its outcome kept back) of another push.
@@ -121,7 +124,7 @@ final class OwedLines: Sendable {
     func clear() {
         kept.withLock { kept in
             for index in 0..<Self.slotCount {
-                (slots + index).pointee.store(0, ordering: .sequentiallyConsistent)
+                (slots + index * Self.stride).pointee.store(0, ordering: .sequentiallyConsistent)
             }
             kept = Kept()
             displacedCount.store(0, ordering: .sequentiallyConsistent)

@@ -97,8 +97,16 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             throw error
         }
         lock.unlock()
-        // Destroyed here, after the lock is let go.
-        _ = consume forgotten
+        // A forgotten generation is destroyed here, after the lock is let go, and its storage goes
+        // back to the world for the next one (about once in `kept / 2` pushes).
+        // Moved, not copied: a second reference would make emptying it allocate fresh storage.
+        if forgotten.count > 0 {
+            var emptied = consume forgotten
+            emptied.destroyEntries()
+            lock.lock()
+            world.reuse(consume emptied)
+            lock.unlock()
+        }
         return result
     }
 

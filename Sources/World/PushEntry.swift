@@ -27,24 +27,7 @@ struct PushEntry: Sendable {
         }
     }
 
-    /// `var` only for `give`, which swaps it for the placeholder when the world forgets the entry.
-    private(set) var identity: Identity
-
-    /// An entry's objects, taken from it when the world forgets it (`ForgottenPushes`).
-    struct Remains: Sendable {
-        var identity = PushEntry.placeholderIdentity
-        var more: [ChainEvent] = []
-    }
-
-    /// Shared by every entry whose objects were taken.
-    static let placeholderIdentity = Identity(
-        apnsId: "", token: "", topic: "", callUUID: nil, caller: nil, bundleId: nil)
-
-    /// Swaps its objects for `remains`'s (a forgotten entry gives them up for the placeholder's).
-    mutating func give(_ remains: inout Remains) {
-        swap(&identity, &remains.identity)
-        chain.swapOverflow(&remains.more)
-    }
+    let identity: Identity
 
     var apnsId: MessageId { identity.apnsId }
     var token: String { identity.token }
@@ -149,9 +132,6 @@ struct ChainLog: Sendable {
     private var inline: (ChainEvent?, ChainEvent?, ChainEvent?, ChainEvent?, ChainEvent?) = (nil, nil, nil, nil, nil)
     private var more: [ChainEvent] = []
     private var count = 0
-
-    /// Swaps the events past the inline five for `other` (see `PushEntry.give`).
-    mutating func swapOverflow(_ other: inout [ChainEvent]) { swap(&more, &other) }
 
     mutating func append(_ event: ChainEvent) {
         switch count {

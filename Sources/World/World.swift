@@ -20,16 +20,26 @@ public final class World {
     /// asks twice per push (`lookup`, then `accept`); `admit` searches once and skips it.
     @exclusivity(unchecked) private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
-    /// The latest pushes: push number `n ≥ forgotten` is `recent[n - forgotten]`. Once more than
-    /// `keptPushes` are kept, the oldest are forgotten (memory bounded under a soak), except those
-    /// still pending, which move to `pendingAside` until they finish.
+    /// The latest pushes, in two generations: push number `n ≥ recentStart` is
+    /// `recent[n - recentStart]`, and `n ≥ forgotten` before that is `older[n - forgotten]`. Once
+    /// `recent` holds half of `keptPushes`, `older` is forgotten whole and `recent` takes its place
+    /// (memory bounded under a soak), except the pushes still pending, which move to `pendingAside`
+    /// until they finish. Whole generations: forgetting the oldest half of one array shifted the
+    /// rest down, a memmove of every kept entry with the lock held (a tenth of the world's samples
+    /// in `bench/world-profile.sh`).
     @exclusivity(unchecked) private var recent: [PushEntry] = []
+    @exclusivity(unchecked) private var older: [PushEntry] = []
+    /// The number of `recent`'s first push: `forgotten + older.count`.
+    @exclusivity(unchecked) private var recentStart = 0
     /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
     /// say): at most one stored per app and phone, plus those in flight.
     @exclusivity(unchecked) private var pendingAside: [Int: PushEntry] = [:]
-    /// The last entries `recent` let go of, until `takeForgotten`.
+    /// The last generation forgotten, until `takeForgotten`.
     @exclusivity(unchecked) private var forgottenEntries = ForgottenPushes()
-    /// The numbers set aside, in order (they leave `recent` oldest first); finished ones are dropped
+    /// Storage for the next generation: a forgotten one's, emptied and handed back (`reuse`). A
+    /// fresh array faulted its pages in one by one as pushes were appended, with the lock held.
+    @exclusivity(unchecked) private var spare = ForgottenPushes()
+    /// The numbers set aside, in order (they leave `older` oldest first); finished ones are dropped
     /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
     @exclusivity(unchecked) private var asideOrder: [Int] = []
     /// Pushes accepted whose outcome is not final yet, wherever they are kept.
@@ -39,7 +49,7 @@ public final class World {
     @exclusivity(unchecked) public var maximumPending = 200_000
     /// Whether the world follows `maximumPending` pushes already.
     public var isFull: Bool { pendingCount >= maximumPending }
-    /// How many of the oldest pushes left `recent`.
+    /// How many of the oldest pushes were forgotten or set aside: the number of `older`'s first.
     @exclusivity(unchecked) public private(set) var forgotten = 0
     /// How many pushes the world remembers at most, pending ones aside.
     @exclusivity(unchecked) public var keptPushes = 100_000
@@ -48,7 +58,7 @@ public final class World {
     public var pushes: [PushFate] { remembered(0..<rememberedCount) }
 
     /// How many pushes the world remembers.
-    public var rememberedCount: Int { pendingAside.count + recent.count }
+    public var rememberedCount: Int { pendingAside.count + older.count + recent.count }
 
     /// A slice of the remembered pushes, oldest first (a page of the control API's `GET /outcomes`).
     /// Not a pure read: finished pushes are dropped from the order first.
@@ -59,7 +69,7 @@ public final class World {
         let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
         return fromAside
             + ((fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)).map {
-                story(forgotten + $0, recent[$0])
+                story(forgotten + $0, self[push: forgotten + $0])
             }
     }
 
@@ -79,11 +89,14 @@ public final class World {
     /// different stores. The getter is for taking a whole copy.
     private subscript(push number: Int) -> PushEntry {
         @inline(__always) get {
-            number >= forgotten ? recent[number - forgotten] : pendingAside[number]!
+            if number >= recentStart { return recent[number - recentStart] }
+            return number >= forgotten ? older[number - forgotten] : pendingAside[number]!
         }
         @inline(__always) _modify {
-            if number >= forgotten {
-                yield &recent[number - forgotten]
+            if number >= recentStart {
+                yield &recent[number - recentStart]
+            } else if number >= forgotten {
+                yield &older[number - forgotten]
             } else {
                 yield &pendingAside[number]!
             }
@@ -94,8 +107,10 @@ public final class World {
     /// own arrays are not to be touched while it runs (`recent` is being changed in place). The branch
     /// is `subscript(push:)`'s: going through its `_modify` measured 320 instructions a push more.
     @inline(__always) private func change(_ number: Int, _ body: (inout PushEntry) -> Void) {
-        if number >= forgotten {
-            body(&recent[number - forgotten])
+        if number >= recentStart {
+            body(&recent[number - recentStart])
+        } else if number >= forgotten {
+            body(&older[number - forgotten])
         } else {
             body(&pendingAside[number]!)
         }
@@ -119,7 +134,8 @@ public final class World {
 
     /// Reads of a remembered push, borrowed (see `subscript(push:)`).
     @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
-        number >= forgotten ? read(recent[number - forgotten]) : read(pendingAside[number]!)
+        if number >= recentStart { return read(recent[number - recentStart]) }
+        return number >= forgotten ? read(older[number - forgotten]) : read(pendingAside[number]!)
     }
 
     @exclusivity(unchecked) private var schedule = EventQueue()
@@ -450,7 +466,7 @@ public final class World {
         _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId, record: TokenRecord?,
         at now: Double
     ) -> Int {
-        let number = forgotten + recent.count
+        let number = recentStart + recent.count
         let identity = PushEntry.Identity(
             apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
             bundleId: record?.bundleId)
@@ -801,15 +817,13 @@ public final class World {
 
     /// A hint to load push `number`'s identity (for its retain), without touching it.
     @inline(__always) private func prefetchIdentity(of number: Int) {
-        guard number >= forgotten, number - forgotten < recent.count else { return }
-        recent.withUnsafeBufferPointer { entries in
-            ringside_prefetch(Unmanaged.passUnretained(entries[number - forgotten].identity).toOpaque())
-        }
+        guard number >= forgotten, number - recentStart < recent.count else { return }
+        ringside_prefetch(peek(number, { Unmanaged.passUnretained($0.identity).toOpaque() }))
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
     private func isRemembered(_ number: Int) -> Bool {
-        number >= forgotten ? number - forgotten < recent.count : pendingAside[number] != nil
+        number >= forgotten ? number - recentStart < recent.count : pendingAside[number] != nil
     }
 
     /// Push `number`, while it is remembered.
@@ -818,18 +832,28 @@ public final class World {
         return story(number, self[push: number])
     }
 
-    /// Down to half of `keptPushes` at once (removal is linear, so it is rare); the pending ones
-    /// among the oldest are set aside, not forgotten.
+    /// Once `recent` holds half of `keptPushes`, or the two generations more than `keptPushes`
+    /// (it was lowered), `older` is forgotten and `recent` takes its place: the world then
+    /// remembers at least half of `keptPushes` and, between two takes, at most `keptPushes` and
+    /// the pushes since the last take. The pending ones in `older` are set aside, not forgotten.
     private func forgetOldPushes() {
-        guard recent.count > keptPushes else { return }
-        let count = recent.count - keptPushes / 2
-        for (offset, push) in recent.prefix(count).enumerated() where push.isPending {
-            pendingAside[forgotten + offset] = push
+        guard recent.count >= max(1, keptPushes / 2) || older.count + recent.count > keptPushes else { return }
+        // Each entry's ending is read in place: a copy retained every forgotten entry's identity,
+        // long out of the cache.
+        for offset in older.indices where older[offset].isPending {
+            pendingAside[forgotten + offset] = older[offset]
             asideOrder.append(forgotten + offset)
         }
-        forgottenEntries = ForgottenPushes(strippingFirst: count, of: &recent)
-        recent.removeFirst(count)
-        forgotten += count
+        forgotten = recentStart
+        // Entries not taken (a world without the mock) are destroyed here, their storage reused.
+        var next = forgottenEntries.count > 0 ? forgottenEntries.takeBuffer() : spare.takeBuffer()
+        // Room for as many as this generation and the pushes of a take or two more: growing it
+        // copied every entry to fresh pages, with the lock held.
+        next.reserveCapacity(recent.count + recent.count / 4)
+        forgottenEntries = ForgottenPushes(older)
+        older = recent
+        recent = next
+        recentStart = forgotten + older.count
     }
 
     /// The pushes forgotten last, for the caller to destroy once it has let go of the world's lock
@@ -840,6 +864,12 @@ public final class World {
         return forgottenEntries
     }
 
+    /// Takes back the storage of a generation `takeForgotten` handed out, once its entries are
+    /// destroyed (`ForgottenPushes.destroyEntries`), for the next generation.
+    public func reuse(_ emptied: consuming ForgottenPushes) {
+        if emptied.count == 0, emptied.capacity > spare.capacity { spare = emptied }
+    }
+
     /// A token of a phone's app, as the provider would receive it from the app.
     public func token(phone: Int, bundleId: String, kind: TokenKind) -> String? {
         guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
@@ -847,23 +877,30 @@ public final class World {
     }
 }
 
-/// What the entries the world forgot refer to (their strings, their long chains), destroyed wherever
-/// the last copy of this value goes.
+/// A generation of pushes the world forgot, destroyed wherever the last copy of this value goes:
+/// their strings and long chains are the oldest objects the world holds and long out of the cache
+/// (a miss for each), so the mock lets them go after it lets go of the world's lock.
 public struct ForgottenPushes: Sendable {
-    private var remains: [PushEntry.Remains] = []
+    private var entries: [PushEntry] = []
 
     init() {}
 
-    /// Takes the objects of `history`'s first `count` entries, leaving a shared placeholder in their
-    /// place: the entries can then be dropped without touching what they referred to, the oldest
-    /// objects the world holds and long out of the cache (a miss for each).
-    init(strippingFirst count: Int, of history: inout [PushEntry]) {
-        let count = min(max(count, 0), history.count)
-        remains = [PushEntry.Remains](repeating: PushEntry.Remains(), count: count)
-        for index in 0..<count { history[index].give(&remains[index]) }
-    }
+    init(_ entries: [PushEntry]) { self.entries = entries }
 
-    public var count: Int { remains.count }
+    public var count: Int { entries.count }
+    var capacity: Int { entries.capacity }
+
+    /// Destroys the entries where it is called (after the mock lets go of the world's lock), and
+    /// keeps their storage for `World.reuse`.
+    public mutating func destroyEntries() { entries.removeAll(keepingCapacity: true) }
+
+    /// The array's storage for the next generation, when nobody took these entries: emptied in
+    /// place (a world used without the mock, whose entries are destroyed where they are).
+    mutating func takeBuffer() -> [PushEntry] {
+        entries.removeAll(keepingCapacity: true)
+        defer { entries = [] }
+        return entries
+    }
 }
 
 /// A push whose outcome became final, as the world hands it out: `fate` tells its story.
