@@ -67,6 +67,14 @@ public struct MessageId: Sendable, CustomStringConvertible {
     /// bytes, padded with `0`.
     public init(text: String) { storage = .sent(text) }
 
+    /// How long the id's text is: `textCount`, but for a test's made-up id.
+    public var textLength: Int {
+        switch storage {
+        case .made: Self.textCount
+        case .sent(let text): text.utf8.count
+        }
+    }
+
     /// Writes the id's `textCount` bytes at `text`.
     public func write(to text: UnsafeMutableRawPointer) {
         switch storage {

@@ -48,9 +48,14 @@ public protocol MockObserver: Sendable {
     /// A worker finished a turn of its event loop (and the mock is stopping): an observer that
     /// gathers what it writes writes it now.
     func flush()
+    /// False for an observer that only reads events (`read`), whatever order it was added in: it
+    /// goes before those that keep them, so that the last, which is handed each event itself, is
+    /// one that keeps it (`MockAPNs.addObserver`).
+    var keepsEvents: Bool { get }
 }
 
 extension MockObserver {
     public func read(_ event: borrowing MockEvent) { observe(copy event) }
     public func flush() {}
+    public var keepsEvents: Bool { true }
 }

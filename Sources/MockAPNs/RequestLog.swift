@@ -23,14 +23,15 @@ public final class RequestLog: MockObserver, Sendable {
         private var millisecond = Int.min
         private var text: [UInt8] = []
 
-        mutating func append(_ at: Moment, to out: inout [UInt8]) {
+        /// The clock's text at `at`, lent to `body`.
+        mutating func withText<R>(_ at: Moment, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             let (seconds, millis) = RequestLog.clockParts(at)
             if seconds &* 1000 &+ millis != millisecond {
                 millisecond = seconds &* 1000 &+ millis
                 text.removeAll(keepingCapacity: true)
                 RequestLog.appendClock(at, into: &text)
             }
-            out.append(contentsOf: text)
+            return text.withUnsafeBufferPointer(body)
         }
     }
     private let fd: Int32
@@ -40,6 +41,9 @@ public final class RequestLog: MockObserver, Sendable {
     public init(fd: Int32 = 2) { self.fd = fd }
 
     public func observe(_ event: consuming MockEvent) { read(event) }
+
+    /// It writes a line and keeps nothing.
+    public var keepsEvents: Bool { false }
 
     public func read(_ event: borrowing MockEvent) {
         switch event {
@@ -54,70 +58,121 @@ public final class RequestLog: MockObserver, Sendable {
 
     /// The line of an accepted push whose fields are plain printable ASCII, written as bytes: the
     /// same text as `line(for:)`, which formatting as a `String` made a fifth of `serve`'s work
-    /// (issue 30). False for any other push (`out` unchanged): `line(for:)` writes it. Each field is
-    /// checked and copied in one pass over its bytes (`withUTF8`); walking `utf8` views and building
-    /// the clock from an array of tuples cost 8,500 instructions a line (callgrind).
+    /// (issue 30). False for any other push (`out` unchanged): `line(for:)` writes it. The fields
+    /// are checked, the line's length worked out, and the line written into the stack and appended
+    /// to `out` at once: appending each piece to `out` checked its capacity and uniqueness each
+    /// time, 3,400 instructions a line (callgrind).
     static func acceptedLine(_ record: PushRecord, into out: inout [UInt8], clock: inout ClockText) -> Bool {
         let request = record.request
         guard record.status == 200, record.rejection == nil, record.notes.isEmpty, var token = request.deviceToken,
-            var method = request.method
+            var method = request.method, record.messageId.textLength == MessageId.textCount
         else { return false }
         var type = request.pushType ?? "no push type"
         var topic = request.topic ?? "no topic"
-        let start = out.count
-        // Doubled, not grown to fit: `reserveCapacity` gives exactly what is asked, so asking for one
-        // line more each time moved the whole turn's gathered lines on every push (1,200 instructions
-        // of memcpy a line, callgrind).
-        if out.capacity < start + 160 { out.reserveCapacity(max(start + 160, 2 * out.capacity)) }
-        clock.append(record.at, to: &out)
-        out.append(contentsOf: " #".utf8)
-        appendDecimal(record.connection, into: &out)
-        out.append(0x20)
-        let written =
-            method.withUTF8 { appendPlain($0, into: &out) }
-            && token.withUTF8 { token in
-                out.append(0x20)
-                guard token.allSatisfy(isPlain) else { return false }
-                if token.count <= 14 {
-                    out.append(contentsOf: token)
-                } else {
-                    out.append(contentsOf: token[0..<6])
-                    out.append(contentsOf: "…".utf8)
-                    out.append(contentsOf: token[(token.count - 6)...])
+        return clock.withText(record.at) { clock in
+            method.withUTF8 { method in
+                token.withUTF8 { token in
+                    type.withUTF8 { type in
+                        topic.withUTF8 { topic in
+                            guard method.allSatisfy(isPlain), token.allSatisfy(isPlain), type.allSatisfy(isPlain),
+                                topic.allSatisfy(isPlain)
+                            else { return false }
+                            let line = AcceptedLine(
+                                clock: clock, connection: record.connection, method: method, token: token, type: type,
+                                topic: topic, id: record.messageId)
+                            line.append(to: &out)
+                            return true
+                        }
+                    }
                 }
-                out.append(0x20)
-                return true
             }
-            && type.withUTF8 { appendPlain($0, into: &out) }
-        guard written else {
-            out.removeSubrange(start...)
-            return false
         }
-        out.append(0x20)
-        guard topic.withUTF8({ appendPlain($0, into: &out) }) else {
-            out.removeSubrange(start...)
-            return false
+    }
+
+    /// The pieces of an accepted push's line, checked plain: `hh:mm:ss.mmm #connection method
+    /// token type topic → 200 accepted, apns-id id`, the token abbreviated past 14 characters as
+    /// `DeviceTokenSyntax.abbreviated` does it.
+    private struct AcceptedLine {
+        let clock: UnsafeBufferPointer<UInt8>
+        let connection: UInt64
+        let method: UnsafeBufferPointer<UInt8>
+        let token: UnsafeBufferPointer<UInt8>
+        let type: UnsafeBufferPointer<UInt8>
+        let topic: UnsafeBufferPointer<UInt8>
+        let id: MessageId
+
+        static let ellipsis: StaticString = "…"
+        static let verdict: StaticString = " → 200 accepted, apns-id "
+
+        var digits: Int {
+            var count = 1
+            var rest = connection
+            while rest >= 10 {
+                rest /= 10
+                count += 1
+            }
+            return count
         }
-        out.append(contentsOf: " → 200 accepted, apns-id ".utf8)
-        record.messageId.append(to: &out)
-        out.append(0x0A)
-        return true
+
+        var tokenLength: Int { token.count <= 14 ? token.count : 12 + Self.ellipsis.utf8CodeUnitCount }
+
+        var length: Int {
+            clock.count + 2 + digits + 1 + method.count + 1 + tokenLength + 1 + type.count + 1 + topic.count
+                + Self.verdict.utf8CodeUnitCount + MessageId.textCount + 1
+        }
+
+        func append(to out: inout [UInt8]) {
+            let length = length
+            // Doubled, not grown to fit: `reserveCapacity` gives exactly what is asked, so asking for
+            // one line more each time moved the whole turn's gathered lines on every push.
+            if out.capacity < out.count + length { out.reserveCapacity(max(out.count + length, 2 * out.capacity)) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { line in
+                var at = line.baseAddress!
+                func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    guard let base = bytes.baseAddress else { return }
+                    at.update(from: base, count: bytes.count)
+                    at += bytes.count
+                }
+                func put(_ text: StaticString) {
+                    put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+                }
+                func put(_ byte: UInt8) {
+                    at.pointee = byte
+                    at += 1
+                }
+                put(clock)
+                put(" #")
+                var rest = connection
+                for place in stride(from: digits - 1, through: 0, by: -1) {
+                    at[place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += digits
+                put(0x20)
+                put(method)
+                put(0x20)
+                if token.count <= 14 {
+                    put(token)
+                } else {
+                    put(UnsafeBufferPointer(rebasing: token[0..<6]))
+                    put(Self.ellipsis)
+                    put(UnsafeBufferPointer(rebasing: token[(token.count - 6)...]))
+                }
+                put(0x20)
+                put(type)
+                put(0x20)
+                put(topic)
+                put(Self.verdict)
+                id.write(to: at)
+                at += MessageId.textCount
+                put(0x0A)
+                out.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress, count: length))
+            }
+        }
     }
 
     /// Printable ASCII but the backslash: what `OutsideText.visible` leaves as it is.
     private static func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x5C }
-
-    /// Appends `bytes` if every one is plain; false, appending nothing, if not.
-    private static func appendPlain(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
-        guard bytes.allSatisfy(isPlain) else { return false }
-        out.append(contentsOf: bytes)
-        return true
-    }
-
-    private static func appendDecimal(_ value: UInt64, into out: inout [UInt8]) {
-        if value >= 10 { appendDecimal(value / 10, into: &out) }
-        out.append(UInt8(ascii: "0") + UInt8(value % 10))
-    }
 
     /// The whole seconds and the milliseconds of a moment's world time, as the clock shows them.
     static func clockParts(_ at: Moment) -> (seconds: Int, millis: Int) {

@@ -71,6 +71,39 @@ import Testing
         }
     }
 
+    @Test(
+        "Connection numbers of every width, tokens either side of the abbreviation, and a made-up id of another length",
+        arguments: [0, 9, 10, 99, 12_345, UInt64.max])
+    func widths(connection: UInt64) throws {
+        var ids = MessageIdGenerator(seed: 2)
+        for token in ["ab", String(repeating: "c", count: 14), String(repeating: "d", count: 15), Paths.voipToken] {
+            var record = Self.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_000.5, ids: &ids)
+            record.connection = connection
+            record.request = Self.request(token: token, topic: "com.ringside.testapp.voip")
+            var bytes = Array("earlier line\n".utf8)
+            var clock = RequestLog.ClockText()
+            #expect(RequestLog.acceptedLine(record, into: &bytes, clock: &clock))
+            let general = "earlier line\n" + OutsideText.visible(RequestLog.line(for: .push(record))) + "\n"
+            #expect(String(decoding: bytes, as: UTF8.self) == general, "token \(token.count) long")
+        }
+        // An id whose text is not 36 bytes (a test's `"id-1"`) takes the general path.
+        var record = Self.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_000.5, ids: &ids)
+        record.messageId = MessageId(text: "id-1")
+        var bytes: [UInt8] = []
+        var clock = RequestLog.ClockText()
+        #expect(!RequestLog.acceptedLine(record, into: &bytes, clock: &clock) && bytes.isEmpty)
+    }
+
+    static func request(token: String, topic: String) -> PushRequest {
+        var request = PushRequest()
+        for (name, value) in [
+            (":method", "POST"), (":path", "/3/device/\(token)"), ("apns-push-type", "voip"), ("apns-topic", topic),
+        ] {
+            request.add(name: name, value: value)
+        }
+        return request
+    }
+
     /// An accepted VoIP push's record, as the mock would have made it.
     static func accepted(topic: String, at time: Double, ids: inout MessageIdGenerator) -> PushRecord {
         var request = PushRequest()
