@@ -69,7 +69,7 @@ public struct OutgoingPush: Sendable {
         return OutgoingPush(
             deviceToken: token, payload: payload,
             headers: [
-                ("apns-topic", "\(bundleId).voip"), ("apns-push-type", "voip"), ("apns-priority", "10"),
+                ("apns-topic", bundleId + ".voip"), ("apns-push-type", "voip"), ("apns-priority", "10"),
                 ("apns-expiration", "0"), ("apns-id", apnsId),
             ])
     }

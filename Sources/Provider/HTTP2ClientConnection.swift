@@ -392,6 +392,9 @@ final class HTTP2ClientConnection {
         let isApnsId = Self.bytes(name, equal: "apns-id")
         let name = String(decoding: name, as: UTF8.self)
         let value = String(decoding: value, as: UTF8.self)
+        // APNs answers with one or two fields besides `:status` (`apns-id`, and `apns-unique-id`
+        // in development): room for them at once, not a second allocation for the second.
+        if slots[index].answer.headers.isEmpty { slots[index].answer.headers.reserveCapacity(2) }
         slots[index].answer.headers.append((name, value))
         if isApnsId { slots[index].answer.apnsId = value }
     }
