@@ -117,3 +117,45 @@ import Testing
             connection: 1, streamId: 1, at: Moment(time), request: request, messageId: ids.nextId(), status: 200)
     }
 }
+
+/// An observer that only reads goes before those that keep events, whenever it was added: the last
+/// observer is handed each event itself (`MockAPNs.emit`), and `serve` adds its log after the
+/// control API's transcript, which was then lent every push and copied it.
+@Suite struct ObserverOrderTests {
+    /// Counts how it was given each push: taken (`observe`) or lent (`read`).
+    final class Counting: MockObserver, @unchecked Sendable {
+        let keepsEvents: Bool
+        private let counts = NSLock()
+        private var taken = 0
+        private var lent = 0
+
+        init(keeps: Bool) { keepsEvents = keeps }
+
+        func observe(_ event: consuming MockEvent) {
+            guard case .push = event else { return }
+            counts.withLock { taken += 1 }
+        }
+
+        func read(_ event: borrowing MockEvent) {
+            switch event {
+            case .push: counts.withLock { lent += 1 }
+            default: break
+            }
+        }
+
+        var given: (taken: Int, lent: Int) { counts.withLock { (taken, lent) } }
+    }
+
+    @Test("A reader added after a keeper is lent each push, and the keeper takes it")
+    func readersGoFirst() throws {
+        let server = try MemoryMock.protocolOnly()
+        let keeper = Counting(keeps: true)
+        let reader = Counting(keeps: false)
+        server.mock.addObserver(keeper)
+        server.mock.addObserver(reader)
+        #expect(server.applePush().status == 200)
+        #expect(server.applePush().status == 200)
+        #expect(reader.given == (0, 2), "the reader: \(reader.given)")
+        #expect(keeper.given == (2, 0), "the keeper: \(keeper.given)")
+    }
+}
