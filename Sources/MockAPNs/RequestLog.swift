@@ -5,13 +5,26 @@ import World
 
 /// One readable line per request on standard error: device token abbreviated, push type, verdict, reason,
 /// and a hint of what to do. Written to fd 2 directly (`stderr` is not concurrency-safe in Swift 6).
-/// A push's line is gathered and written with the others of its event loop's turn (`flush`): one
-/// `write` per line cost a quarter of `serve`'s throughput (issue 30). Every other event, rarer,
-/// writes what is gathered and itself at once, so lines keep their order and none waits.
+/// A push's line is gathered with the others of its event loop's turn, in that thread's own buffer,
+/// and written at the turn's end (`flush`): one `write` per line cost a quarter of `serve`'s
+/// throughput, and one buffer for every worker had them wait for each other's lock (issue 30). A
+/// connection is served by one worker, so its lines keep their order. Every other event, rarer,
+/// writes what every thread has gathered and then itself at once: an outcome follows its request's
+/// line, and none waits.
 public final class RequestLog: MockObserver, Sendable {
-    private let gathered = Mutex(Gathered())
+    /// The calling thread's `Lines`, unretained (`everyLines` keeps them).
+    private let key: pthread_key_t
+    /// Every thread's lines, for the events that write them all.
+    private let everyLines = Mutex<[Lines]>([])
+    /// Held while writing, before any thread's `Lines` is locked: gathered lines and the lines of
+    /// other events go out whole and in order.
+    private let writing = Mutex(())
 
-    /// The lines not written yet, and the clock as the last of them showed it.
+    /// One thread's lines not written yet, and the clock as the last of them showed it.
+    private final class Lines: Sendable {
+        let gathered = Mutex(Gathered())
+    }
+
     private struct Gathered {
         var bytes: [UInt8] = []
         var clock = ClockText()
@@ -38,7 +51,26 @@ public final class RequestLog: MockObserver, Sendable {
     /// Gathered bytes written at once, whatever the turn: a long turn's lines do not wait.
     static let writeAbove = 1 << 16
 
-    public init(fd: Int32 = 2) { self.fd = fd }
+    public init(fd: Int32 = 2) {
+        self.fd = fd
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        self.key = key
+    }
+
+    deinit {
+        writeEveryLine()
+        pthread_key_delete(key)
+    }
+
+    /// The calling thread's lines, made on its first line.
+    private var ownLines: Lines {
+        if let lines = pthread_getspecific(key) { return Unmanaged<Lines>.fromOpaque(lines).takeUnretainedValue() }
+        let lines = Lines()
+        everyLines.withLock { $0.append(lines) }
+        pthread_setspecific(key, Unmanaged.passUnretained(lines).toOpaque())
+        return lines
+    }
 
     public func observe(_ event: consuming MockEvent) { read(event) }
 
@@ -49,10 +81,14 @@ public final class RequestLog: MockObserver, Sendable {
         switch event {
         case .push(let record):
             // An accepted push's line is written straight into what is gathered: no array of its own.
-            if !gather(flushing: false, { Self.acceptedLine(record, into: &$0.bytes, clock: &$0.clock) }) {
-                gather(Self.line(for: copy event), flushing: false)
+            if !gather({ Self.acceptedLine(record, into: &$0.bytes, clock: &$0.clock) }) {
+                let line = Self.visibleLine(Self.line(for: copy event))
+                gather {
+                    $0.bytes.append(contentsOf: line)
+                    return true
+                }
             }
-        default: gather(Self.line(for: copy event), flushing: true)
+        default: writeEveryLine(then: Self.visibleLine(Self.line(for: copy event)))
         }
     }
 
@@ -199,36 +235,49 @@ public final class RequestLog: MockObserver, Sendable {
 
     /// One line: what it quotes from outside (paths, header values, a payload's caller) is shown
     /// visibly, so a request cannot write a line of its own into the log (OutsideText).
-    public func emit(_ text: String) { gather(text, flushing: true) }
+    public func emit(_ text: String) { writeEveryLine(then: Self.visibleLine(text)) }
 
-    public func flush() { gather([], flushing: true) }
+    /// The end of a worker's turn: its lines are written. From a thread with none, every thread's.
+    public func flush() {
+        guard let own = pthread_getspecific(key) else { return writeEveryLine() }
+        let lines = Unmanaged<Lines>.fromOpaque(own).takeUnretainedValue()
+        if !lines.gathered.withLock({ $0.bytes.isEmpty }) { write(lines) }
+    }
 
     /// A line from outside text, shown visibly.
-    private func gather(_ text: String, flushing: Bool) {
-        gather(Array((OutsideText.visible(text) + "\n").utf8), flushing: flushing)
-    }
+    private static func visibleLine(_ text: String) -> [UInt8] { Array((OutsideText.visible(text) + "\n").utf8) }
 
-    /// Adds `line` to what is gathered (`gather(flushing:_:)`).
-    private func gather(_ line: [UInt8], flushing: Bool) {
-        gather(flushing: flushing) {
-            $0.bytes.append(contentsOf: line)
-            return true
-        }
-    }
-
-    /// Adds what `write` appends to what is gathered (it returns false having appended nothing), and
-    /// writes it all when asked or when it is large: under the lock, so that lines stay whole and in
-    /// order. Returns what `write` returned.
+    /// Adds what `line` appends to the calling thread's lines (it returns false having appended
+    /// nothing), and writes them when they are many. Returns what `line` returned.
     @discardableResult
-    private func gather(flushing: Bool, _ write: (inout Gathered) -> Bool) -> Bool {
-        gathered.withLock { gathered in
-            let wrote = write(&gathered)
-            if !gathered.bytes.isEmpty, flushing || gathered.bytes.count >= Self.writeAbove {
-                _ = OutputFiles.writeAll(gathered.bytes, to: fd)
-                gathered.bytes.removeAll(keepingCapacity: true)
-            }
-            return wrote
+    private func gather(_ line: (inout Gathered) -> Bool) -> Bool {
+        let lines = ownLines
+        let (wrote, many) = lines.gathered.withLock { gathered in
+            let wrote = line(&gathered)
+            return (wrote, gathered.bytes.count >= Self.writeAbove)
         }
+        if many { write(lines) }
+        return wrote
+    }
+
+    /// Writes one thread's lines.
+    private func write(_ lines: Lines) {
+        writing.withLock { _ in lines.gathered.withLock { writeOut(&$0.bytes) } }
+    }
+
+    /// Writes what every thread has gathered, then `line`.
+    private func writeEveryLine(then line: [UInt8] = []) {
+        writing.withLock { _ in
+            for lines in everyLines.withLock({ $0 }) { lines.gathered.withLock { writeOut(&$0.bytes) } }
+            var line = line
+            writeOut(&line)
+        }
+    }
+
+    private func writeOut(_ bytes: inout [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        _ = OutputFiles.writeAll(bytes, to: fd)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     public static func line(for event: MockEvent) -> String {

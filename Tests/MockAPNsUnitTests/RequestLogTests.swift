@@ -159,3 +159,61 @@ import Testing
         #expect(keeper.given == (2, 0), "the keeper: \(keeper.given)")
     }
 }
+
+/// Each thread gathers its push lines in a buffer of its own (issue 30: one buffer for every worker
+/// had them wait for each other's lock); an event of another kind writes every thread's lines first.
+@Suite struct RequestLogThreadTests {
+    /// A log writing into a file of its own, and the file's text so far.
+    final class LogFile: @unchecked Sendable {
+        let path = NSTemporaryDirectory() + "ringside-log-\(UUID().uuidString).txt"
+        let fd: Int32
+        let log: RequestLog
+
+        init() {
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            log = RequestLog(fd: fd)
+        }
+
+        deinit {
+            close(fd)
+            unlink(path)
+        }
+
+        var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    }
+
+    /// Runs `body` on a thread of its own and waits for it.
+    static func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    @Test(
+        "A line gathered on one thread is written before another thread's event line, and a thread's turn writes its own"
+    )
+    func eventsFollowEveryGatheredLine() throws {
+        let file = LogFile()
+        var ids = MessageIdGenerator(seed: 3)
+        let first = RequestLogTests.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_000, ids: &ids)
+        let second = RequestLogTests.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_001, ids: &ids)
+        let log = file.log
+        // A worker gathers a line and has not ended its turn: nothing is written yet.
+        Self.onAnotherThread { log.read(.push(first)) }
+        #expect(file.text.isEmpty, "gathered, not written: \(file.text)")
+        // Another thread's event: the gathered line first, then the event's.
+        log.read(.connectionClosed(connection: 1, why: "the test is done", at: Moment(1_800_000_002)))
+        let lines = file.text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.contains(first.apnsId) == true && lines.last?.contains("the test is done") == true)
+        // A worker's turn ends: its line is written, by its own flush.
+        Self.onAnotherThread {
+            log.read(.push(second))
+            log.flush()
+        }
+        #expect(file.text.split(separator: "\n").last?.contains(second.apnsId) == true, "\(file.text)")
+    }
+}
