@@ -49,6 +49,8 @@ public struct MessageId: Sendable, CustomStringConvertible {
     private enum Storage: Sendable {
         case made(high: UInt64, low: UInt64)
         case sent(String)
+        /// A test's or a benchmark's id: any text, never checked.
+        case named(String)
     }
     private let storage: Storage
 
@@ -65,21 +67,20 @@ public struct MessageId: Sendable, CustomStringConvertible {
 
     /// An id as text, whatever it is (a test's `"id-1"`): an answer writes its first `textCount`
     /// bytes, padded with `0`.
-    public init(text: String) { storage = .sent(text) }
+    public init(text: String) { storage = .named(text) }
 
-    /// How long the id's text is: `textCount`, but for a test's made-up id.
-    public var textLength: Int {
-        switch storage {
-        case .made: Self.textCount
-        case .sent(let text): text.utf8.count
-        }
+    /// Whether the id's text is a canonical UUID (made, or sent and checked): 36 plain bytes a line
+    /// can carry unescaped. A named id may be anything (an adversary's 36 control bytes).
+    public var isCanonical: Bool {
+        if case .named = storage { return false }
+        return true
     }
 
     /// Writes the id's `textCount` bytes at `text`.
     public func write(to text: UnsafeMutableRawPointer) {
         switch storage {
         case .made(let high, let low): MessageIdGenerator.write(high: high, low: low, to: text)
-        case .sent(let sent):
+        case .sent(let sent), .named(let sent):
             var sent = sent
             sent.withUTF8 { utf8 in
                 let count = min(utf8.count, Self.textCount)
@@ -99,12 +100,15 @@ public struct MessageId: Sendable, CustomStringConvertible {
             let start = out.count
             out.append(contentsOf: repeatElement(0, count: Self.textCount))
             out.withUnsafeMutableBytes { MessageIdGenerator.write(high: high, low: low, to: $0.baseAddress! + start) }
-        case .sent(let text): out.append(contentsOf: text.utf8)
+        case .sent(let text), .named(let text): out.append(contentsOf: text.utf8)
         }
     }
 
     public var description: String {
-        if case .sent(let text) = storage { return text }
+        switch storage {
+        case .sent(let text), .named(let text): return text
+        case .made: break
+        }
         return String(unsafeUninitializedCapacity: Self.textCount) { out in
             write(to: UnsafeMutableRawPointer(out.baseAddress!))
             return Self.textCount

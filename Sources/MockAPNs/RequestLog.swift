@@ -101,7 +101,7 @@ public final class RequestLog: MockObserver, Sendable {
     static func acceptedLine(_ record: PushRecord, into out: inout [UInt8], clock: inout ClockText) -> Bool {
         let request = record.request
         guard record.status == 200, record.rejection == nil, record.notes.isEmpty, var token = request.deviceToken,
-            var method = request.method, record.messageId.textLength == MessageId.textCount
+            var method = request.method, record.messageId.isCanonical
         else { return false }
         var type = request.pushType ?? "no push type"
         var topic = request.topic ?? "no topic"

@@ -155,11 +155,16 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         if !ready.isEmpty, let onFinished { onFinished(ready.map(\.fate)) }
     }
 
-    /// A fresh world with the same seed (and new settings, when given).
+    /// A fresh world with the same seed (and new settings, when given). The limits `serve` was started
+    /// with (`--keep`, the pending bound) are the process's, not the world's: they carry over (an
+    /// adversary found `--keep` lost after POST /reset).
     public func reset(settings: WorldSettings? = nil) {
         lock.lock()
         if let settings { self.settings = settings }
+        let (kept, pending) = (world.keptPushes, world.maximumPending)
         world = World(settings: self.settings, seed: seed)
+        world.keptPushes = kept
+        world.maximumPending = pending
         owedLines.clear()
         hasPhones.store(false, ordering: .releasing)
         lock.unlock()

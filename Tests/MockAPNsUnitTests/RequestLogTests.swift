@@ -86,12 +86,26 @@ import Testing
             let general = "earlier line\n" + OutsideText.visible(RequestLog.line(for: .push(record))) + "\n"
             #expect(String(decoding: bytes, as: UTF8.self) == general, "token \(token.count) long")
         }
-        // An id whose text is not 36 bytes (a test's `"id-1"`) takes the general path.
+        // An id that is not a checked UUID takes the general path, which shows it visibly: a test's
+        // `"id-1"`, and 36 bytes of escape sequences (the byte path checks no id, only its kind).
+        let hostile = String(repeating: "\u{1B}[2J", count: 9)
+        #expect(hostile.utf8.count == MessageId.textCount)
+        for id in ["id-1", hostile] {
+            var record = Self.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_000.5, ids: &ids)
+            record.messageId = MessageId(text: id)
+            var bytes: [UInt8] = []
+            var clock = RequestLog.ClockText()
+            #expect(
+                !RequestLog.acceptedLine(record, into: &bytes, clock: &clock) && bytes.isEmpty, "\(id.debugDescription)"
+            )
+            #expect(!OutsideText.visible(RequestLog.line(for: .push(record))).utf8.contains(0x1B))
+        }
+        // A provider's own id, checked canonical, takes the byte path.
         var record = Self.accepted(topic: "com.ringside.testapp.voip", at: 1_800_000_000.5, ids: &ids)
-        record.messageId = MessageId(text: "id-1")
+        record.messageId = try #require(MessageId(sent: "123E4567-E89B-12D3-A456-426614174000"))
         var bytes: [UInt8] = []
         var clock = RequestLog.ClockText()
-        #expect(!RequestLog.acceptedLine(record, into: &bytes, clock: &clock) && bytes.isEmpty)
+        #expect(RequestLog.acceptedLine(record, into: &bytes, clock: &clock))
     }
 
     static func request(token: String, topic: String) -> PushRequest {

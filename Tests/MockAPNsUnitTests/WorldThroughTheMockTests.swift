@@ -3,6 +3,7 @@ import Foundation
 import MockAPNs
 import TestSupport
 import Testing
+import World
 
 /// The world behind the mock, in memory (`MemoryMock`): pushes as curl sends them, the control API
 /// called as a test suite calls it, time on a manual clock. The same routes and rules as `serve`.
@@ -115,11 +116,19 @@ import Testing
 
     /// `serve --keep N` (docs/control-api.md, "How long"): the latest N events in `GET /transcript`,
     /// and between N/2 and N finished pushes in `GET /outcomes`, the newest always among them.
-    @Test("The control API keeps the latest `kept` events and pushes, and no more")
-    func keptIsBounded() throws {
+    /// A fresh world (POST /reset, POST /settings) keeps the bound: it is the process's, not the world's
+    /// (an adversary found `--keep 10` remembering 30 after a reset).
+    @Test(
+        "The control API keeps the latest `kept` events and pushes, and no more, also after the world is reset",
+        arguments: ["", "/reset", "/settings"])
+    func keptIsBounded(resetBy route: String) throws {
         let jwt = "bearer \(Paths.jwt())"
         for kept in [4, MockOptions.keptByDefault] {
             let world = try MemoryMock(kept: kept)
+            if !route.isEmpty {
+                let answer = try world.control("POST", route, route == "/settings" ? ["ringTimeout": 30] : [:])
+                #expect((answer as? [String: Any])?["error"] == nil, "\(answer)")
+            }
             let phone = try world.phone()
             var ids: [String] = []
             for _ in 0..<6 {
@@ -140,6 +149,19 @@ import Testing
             }
             #expect(outcomes.last?["apnsId"] as? String == ids[5])
         }
+    }
+
+    @Test("A reset world keeps the process's limits: the pushes it remembers and follows at once")
+    func resetKeepsLimits() {
+        let shared = SharedWorld()
+        shared.withWorld {
+            $0.keptPushes = 10
+            $0.maximumPending = 5
+        }
+        shared.reset()
+        shared.reset(settings: WorldSettings())
+        let limits: [Int] = shared.withWorld { [$0.keptPushes, $0.maximumPending] }
+        #expect(limits == [10, 5])
     }
 
     @Test("The same seed gives the same transcript, apart from wall-clock fields")
