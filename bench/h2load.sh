@@ -5,7 +5,8 @@
 # Each server runs one event-loop thread (nghttpd's default; `serve --workers 1`): the figure
 # compares the work per request, not how threads share the cores h2load leaves.
 #
-# With `as-started`, `serve` runs as a user starts it instead: its default workers, and its log (a
+# With `as-started`, `serve` runs as a user starts it instead: its default workers (one per two
+# cores: h2load shares the machine, as a provider under test does), and its log (a
 # line per request) on standard error, written to a file (issue 30: the log's cost). RINGSIDE=PATH
 # measures another build of the binary (a "before" figure).
 #

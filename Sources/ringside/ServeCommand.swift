@@ -71,7 +71,7 @@ enum ServeCommand {
             ),
             .certs,
             .number("--seed", "N", in: OptionSpec.seeds, "Seed for generated apns-ids, so runs repeat."),
-            .number("--workers", "N", in: 1...1024, "Event-loop threads (default: one per core)."),
+            .number("--workers", "N", in: 1...1024, "Event-loop threads (default: one per two cores, at least one)."),
             .number(
                 "--keep", "N", in: 10...10_000_000,
                 "How many of the latest pushes GET /outcomes remembers, and events GET /transcript shows (default 20000); --transcript FILE keeps every event."
@@ -162,6 +162,12 @@ enum ServeCommand {
         }
     }
 
+    /// One event loop per two cores: the provider under test shares the machine (CI, a laptop), and
+    /// a request costs it about what it costs the mock, so loops beyond half the cores only contend
+    /// with it. On two cores one loop served 164,000–180,000 requests a second where two served
+    /// 125,000–140,000 (h2load -c 10 -m 10 beside it; docs/scaling.md).
+    static var defaultWorkers: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)) / 2) }
+
     static func serve(_ options: Options) -> Int32 {
         // Block SIGINT and SIGTERM first, before any thread starts and before the slow set-up (keys,
         // certificates): only `sigwait` below sees them, and a SIGTERM that comes during set-up stops
@@ -189,7 +195,7 @@ enum ServeCommand {
         mockOptions.server.handshakeTimeout = options.handshakeTimeout
         mockOptions.server.maximumConnections = options.maximumConnections
         mockOptions.server.limits.streamResets = options.resetLimit
-        if let workers = options.workers { mockOptions.server.workers = workers }
+        mockOptions.server.workers = options.workers ?? Self.defaultWorkers
         mockOptions.kept = options.kept
         mockOptions.controlPort = options.controlPort ?? (options.port == 0 ? 0 : options.port &+ 1)
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(options.host)
