@@ -90,6 +90,8 @@ final class HTTP2ClientConnection {
         var state = State.waiting
         var answer = PushAnswer(status: 0)
         var body: [UInt8] = []
+        /// The request's own `apns-id`: an answer that repeats it is given this string, not a new one.
+        var sentId: String?
         var offset = 0
         var response: [UInt8] = []
     }
@@ -151,14 +153,21 @@ final class HTTP2ClientConnection {
             streams.append(submit(push, authorization: authorization, on: session))
         }
         run()
-        return streams.map { stream in
+        var answers: [PushAnswer] = []
+        answers.reserveCapacity(streams.count)
+        for stream in streams {
             guard let stream, case let index = Int(stream - firstStream) / 2, slots[index].state == .finished else {
                 var answer = PushAnswer(status: 0, transportError: "not sent: \(Self.describe(notUsable))")
                 answer.failure = notUsable
-                return answer
+                answers.append(answer)
+                continue
             }
-            return slots[index].answer
+            // Moved out, not copied: a copy retained each field, and the slot's release freed none.
+            var answer = PushAnswer(status: 0)
+            swap(&answer, &slots[index].answer)
+            answers.append(answer)
         }
+        return answers
     }
 
     /// Why no stream can be opened.
@@ -215,12 +224,16 @@ final class HTTP2ClientConnection {
         // The apns-id is new with every push: kept out of HPACK's tables (NO_INDEX), where each one
         // would push out an entry the next request could have used, on both sides.
         var uniqueField = -1
+        var sentId: String?
         for header in push.headers {
             let name = field
             add(header.name, header.value)
             let span = headerSpans[name].0
             if Self.bytes(headerBytes, span, equal: "authorization") { hasAuthorization = true }
-            if Self.bytes(headerBytes, span, equal: "apns-id") { uniqueField = name }
+            if Self.bytes(headerBytes, span, equal: "apns-id") {
+                uniqueField = name
+                sentId = header.value
+            }
         }
         if let authorization, !hasAuthorization { add("authorization", authorization) }
         // Fewer fields than the request before: the rest go.
@@ -243,7 +256,7 @@ final class HTTP2ClientConnection {
         if firstStream == 0 { firstStream = stream }
         // Streams are numbered in submission order; a gap (none is expected) is left unused.
         while slots.count < Int(stream - firstStream) / 2 { slots.append(Slot(state: .unused)) }
-        slots.append(Slot(body: push.payload))
+        slots.append(Slot(body: push.payload, sentId: sentId))
         waiting += 1
         return stream
     }
@@ -391,12 +404,19 @@ final class HTTP2ClientConnection {
         }
         let isApnsId = Self.bytes(name, equal: "apns-id")
         let name = String(decoding: name, as: UTF8.self)
-        let value = String(decoding: value, as: UTF8.self)
+        let text: String
+        if isApnsId, var sent = slots[index].sentId, !value.isEmpty,
+            sent.withUTF8({ $0.count == value.count && memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
+        {
+            text = sent  // APNs answers with the provider's own id, as sent
+        } else {
+            text = String(decoding: value, as: UTF8.self)
+        }
         // APNs answers with one or two fields besides `:status` (`apns-id`, and `apns-unique-id`
         // in development): room for them at once, not a second allocation for the second.
         if slots[index].answer.headers.isEmpty { slots[index].answer.headers.reserveCapacity(2) }
-        slots[index].answer.headers.append((name, value))
-        if isApnsId { slots[index].answer.apnsId = value }
+        slots[index].answer.headers.append((name, text))
+        if isApnsId { slots[index].answer.apnsId = text }
     }
 
     fileprivate func body(_ stream: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {

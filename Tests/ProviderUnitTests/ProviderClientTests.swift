@@ -61,6 +61,27 @@ import Testing
         #expect(answer.apnsId?.uppercased() == "5F6C5D5E-0000-4000-8000-000000000001")
     }
 
+    /// An answer's `apns-id` is the request's own string when APNs repeats it, and what APNs sent
+    /// when it does not: a malformed id is refused with an id of APNs's making ([RESP]).
+    @Test("The answer's apns-id is the one APNs sent, whether it repeats the push's or not")
+    func answeredIds() throws {
+        let world = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        let sender = try BulkSender(configuration: world.clientConfiguration())
+        let sent = ["5F6C5D5E-0000-4000-8000-000000000002", "5F6C5D5E-0000-4000-8000-00000000000X", "not-an-id"]
+        let pushes = sent.map { id in
+            OutgoingPush.voip(
+                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "c", caller: "alice", apnsId: id)
+        }
+        let answers = try sender.send(pushes)
+        #expect(answers.map(\.status) == [200, 400, 400], "\(answers)")
+        #expect(answers[0].apnsId == sent[0])
+        for (answer, id) in zip(answers.dropFirst(), sent.dropFirst()) {
+            let answered = try #require(answer.apnsId, "\(answer)")
+            #expect(answered != id && UUID(uuidString: answered) != nil, "sent \(id), answered \(answered)")
+            #expect(answer.headers.first { $0.name == "apns-id" }?.value == answered)
+        }
+    }
+
     /// The client writes a request's fields again only from the first that differs from the request
     /// before: each request must still carry exactly its own.
     @Test("Each push of a batch carries its own fields, whichever differ from the push before")
