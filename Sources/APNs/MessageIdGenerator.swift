@@ -106,12 +106,13 @@ public struct MessageId: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch storage {
-        case .sent(let text), .named(let text): return text
-        case .made: break
-        }
-        return String(unsafeUninitializedCapacity: Self.textCount) { out in
-            write(to: UnsafeMutableRawPointer(out.baseAddress!))
-            return Self.textCount
+        case .sent(let text), .named(let text):
+            return text
+        case .made:
+            return String(unsafeUninitializedCapacity: Self.textCount) { out in
+                write(to: UnsafeMutableRawPointer(out.baseAddress!))
+                return Self.textCount
+            }
         }
     }
 }
