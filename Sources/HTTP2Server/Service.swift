@@ -55,6 +55,8 @@ public protocol ConnectionControl: AnyObject {
     /// Sends GOAWAY; with `close`, the connection closes once it is written.
     func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool)
     /// Runs `action` on this connection's thread after `seconds`, if the connection is still open.
+    /// The action is dropped when the connection closes, so it may hold the connection and its
+    /// handler strongly (a weak reference would give each a side table, and slow every retain).
     func after(_ seconds: Double, _ action: @escaping () -> Void)
     /// Closes the connection once what is queued is written.
     func close()
