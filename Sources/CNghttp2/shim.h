@@ -26,6 +26,8 @@ typedef struct ringside_arena {
     /// The most bytes the lists keep; 0 is RINGSIDE_ARENA_KEPT. A provider's connection, with a
     /// thousand streams in flight, sets more (HTTP2ClientConnection).
     size_t limit;
+    /// Small blocks the free lists could not hand out (taken from malloc): a count for tests.
+    size_t misses;
 } ringside_arena;
 
 static inline void *ringside_arena_malloc(size_t size, void *user) {
@@ -45,6 +47,7 @@ static inline void *ringside_arena_malloc(size_t size, void *user) {
         arena->kept -= (klass + 1) * RINGSIDE_ARENA_GRAIN;
         return block;
     }
+    arena->misses += 1;
     size_t *header = (size_t *)malloc((klass + 1) * RINGSIDE_ARENA_GRAIN);
     if (header == NULL) return NULL;
     header[0] = klass;
@@ -96,6 +99,21 @@ static inline void ringside_arena_release(ringside_arena *arena) {
         arena->free_lists[klass] = NULL;
     }
     arena->kept = 0;
+}
+
+/// Frees blocks from the free lists until they keep at most `bytes` (headers counted).
+static inline void ringside_arena_trim(ringside_arena *arena, size_t bytes) {
+    // List `index` holds blocks of class index + 1, each (index + 2) grains with its header.
+    for (int index = RINGSIDE_ARENA_CLASSES - 1; index >= 0 && arena->kept > bytes; index--) {
+        void *block = arena->free_lists[index];
+        while (block != NULL && arena->kept > bytes) {
+            void *next = *(void **)block;
+            free((char *)block - RINGSIDE_ARENA_GRAIN);
+            arena->kept -= (size_t)(index + 2) * RINGSIDE_ARENA_GRAIN;
+            block = next;
+        }
+        arena->free_lists[index] = block;
+    }
 }
 
 /// The nghttp2_mem for `arena`: nghttp2 copies the struct; the arena must outlive the session.

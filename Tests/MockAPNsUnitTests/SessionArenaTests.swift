@@ -65,4 +65,30 @@ import Testing
         ringside_arena_free(again, user)
         ringside_arena_release(arena)
     }
+
+    /// Trimming frees blocks until the lists keep at most the bytes asked, and counts what they
+    /// still hold: the blocks left on the lists add up to `kept`.
+    @Test(arguments: [0, 5000, 40_000]) func trimmingKeepsAtMost(bytes: Int) {
+        let arena = UnsafeMutablePointer<ringside_arena>.allocate(capacity: 1)
+        arena.initialize(to: ringside_arena())
+        defer { arena.deallocate() }
+        let user = UnsafeMutableRawPointer(arena)
+        let blocks = (0..<300).map { index in ringside_arena_malloc(16 * (1 + index % 40), user)! }
+        for block in blocks { ringside_arena_free(block, user) }
+        let before = arena.pointee.kept
+        ringside_arena_trim(arena, bytes)
+        var listed = 0
+        withUnsafeBytes(of: arena.pointee.free_lists) { lists in
+            for index in 0..<Int(RINGSIDE_ARENA_CLASSES) {
+                var block = lists.load(fromByteOffset: index * 8, as: UnsafeMutableRawPointer?.self)
+                while let next = block {
+                    listed += (index + 2) * 16
+                    block = next.load(as: UnsafeMutableRawPointer?.self)
+                }
+            }
+        }
+        #expect(arena.pointee.kept <= bytes && arena.pointee.kept == listed, "kept \(arena.pointee.kept) of \(before)")
+        #expect(arena.pointee.kept > min(bytes, before) - 41 * 16, "trimmed no more than a block past the bound")
+        ringside_arena_release(arena)
+    }
 }

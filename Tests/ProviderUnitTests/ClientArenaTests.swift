@@ -1,0 +1,43 @@
+import APNs
+import MockAPNs
+import TestSupport
+import Testing
+
+@testable import Provider
+
+/// The client's nghttp2 blocks from one batch serve the next (`HTTP2ClientConnection.arenaLimit`):
+/// a batch's blocks are all taken before its first answer is read, so an arena that kept a fixed
+/// 2 MB sent most of a large batch's to malloc and back, batch after batch.
+@Suite struct ClientArenaTests {
+    @Test("A batch's blocks are kept for the next batch of its size, and trimmed for a smaller one")
+    func blocksServeTheNextBatch() throws {
+        let mock = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        let configuration = mock.clientConfiguration()
+        var tokens = try #require(try ProviderTokenCache.load(for: configuration.authentication))
+        let authorization = try tokens.authorization(at: configuration.now())
+        let connection = HTTP2ClientConnection(configuration: configuration)
+        var ids = MessageIdGenerator(seed: 11)
+        func batch(_ count: Int) -> [OutgoingPush] {
+            (0..<count).map { index in
+                OutgoingPush.voip(
+                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)",
+                    caller: "alice", apnsId: ids.next())
+            }
+        }
+        let size = 3000
+        let first = connection.exchange(batch(size), authorization: authorization)
+        #expect(first.allSatisfy { $0.status == 200 }, "\(Set(first.map(\.status)))")
+        let afterFirst = connection.arenaFigures
+        let second = connection.exchange(batch(size), authorization: authorization)
+        #expect(second.allSatisfy { $0.status == 200 }, "\(Set(second.map(\.status)))")
+        let afterSecond = connection.arenaFigures
+        #expect(
+            afterSecond.misses == afterFirst.misses,
+            "the second batch of \(size) took \(afterSecond.misses - afterFirst.misses) blocks from malloc; the lists kept \(afterFirst.kept) bytes"
+        )
+        #expect(afterSecond.kept <= HTTP2ClientConnection.arenaLimit(forBatch: size))
+        _ = connection.exchange(batch(10), authorization: authorization)
+        let small = HTTP2ClientConnection.arenaLimit(forBatch: 10)
+        #expect(connection.arenaFigures.kept <= small, "kept \(connection.arenaFigures.kept) bytes for 10 pushes")
+    }
+}
