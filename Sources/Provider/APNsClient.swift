@@ -171,10 +171,8 @@ public final class APNsClient {
 func sendInLanes<Lane, Work: Sendable>(
     _ lanes: [Lane], _ work: [Work], _ send: (Lane, [Work]) throws -> [PushAnswer]
 ) throws -> [PushAnswer] {
-    let lanes = Array(lanes.prefix(max(1, min(lanes.count, work.count))))
-    if lanes.count == 1 { return try send(lanes[0], work) }
-    let size = (work.count + lanes.count - 1) / lanes.count
-    let slices = stride(from: 0, to: work.count, by: size).map { Array(work[$0..<min($0 + size, work.count)]) }
+    let slices = laneSlices(work, lanes: lanes.count)
+    if slices.count <= 1 { return try send(lanes[0], work) }
     let results = LaneResults(count: slices.count)
     withoutActuallyEscaping(send) { send in
         let lanes = UncheckedLanes(lanes: lanes, send: send)
@@ -183,6 +181,15 @@ func sendInLanes<Lane, Work: Sendable>(
         }
     }
     return try results.joined()
+}
+
+/// `work` in consecutive slices of one size, one for each of at most `lanes` lanes (at least one
+/// slice, however little work).
+func laneSlices<Work>(_ work: [Work], lanes: Int) -> [[Work]] {
+    let lanes = max(1, min(lanes, work.count))
+    if lanes == 1 { return [work] }
+    let size = (work.count + lanes - 1) / lanes
+    return stride(from: 0, to: work.count, by: size).map { Array(work[$0..<min($0 + size, work.count)]) }
 }
 
 /// The lanes and what sends on them, handed to `concurrentPerform`'s threads.

@@ -38,14 +38,30 @@ final class ConnectionKeeper: PushTransport {
     func providerTokenExpired() { tokens?.expired() }
 
     func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
-        if let stopped { return pushes.map { _ in PushAnswer(failure: .stopped(stopped)) } }
+        guard let (connection, authorization) = try nextSend() else { return stoppedAnswers(pushes.count) }
+        return marked(connection.exchange(pushes, authorization: authorization))
+    }
+
+    /// The connection the next send goes on (a new one when the last cannot carry pushes) and the
+    /// authorization it sends; nil once the policy stopped sending.
+    func nextSend() throws -> (HTTP2ClientConnection, authorization: String?)? {
+        if stopped != nil { return nil }
         if connection?.isUsable != true {
             connection = HTTP2ClientConnection(configuration: configuration, options: options)
             connectionsOpened += 1
         }
-        let authorization = try tokens?.authorization(at: configuration.now())
+        return (connection!, try tokens?.authorization(at: configuration.now()))
+    }
+
+    /// What a send answers once the policy stopped sending.
+    func stoppedAnswers(_ count: Int) -> [PushAnswer] {
+        (0..<count).map { _ in PushAnswer(failure: .stopped(stopped ?? "stopped")) }
+    }
+
+    /// The answers of a send on the current connection, marked with its number.
+    func marked(_ answers: [PushAnswer]) -> [PushAnswer] {
         // Marked in place: a mapped copy retained and released every field of every answer.
-        var answers = connection!.exchange(pushes, authorization: authorization)
+        var answers = answers
         for index in answers.indices { answers[index].connection = connectionsOpened }
         return answers
     }

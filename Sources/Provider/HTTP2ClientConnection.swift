@@ -132,13 +132,12 @@ final class HTTP2ClientConnection {
         return arena
     }()
 
-    /// What the arena keeps for a batch of `count` pushes: `exchange` submits a whole batch before it
-    /// reads an answer, so each push's blocks (its header copy, its outgoing item, its stream: 1.1 KB
-    /// in `ClientArenaTests`) are all taken at once, and the next batch takes them again. A fixed
-    /// 2 MB kept a fifth of a 10,000-push batch's: the rest went to malloc and back, 1,400
-    /// instructions a push (`bash bench/provider-callgrind.sh`). The lists never keep more than the
-    /// batch took; at least the mock's 32 KB, and trimmed to the next batch's limit when it starts.
-    static func arenaLimit(forBatch count: Int) -> Int {
+    /// What the arena keeps while `count` pushes wait for their answer: 2 KB each (a push's blocks,
+    /// its header copy, its outgoing item and its stream, are 1.1 KB in `ClientArenaTests`), at
+    /// least the mock's 32 KB. The lists never keep more than was taken at once. A fixed 2 MB, when
+    /// a whole 10,000-push batch was submitted at once, sent four fifths of its blocks to malloc and
+    /// back, 1,400 instructions a push (`bash bench/provider-callgrind.sh`).
+    static func arenaLimit(inFlight count: Int) -> Int {
         let (bytes, overflow) = count.multipliedReportingOverflow(by: 2 << 10)
         return overflow ? Int.max : max(32 << 10, bytes)
     }
@@ -152,25 +151,115 @@ final class HTTP2ClientConnection {
 
     /// Sends the pushes and reads until each is answered or fails; answers come back in order.
     func exchange(_ pushes: [OutgoingPush], authorization: String?) -> [PushAnswer] {
-        let limit = Self.arenaLimit(forBatch: pushes.count)
-        ringside_arena_trim(arena, limit)
-        arena.pointee.limit = limit
+        start(pushes, authorization: authorization)
+        run()
+        return answers()
+    }
+
+    /// Each connection's pushes, sent and answered together on this thread, as h2load drives its
+    /// connections: a thread a connection, on a machine the mock shares, competed with the mock
+    /// for the cores (`bash bench/provider.sh`, two connections). Answers come back by connection,
+    /// each in order. A connection whose wire cannot be waited on with others (`Wire.descriptor`)
+    /// is read in turn, as `exchange` reads it.
+    static func exchange(together batches: [(HTTP2ClientConnection, [OutgoingPush], authorization: String?)])
+        -> [[PushAnswer]]
+    {
+        for (connection, pushes, authorization) in batches { connection.start(pushes, authorization: authorization) }
+        let connections = batches.map(\.0)
+        var polled: [pollfd] = []
+        while true {
+            for connection in connections where connection.isWaiting {
+                connection.submitMore()
+                connection.writeQueued()
+            }
+            let active = connections.filter(\.isWaiting)
+            if active.isEmpty { break }
+            // Bytes already read and not yet decrypted, or a wire with nothing to wait on: read now.
+            let ready = active.filter { $0.hasBufferedInput || $0.wire?.descriptor == nil }
+            if !ready.isEmpty {
+                for connection in ready { connection.readOnce() }
+                continue
+            }
+            polled = active.map { pollfd(fd: $0.wire!.descriptor!, events: Int16(POLLIN), revents: 0) }
+            let timeout = Int32(clamping: Int((max(0.001, active[0].configuration.timeout) * 1000).rounded(.up)))
+            let count = poll(&polled, nfds_t(polled.count), timeout)
+            if count == 0 {
+                for connection in active { connection.fail(.connectionBroke("no answer in time")) }
+                break
+            }
+            if count < 0, errno == EINTR { continue }
+            for (connection, entry) in zip(active, polled) where count < 0 || entry.revents != 0 {
+                connection.readOnce()
+            }
+        }
+        return connections.map { $0.answers() }
+    }
+
+    /// The exchange under way: its pushes, the authorization they carry, and the stream of each
+    /// submitted so far (nil: not sent).
+    @exclusivity(unchecked) private var pushes: [OutgoingPush] = []
+    @exclusivity(unchecked) private var authorization: String?
+    @exclusivity(unchecked) private var streams: [Int32?] = []
+
+    /// Starts an exchange: the arena sized for the batch, the first pushes submitted.
+    private func start(_ pushes: [OutgoingPush], authorization: String?) {
+        // What the last batch left is trimmed to what this one can take.
+        ringside_arena_trim(arena, Self.arenaLimit(inFlight: min(pushes.count, inFlightBound)))
         slots.removeAll(keepingCapacity: true)
         firstStream = 0
         waiting = 0
-        var streams: [Int32?] = []
-        for push in pushes {
-            guard isUsable, let session else {
-                streams.append(nil)
-                continue
-            }
-            streams.append(submit(push, authorization: authorization, on: session))
+        cannotWrite = false
+        self.pushes = pushes
+        self.authorization = authorization
+        streams.removeAll(keepingCapacity: true)
+        streams.reserveCapacity(pushes.count)
+        submitMore()
+    }
+
+    /// How many requests wait in nghttp2's queue beyond the streams APNs lets be open: enough
+    /// that a closing stream is followed by the next at once.
+    private static let queuedAhead = 256
+
+    /// Submits pushes while fewer than the stream limit and `queuedAhead` wait for their answer. A
+    /// whole batch submitted before the first write left the mock idle while the client built
+    /// every request of it, batch after batch (a third of the time, `bash bench/provider.sh`).
+    private func submitMore() {
+        guard let session, streams.count < pushes.count else { return }
+        let bound = inFlightBound
+        arena.pointee.limit = Self.arenaLimit(inFlight: min(pushes.count, bound))
+        while streams.count < pushes.count, waiting < bound, isUsable {
+            streams.append(submit(pushes[streams.count], authorization: authorization, on: session))
         }
-        run()
+    }
+
+    /// The most pushes `submitMore` lets wait for their answer: the streams APNs lets be open now
+    /// (one until its SETTINGS, then 1,000), and `queuedAhead`.
+    private var inFlightBound: Int {
+        guard let session else { return Self.queuedAhead }
+        let open = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+        return Int(min(open, 1 << 20)) + Self.queuedAhead
+    }
+
+    /// Whether the exchange still waits for answers, or has pushes to submit, on a connection that
+    /// works.
+    private var isWaiting: Bool {
+        broken == nil && session != nil && (waiting > 0 || (streams.count < pushes.count && isUsable))
+    }
+
+    /// Whether bytes read from the wire wait in TLS, to be decrypted without reading again.
+    private var hasBufferedInput: Bool {
+        guard let tls else { return false }
+        return SSL_pending(tls) > 0 || ringside_BIO_pending(incoming) > 0
+    }
+
+    /// The exchange's answers, in the order its pushes were given; the pushes are let go.
+    private func answers() -> [PushAnswer] {
         var answers: [PushAnswer] = []
-        answers.reserveCapacity(streams.count)
-        for stream in streams {
-            guard let stream, case let index = Int(stream - firstStream) / 2, slots[index].state == .finished else {
+        answers.reserveCapacity(pushes.count)
+        for position in pushes.indices {
+            guard position < streams.count, let stream = streams[position],
+                case let index = Int(stream - firstStream) / 2, slots[index].state == .finished
+            else {
                 var answer = PushAnswer(status: 0, transportError: "not sent: \(Self.describe(notUsable))")
                 answer.failure = notUsable
                 answers.append(answer)
@@ -181,6 +270,8 @@ final class HTTP2ClientConnection {
             swap(&answer, &slots[index].answer)
             answers.append(answer)
         }
+        pushes = []
+        authorization = nil
         return answers
     }
 
@@ -311,37 +402,50 @@ final class HTTP2ClientConnection {
     /// Writes what nghttp2 has queued and reads answers until every stream is settled or the
     /// connection fails.
     private func run() {
-        guard let session else { return }
-        // Once a write fails, what APNs sent before closing (answers, its GOAWAY) is still read.
-        var cannotWrite = false
-        while broken == nil, waiting > 0 {
-            // nghttp2 hands out a frame at a time: gathered, they go out as one TLS record and one
-            // send per 16 KiB, not one each (a batch of pushes is two frames a push; a send per
-            // frame was two fifths of the bulk sender's time).
-            while !cannotWrite {
-                var data: UnsafePointer<UInt8>?
-                let length = nghttp2_session_mem_send(session, &data)
-                if length < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(length))))) }
-                if length > 0 { gathered.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
-                if gathered.isEmpty { break }
-                if length == 0 || gathered.count >= 16_384 {
-                    cannotWrite = !gathered.withUnsafeBytes { write($0) }
-                    gathered.removeAll(keepingCapacity: true)
-                    if length == 0 { break }
-                }
-            }
-            if waiting == 0 { break }
-            let count = received.withUnsafeMutableBytes { read(into: $0) }
-            if count <= 0 {
-                if let alert, !answered { return fail(.handshakeRefused(alert)) }
-                if let goAway { return fail(.goAway(goAway.reason)) }
-                return fail(.connectionBroke(count == 0 ? "APNs closed the connection" : "no answer in time"))
-            }
-            let consumed = received.withUnsafeBufferPointer {
-                nghttp2_session_mem_recv(session, $0.baseAddress, count)
-            }
-            if consumed < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(consumed))))) }
+        while isWaiting {
+            submitMore()
+            writeQueued()
+            if !isWaiting { break }
+            readOnce()
         }
+    }
+
+    /// Once a write fails, what APNs sent before closing (answers, its GOAWAY) is still read.
+    @exclusivity(unchecked) private var cannotWrite = false
+
+    /// Writes what nghttp2 has queued.
+    private func writeQueued() {
+        guard let session else { return }
+        // nghttp2 hands out a frame at a time: gathered, they go out as one TLS record and one
+        // send per 16 KiB, not one each (a batch of pushes is two frames a push; a send per
+        // frame was two fifths of the bulk sender's time).
+        while !cannotWrite {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(length))))) }
+            if length > 0 { gathered.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
+            if gathered.isEmpty { break }
+            if length == 0 || gathered.count >= 16_384 {
+                cannotWrite = !gathered.withUnsafeBytes { write($0) }
+                gathered.removeAll(keepingCapacity: true)
+                if length == 0 { break }
+            }
+        }
+    }
+
+    /// Reads what APNs sent (waiting for it up to the timeout) and hands it to nghttp2.
+    private func readOnce() {
+        guard let session else { return }
+        let count = received.withUnsafeMutableBytes { read(into: $0) }
+        if count <= 0 {
+            if let alert, !answered { return fail(.handshakeRefused(alert)) }
+            if let goAway { return fail(.goAway(goAway.reason)) }
+            return fail(.connectionBroke(count == 0 ? "APNs closed the connection" : "no answer in time"))
+        }
+        let consumed = received.withUnsafeBufferPointer {
+            nghttp2_session_mem_recv(session, $0.baseAddress, count)
+        }
+        if consumed < 0 { return fail(.connectionBroke(String(cString: nghttp2_strerror(Int32(consumed))))) }
     }
 
     /// The connection is unusable: every stream still waiting fails with `failure`.

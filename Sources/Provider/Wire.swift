@@ -9,6 +9,14 @@ public protocol Wire: AnyObject {
     /// Reads what has arrived, waiting at most the connection's timeout: the count; 0 once the
     /// other end closed; -1 when nothing came in time, or the read failed.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// A descriptor `poll` can wait on for what `receive` would read, so that one thread can wait
+    /// on several connections at once (`HTTP2ClientConnection.exchange(together:)`); nil for a wire
+    /// that has none (each is then read in turn).
+    var descriptor: Int32? { get }
+}
+
+extension Wire {
+    public var descriptor: Int32? { nil }
 }
 
 /// A TCP connection, `TCP_NODELAY`, reads bounded by the timeout (`SO_RCVTIMEO`).
@@ -75,4 +83,6 @@ final class TCPWire: Wire {
     }
 
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int { recv(fd, buffer.baseAddress, buffer.count, 0) }
+
+    var descriptor: Int32? { fd }
 }

@@ -5,9 +5,9 @@ import Testing
 
 @testable import Provider
 
-/// The client's nghttp2 blocks from one batch serve the next (`HTTP2ClientConnection.arenaLimit`):
-/// a batch's blocks are all taken before its first answer is read, so an arena that kept a fixed
-/// 2 MB sent most of a large batch's to malloc and back, batch after batch.
+/// The client's nghttp2 blocks serve the next pushes (`HTTP2ClientConnection.arenaLimit`): the
+/// arena keeps what the pushes in flight take, from one batch to the next, and is trimmed when a
+/// smaller batch starts.
 @Suite struct ClientArenaTests {
     @Test("A batch's blocks are kept for the next batch of its size, and trimmed for a smaller one")
     func blocksServeTheNextBatch() throws {
@@ -31,13 +31,14 @@ import Testing
         let second = connection.exchange(batch(size), authorization: authorization)
         #expect(second.allSatisfy { $0.status == 200 }, "\(Set(second.map(\.status)))")
         let afterSecond = connection.arenaFigures
+        // A push takes about eight blocks; the streams open at once vary a little from batch to batch.
         #expect(
-            afterSecond.misses == afterFirst.misses,
+            afterSecond.misses - afterFirst.misses <= size / 100,
             "the second batch of \(size) took \(afterSecond.misses - afterFirst.misses) blocks from malloc; the lists kept \(afterFirst.kept) bytes"
         )
-        #expect(afterSecond.kept <= HTTP2ClientConnection.arenaLimit(forBatch: size))
+        #expect(afterSecond.kept <= HTTP2ClientConnection.arenaLimit(inFlight: size))
         _ = connection.exchange(batch(10), authorization: authorization)
-        let small = HTTP2ClientConnection.arenaLimit(forBatch: 10)
+        let small = HTTP2ClientConnection.arenaLimit(inFlight: 10)
         #expect(connection.arenaFigures.kept <= small, "kept \(connection.arenaFigures.kept) bytes for 10 pushes")
     }
 }

@@ -1,0 +1,116 @@
+import APNs
+import Foundation
+import MockAPNs
+import TestSupport
+import Testing
+
+@testable import Provider
+
+/// The bulk sender drives its connections from the caller's thread (`HTTP2ClientConnection
+/// .exchange(together:)`), waiting on their sockets with `poll`, as h2load does: a thread a
+/// connection competed with the mock for a shared machine's cores.
+@Suite struct BulkSenderTogetherTests {
+    /// The threads that read or wrote. Unchecked Sendable: `seen` is behind `lock`.
+    final class Threads: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: Set<UInt> = []
+        static var current: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+        func note() {
+            lock.lock()
+            seen.insert(Self.current)
+            lock.unlock()
+        }
+        var all: Set<UInt> {
+            lock.lock()
+            defer { lock.unlock() }
+            return seen
+        }
+    }
+
+    /// A TCP wire that notes the thread of every read and write.
+    final class WatchedWire: Wire, @unchecked Sendable {
+        let inner: TCPWire
+        let threads: Threads
+        init(_ inner: TCPWire, threads: Threads) {
+            self.inner = inner
+            self.threads = threads
+        }
+        private func note() { threads.note() }
+        func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            note()
+            return inner.send(bytes)
+        }
+        func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            note()
+            return inner.receive(into: buffer)
+        }
+        var descriptor: Int32? { inner.descriptor }
+    }
+
+    static func configuration(_ server: MockServer, connections: Int, timeout: Double = 10)
+        -> (ClientConfiguration, Threads)
+    {
+        let threads = Threads()
+        var configuration = ClientConfiguration(
+            url: server.url, caFile: Paths.ca,
+            authentication: .token(
+                keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
+            timeout: timeout, connections: connections)
+        configuration.dial = { host, port, timeout in
+            TCPWire(host: host, port: port, timeout: timeout).map { WatchedWire($0, threads: threads) }
+        }
+        return (configuration, threads)
+    }
+
+    static func pushes(_ count: Int, seed: UInt64) -> [OutgoingPush] {
+        var ids = MessageIdGenerator(seed: seed)
+        return (0..<count).map { index in
+            OutgoingPush.voip(
+                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
+                apnsId: ids.next())
+        }
+    }
+
+    @Test("3 connections: 900 pushes over exactly 3, every read and write on the caller's thread, answers in order")
+    func oneThreadThreeConnections() throws {
+        let server = try MockServer()
+        let (configuration, threads) = Self.configuration(server, connections: 3)
+        let sender = try BulkSender(configuration: configuration)
+        let pushes = Self.pushes(900, seed: 21)
+        let answers = try sender.send(pushes)
+        #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 }, "\(Set(answers.map(\.status)))")
+        // APNs echoes a well-formed apns-id: each answer belongs to the push at its index.
+        #expect(answers.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+        #expect(Set(answers.map(\.connection)) == [1], "each lane's first connection")
+        #expect(sender.connectionsOpened == 3)
+        #expect(Set(server.events.pushes.map(\.connection)).count == 3)
+        #expect(threads.all == [Threads.current], "reads and writes on \(threads.all.count) threads")
+    }
+
+    @Test("A connection that goes silent fails its own pushes when the wait times out; the other's are answered")
+    func silentConnectionTimesOut() throws {
+        let server = try MockServer()
+        // The second connection's pushes go unanswered (the mock numbers connections from 1).
+        _ = server.mock.arm(FaultSpec(.drop, count: 1000, match: FaultSpec.Match(connection: 2)))
+        let (configuration, _) = Self.configuration(server, connections: 2, timeout: 0.5)
+        let sender = try BulkSender(configuration: configuration, attempts: 1)
+        let answers = try sender.send(Self.pushes(200, seed: 22))
+        #expect(answers.prefix(100).allSatisfy { $0.status == 200 }, "\(Set(answers.prefix(100).map(\.status)))")
+        #expect(
+            answers.suffix(100).allSatisfy { $0.status == 0 && $0.failure == .connectionBroke("no answer in time") },
+            "\(answers.suffix(100).first.map { "\($0)" } ?? "")")
+    }
+
+    @Test("Wires with nothing to wait on (the mock in memory) are read in turn: 2 connections, 400 pushes")
+    func inMemoryWires() throws {
+        let mock = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }
+        var configuration = mock.clientConfiguration()
+        configuration.connections = 2
+        let sender = try BulkSender(configuration: configuration)
+        let pushes = Self.pushes(400, seed: 23)
+        let answers = try sender.send(pushes)
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(Set(answers.map(\.status)))")
+        #expect(answers.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+        #expect(sender.connectionsOpened == 2)
+    }
+}
