@@ -65,6 +65,9 @@ public struct MessageId: Sendable, CustomStringConvertible {
         storage = .sent(text)
     }
 
+    /// The provider's `apns-id`, already found canonical (`PushRequest.messageId`).
+    init(checked text: String) { storage = .sent(text) }
+
     /// An id as text, whatever it is (a test's `"id-1"`): an answer writes its first `textCount`
     /// bytes, padded with `0`.
     public init(text: String) { storage = .named(text) }

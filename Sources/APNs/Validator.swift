@@ -373,7 +373,7 @@ public final class Validator: Sendable {
             return authenticate(request, &state, credentials: &credentials, now: now)
         case .messageId:
             // [SEND]: a canonical UUID.
-            if let id = request.apnsId, !UUIDSyntax.isCanonical(id) {
+            if let id = request.apnsId, request.messageId == nil {
                 return Rejection(
                     .badMessageId, check: check,
                     detail: "apns-id <\(id)> is not a UUID like <123e4567-e89b-12d3-a456-4266554400a0>")

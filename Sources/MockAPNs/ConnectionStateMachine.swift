@@ -209,7 +209,7 @@ struct ConnectionStateMachine {
         request.body = http.body
         request.bodyLength = http.bodyLength
         // Field by field: a whole new `Current` copied and destroyed its pending push each request.
-        current.apnsId = request.apnsId.flatMap(MessageId.init(sent:)) ?? ids.nextId()
+        current.apnsId = request.messageId ?? ids.nextId()
         current.streamId = http.streamId
         current.rules = rules
         current.delay = nil
