@@ -15,7 +15,9 @@ public final class BulkSender {
 
     public init(configuration: ClientConfiguration, attempts: Int = 3) throws {
         lanes = try (0..<max(1, configuration.connections)).map { _ in
-            try ConnectionKeeper(configuration: configuration, options: HTTP2ClientConnection.Options())
+            var options = HTTP2ClientConnection.Options()
+            options.submitsWhenStreamsFree = true
+            return try ConnectionKeeper(configuration: configuration, options: options)
         }
         self.attempts = max(1, attempts)
     }

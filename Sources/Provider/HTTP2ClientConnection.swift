@@ -35,6 +35,11 @@ final class HTTP2ClientConnection {
         /// first valid JWT, so a careful client starts at 1 (nghttp2 assumes 100, and a client that
         /// sends 100 at once loses 99 to REFUSED_STREAM).
         var initialStreamLimit: UInt32? = 1
+        /// Submit a push only when a stream is free (the bulk sender), not the whole batch at once.
+        /// The built-in profiles hand every push of a round to nghttp2, which queues what the stream
+        /// limit holds back, as providers' HTTP/2 libraries do: streams sent while APNs's limit was
+        /// high are refused when it falls (scenarios/connections/20-stream-limit-after-rejection.ring).
+        var submitsWhenStreamsFree = false
     }
 
     private let configuration: ClientConfiguration
@@ -166,33 +171,51 @@ final class HTTP2ClientConnection {
     {
         for (connection, pushes, authorization) in batches { connection.start(pushes, authorization: authorization) }
         let connections = batches.map(\.0)
+        // Each connection's own deadline: the time since it last read, bounded by its timeout,
+        // whatever the others read meanwhile (an adversary's lane answered 2 s late under a 0.3 s
+        // timeout while the other lane kept reading).
+        var lastRead = [Double](repeating: Self.monotonicNow(), count: connections.count)
         var polled: [pollfd] = []
+        var watched: [Int] = []
         while true {
             for connection in connections where connection.isWaiting {
                 connection.submitMore()
                 connection.writeQueued()
             }
-            let active = connections.filter(\.isWaiting)
+            let active = connections.indices.filter { connections[$0].isWaiting }
             if active.isEmpty { break }
             // Bytes already read and not yet decrypted, or a wire with nothing to wait on: read now.
-            let ready = active.filter { $0.hasBufferedInput || $0.wire?.descriptor == nil }
+            let ready = active.filter { connections[$0].hasBufferedInput || connections[$0].wire?.descriptor == nil }
             if !ready.isEmpty {
-                for connection in ready { connection.readOnce() }
+                for index in ready {
+                    connections[index].readOnce()
+                    lastRead[index] = Self.monotonicNow()
+                }
                 continue
             }
-            polled = active.map { pollfd(fd: $0.wire!.descriptor!, events: Int16(POLLIN), revents: 0) }
-            let timeout = Int32(clamping: Int((max(0.001, active[0].configuration.timeout) * 1000).rounded(.up)))
-            let count = poll(&polled, nfds_t(polled.count), timeout)
-            if count == 0 {
-                for connection in active { connection.fail(.connectionBroke("no answer in time")) }
-                break
-            }
+            let now = Self.monotonicNow()
+            let late = active.filter { now - lastRead[$0] >= connections[$0].configuration.timeout }
+            for index in late { connections[index].fail(.connectionBroke("no answer in time")) }
+            if !late.isEmpty { continue }
+            let wait = active.map { lastRead[$0] + connections[$0].configuration.timeout - now }.min()!
+            watched = active
+            polled = active.map { pollfd(fd: connections[$0].wire!.descriptor!, events: Int16(POLLIN), revents: 0) }
+            let count = poll(
+                &polled, nfds_t(polled.count), Int32(clamping: Int((max(0.001, wait) * 1000).rounded(.up))))
             if count < 0, errno == EINTR { continue }
-            for (connection, entry) in zip(active, polled) where count < 0 || entry.revents != 0 {
-                connection.readOnce()
+            for (index, entry) in zip(watched, polled) where count < 0 || entry.revents != 0 {
+                connections[index].readOnce()
+                lastRead[index] = Self.monotonicNow()
             }
         }
         return connections.map { $0.answers() }
+    }
+
+    /// Seconds on the monotonic clock, for the exchange's deadlines.
+    private static func monotonicNow() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The exchange under way: its pushes, the authorization they carry, and the stream of each
@@ -216,11 +239,11 @@ final class HTTP2ClientConnection {
         submitMore()
     }
 
-    /// Submits pushes while fewer than the streams APNs lets be open wait for their answer, each
-    /// with its frames. A whole batch submitted before the first write left the mock idle while the
-    /// client built every request of it, batch after batch (a third of the time, `bash
-    /// bench/provider.sh`). None waits in nghttp2's queue for a stream: when streams close, nghttp2
-    /// sends every waiting HEADERS before any DATA (`ClientFrameOrderTests`).
+    /// Submits pushes, each with its frames; with `submitsWhenStreamsFree`, only while fewer than
+    /// the streams APNs lets be open wait for their answer. A whole batch submitted before the
+    /// first write left the mock idle while the bulk sender built every request of it, batch after
+    /// batch (a third of the time, `bash bench/provider.sh`), and a push waiting in nghttp2's queue
+    /// for a stream goes out with the others' HEADERS before any DATA (`ClientFrameOrderTests`).
     private func submitMore() {
         guard let session, streams.count < pushes.count else { return }
         let bound = inFlightBound
@@ -234,9 +257,10 @@ final class HTTP2ClientConnection {
         }
     }
 
-    /// The most pushes `submitMore` lets wait for their answer: the streams APNs lets be open now
-    /// (one until its SETTINGS, then 1,000).
+    /// The most pushes `submitMore` lets wait for their answer: with `submitsWhenStreamsFree`, the
+    /// streams APNs lets be open now (one until its SETTINGS, then 1,000); else no bound.
     private var inFlightBound: Int {
+        guard options.submitsWhenStreamsFree else { return .max }
         guard let session else { return 1 }
         let open = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
         return Int(max(1, min(open, 1 << 20)))

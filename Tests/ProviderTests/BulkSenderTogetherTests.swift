@@ -101,6 +101,23 @@ import Testing
             "\(answers.suffix(100).first.map { "\($0)" } ?? "")")
     }
 
+    @Test("Each connection keeps its own timeout: a late lane fails while the other keeps reading")
+    func eachLaneItsOwnTimeout() throws {
+        let server = try MockServer()
+        // Connection 1 answers over 2.5 s, 0.1 s apart: never 0.3 s without a read.
+        for step in 1...25 {
+            _ = server.mock.arm(
+                FaultSpec(.delay(seconds: 0.1 * Double(step)), count: 20, match: FaultSpec.Match(connection: 1)))
+        }
+        _ = server.mock.arm(FaultSpec(.delay(seconds: 2), count: 500, match: FaultSpec.Match(connection: 2)))
+        let (configuration, _) = Self.configuration(server, connections: 2, timeout: 0.3)
+        let sender = try BulkSender(configuration: configuration, attempts: 1)
+        let answers = try sender.send(Self.pushes(1000, seed: 24))
+        #expect(
+            answers.suffix(500).allSatisfy { $0.status == 0 && $0.failure == .connectionBroke("no answer in time") },
+            "\(answers.suffix(500).first.map { "\($0)" } ?? "")")
+    }
+
     @Test("Wires with nothing to wait on (the mock in memory) are read in turn: 2 connections, 400 pushes")
     func inMemoryWires() throws {
         let mock = try MemoryMock(acceptsUnknownTokens: true) { $0.plaintext = false }

@@ -15,7 +15,10 @@ import Testing
         let configuration = mock.clientConfiguration()
         var tokens = try #require(try ProviderTokenCache.load(for: configuration.authentication))
         let authorization = try tokens.authorization(at: configuration.now())
-        let connection = HTTP2ClientConnection(configuration: configuration)
+        // As the bulk sender opens its connections.
+        var options = HTTP2ClientConnection.Options()
+        options.submitsWhenStreamsFree = true
+        let connection = HTTP2ClientConnection(configuration: configuration, options: options)
         var ids = MessageIdGenerator(seed: 11)
         func batch(_ count: Int) -> [OutgoingPush] {
             (0..<count).map { index in
