@@ -12,10 +12,12 @@
 // to RINGSIDE_ARENA_CLASSES * 16 bytes are kept on per-size free lists and handed out again; larger
 // ones go to malloc. A session is used by one thread only, so the lists need no lock. Every block
 // has a 16-byte header: its size class (0 for a large block) and, for a large one, its size. The
-// lists keep at most RINGSIDE_ARENA_KEPT bytes, headers counted: a burst of a thousand streams on one
-// connection would otherwise stay with it until it closes (and 10,000 idle connections hold at most
-// 320 MB; ten streams at a time need about 12 KB). Fuzzing and sanitizer builds use malloc and free
-// instead (HTTP2Session), where AddressSanitizer sees every block.
+// lists keep at most the arena's `limit` (RINGSIDE_ARENA_KEPT by default), headers counted. A
+// server's session sets 2 KB a stream it allows, and is trimmed back to RINGSIDE_ARENA_KEPT once
+// idle (HTTP2Session.trimSpareMemory): a burst of a thousand streams does not stay with a quiet
+// connection until it closes, and 10,000 idle connections hold at most 320 MB (ten streams at a
+// time need about 12 KB). Fuzzing and sanitizer builds use malloc and free instead (HTTP2Session),
+// where AddressSanitizer sees every block.
 #define RINGSIDE_ARENA_GRAIN 16
 #define RINGSIDE_ARENA_CLASSES 64
 #define RINGSIDE_ARENA_KEPT (32 * 1024)
@@ -23,8 +25,8 @@
 typedef struct ringside_arena {
     void *free_lists[RINGSIDE_ARENA_CLASSES];
     size_t kept;
-    /// The most bytes the lists keep; 0 is RINGSIDE_ARENA_KEPT. A provider's connection, with a
-    /// thousand streams in flight, sets more (HTTP2ClientConnection).
+    /// The most bytes the lists keep; 0 is RINGSIDE_ARENA_KEPT. A connection with a thousand
+    /// streams in flight sets more (HTTP2Session, HTTP2ClientConnection).
     size_t limit;
     /// Small blocks the free lists could not hand out (taken from malloc): a count for tests.
     size_t misses;

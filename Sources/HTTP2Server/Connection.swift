@@ -266,6 +266,9 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     /// Set by the worker: schedules an action on this connection's thread.
     var scheduler: ((Double, @escaping () -> Void) -> Void)?
 
+    /// Gives back what the session keeps for streams in flight (the worker's sweep, when idle).
+    func trimSpareMemory() { session?.trimSpareMemory() }
+
     func after(_ seconds: Double, _ action: @escaping () -> Void) {
         scheduler?(seconds, action)
     }

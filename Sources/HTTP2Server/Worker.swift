@@ -325,6 +325,8 @@ final class Worker: @unchecked Sendable {
     }
 
     private func sweepIdle(now: Double) {
+        // A connection quiet for a second gives back the memory its streams in flight kept.
+        for connection in connections.values where now - connection.lastActivity >= 1 { connection.trimSpareMemory() }
         if let limit = configuration.handshakeTimeout {
             for connection in Array(connections.values)
             where connection.isAwaitingHandshake && now - connection.openedAt >= limit {
