@@ -46,9 +46,12 @@ public final class EmbeddedMock {
         assembly = try MockAssembly(options)
         tls = assembly.certificates?.trusted
         if let certificates = assembly.certificates {
-            nonisolated(unsafe) let embedded = self
+            // Weakly: the mock is the assembly's, which is this one's, and a strong capture kept all
+            // three alive for ever (an adversary found a TLS EmbeddedMock never freed, its
+            // connections never closed).
+            nonisolated(unsafe) let embedded = Weak(self)
             assembly.mock.switchServerCertificate = { untrusted in
-                embedded.tls = untrusted ? certificates.untrusted : certificates.trusted
+                embedded.value?.tls = untrusted ? certificates.untrusted : certificates.trusted
             }
         }
     }
