@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # 100,000 VoIP pushes from the reference provider's two clients against `ringside serve` — the
-# built-in provider's nghttp2 session (`BulkSender`: a batch submitted at once, as many streams as
-# APNs's SETTINGS allow) and libcurl (`APNsClient`, up to 100 streams in flight) — next to h2load
-# against the same mock in the same run with as many connections (-c N -m 100, the same requests):
-# over one connection, then over two (a thread each). Target (issue 30): the nghttp2 client at 0.9
-# of h2load's rate or more; libcurl no slower than before.
+# built-in provider's nghttp2 session (`BulkSender`: each push submitted as a stream is free, as many
+# streams as APNs's SETTINGS allow) and libcurl (`APNsClient`, up to 100 streams in flight) — next to
+# h2load against the same mock in the same run with as many connections (-c N -m 100, the same
+# requests): over one connection, then over two (the bulk sender drives both from one thread, as
+# h2load does; libcurl a thread each). Target (issue 30): the nghttp2 client at 0.9 of h2load's
+# rate or more; libcurl no slower than before.
 # Last, libcurl's pushes against a mock with nghttp2's
 # rapid-reset limit (--reset-limit 1000/33), which libcurl 7.88's resets of finished streams would
 # trip after 1,000 pushes on a connection: the client lets each go after 900 and opens a fresh one,
