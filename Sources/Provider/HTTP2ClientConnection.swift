@@ -171,12 +171,16 @@ final class HTTP2ClientConnection {
     {
         for (connection, pushes, authorization) in batches { connection.start(pushes, authorization: authorization) }
         let connections = batches.map(\.0)
-        // Each connection's own deadline: the time since it last read, bounded by its timeout,
-        // whatever the others read meanwhile (an adversary's lane answered 2 s late under a 0.3 s
-        // timeout while the other lane kept reading).
+        // Each connection's own deadline: the time since bytes last came on it, bounded by its
+        // timeout, whatever the others read meanwhile (an adversary's lane answered 2 s late under
+        // a 0.3 s timeout while the other lane kept reading).
         var lastRead = [Double](repeating: Self.monotonicNow(), count: connections.count)
+        // What a handshake or an earlier exchange read and left in TLS is read first: `poll`
+        // says nothing of it.
+        for connection in connections where connection.isWaiting && connection.hasBufferedInput {
+            if connection.wire?.descriptor != nil { _ = connection.readAvailable() }
+        }
         var polled: [pollfd] = []
-        var watched: [Int] = []
         while true {
             for connection in connections where connection.isWaiting {
                 connection.submitMore()
@@ -184,28 +188,28 @@ final class HTTP2ClientConnection {
             }
             let active = connections.indices.filter { connections[$0].isWaiting }
             if active.isEmpty { break }
-            // Bytes already read and not yet decrypted, or a wire with nothing to wait on: read now.
-            let ready = active.filter { connections[$0].hasBufferedInput || connections[$0].wire?.descriptor == nil }
-            if !ready.isEmpty {
-                for index in ready {
+            // A wire with nothing to wait on is read in turn, waiting, as `exchange` reads it.
+            let unwatched = active.filter { connections[$0].wire?.descriptor == nil }
+            if !unwatched.isEmpty {
+                for index in unwatched {
                     connections[index].readOnce()
                     lastRead[index] = Self.monotonicNow()
                 }
                 continue
             }
-            let now = Self.monotonicNow()
-            let late = active.filter { now - lastRead[$0] >= connections[$0].configuration.timeout }
-            for index in late { connections[index].fail(.connectionBroke("no answer in time")) }
-            if !late.isEmpty { continue }
-            let wait = active.map { lastRead[$0] + connections[$0].configuration.timeout - now }.min()!
-            watched = active
+            let before = Self.monotonicNow()
+            let wait = active.map { lastRead[$0] + connections[$0].configuration.timeout - before }.min()!
             polled = active.map { pollfd(fd: connections[$0].wire!.descriptor!, events: Int16(POLLIN), revents: 0) }
-            let count = poll(
-                &polled, nfds_t(polled.count), Int32(clamping: Int((max(0.001, wait) * 1000).rounded(.up))))
+            let count = poll(&polled, nfds_t(polled.count), Int32(clamping: Int((max(0, wait) * 1000).rounded(.up))))
             if count < 0, errno == EINTR { continue }
-            for (index, entry) in zip(watched, polled) where count < 0 || entry.revents != 0 {
-                connections[index].readOnce()
-                lastRead[index] = Self.monotonicNow()
+            for (index, entry) in zip(active, polled) where count < 0 || entry.revents != 0 {
+                if connections[index].readAvailable() { lastRead[index] = Self.monotonicNow() }
+            }
+            // Late only once its own socket was looked at, after the others were read.
+            let now = Self.monotonicNow()
+            for index in active
+            where connections[index].isWaiting && now - lastRead[index] >= connections[index].configuration.timeout {
+                connections[index].fail(.connectionBroke("no answer in time"))
             }
         }
         return connections.map { $0.answers() }
@@ -468,8 +472,27 @@ final class HTTP2ClientConnection {
 
     /// Reads what APNs sent (waiting for it up to the timeout) and hands it to nghttp2.
     private func readOnce() {
-        guard let session else { return }
         let count = received.withUnsafeMutableBytes { read(into: $0) }
+        hand(count)
+    }
+
+    /// Reads whatever has arrived, record after record, without waiting for more (`exchange
+    /// (together:)`): a connection holding part of a record waited for the rest with the thread,
+    /// while the other connections' answers sat unread and their deadlines ran out (an adversary's
+    /// stalled lane had the other lane's 400 answered pushes sent again). True when bytes came.
+    private func readAvailable() -> Bool {
+        bytesArrived = false
+        while isWaiting {
+            let count = received.withUnsafeMutableBytes { read(into: $0, waiting: false) }
+            if count == -2 { break }
+            hand(count)
+        }
+        return bytesArrived || broken != nil
+    }
+
+    /// Hands `count` bytes of `received` to nghttp2; 0 or less is how the read ended.
+    private func hand(_ count: Int) {
+        guard let session else { return }
         if count <= 0 {
             if let alert, !answered { return fail(.handshakeRefused(alert)) }
             if let goAway { return fail(.goAway(goAway.reason)) }
@@ -687,13 +710,19 @@ final class HTTP2ClientConnection {
     }
 
     /// Reads from the wire into `incoming`: the count, 0 when APNs closed, -1 on a timeout or error.
-    private func fillTLS() -> Int {
+    private func fillTLS(waiting: Bool = true) -> Int {
         chunk.withUnsafeMutableBytes { chunk in
-            let count = wire!.receive(into: chunk)
-            if count > 0 { BIO_write(incoming, chunk.baseAddress, Int32(count)) }
+            let count = waiting ? wire!.receive(into: chunk) : wire!.receiveNow(into: chunk)
+            if count > 0 {
+                BIO_write(incoming, chunk.baseAddress, Int32(count))
+                bytesArrived = true
+            }
             return count
         }
     }
+
+    /// Set when bytes came from the wire (`readAvailable` counts a part of a record as a sign of life).
+    @exclusivity(unchecked) private var bytesArrived = false
 
     /// Frames from nghttp2 waiting to be written together (`run`).
     @exclusivity(unchecked) private var gathered: [UInt8] = []
@@ -711,8 +740,13 @@ final class HTTP2ClientConnection {
     }
 
     /// Bytes read, 0 when the peer closed, -1 on a timeout or an error.
-    private func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let tls else { return wire!.receive(into: buffer) }
+    /// Without `waiting`, -2 when nothing more has arrived (`Wire.receiveNow`).
+    private func read(into buffer: UnsafeMutableRawBufferPointer, waiting: Bool = true) -> Int {
+        guard let tls else {
+            let count = waiting ? wire!.receive(into: buffer) : wire!.receiveNow(into: buffer)
+            if count > 0 { bytesArrived = true }
+            return count
+        }
         while true {
             let count = Int(SSL_read(tls, buffer.baseAddress, Int32(buffer.count)))
             guard flushTLS() else { return 0 }
@@ -724,7 +758,7 @@ final class HTTP2ClientConnection {
                 return 0
             }
             guard error == SSL_ERROR_WANT_READ else { return 0 }
-            let filled = fillTLS()
+            let filled = fillTLS(waiting: waiting)
             if filled <= 0 { return filled }
         }
     }

@@ -13,10 +13,19 @@ public protocol Wire: AnyObject {
     /// on several connections at once (`HTTP2ClientConnection.exchange(together:)`); nil for a wire
     /// that has none (each is then read in turn).
     var descriptor: Int32? { get }
+    /// What has arrived, without waiting: the count; 0 once the other end closed; -1 when the read
+    /// failed; -2 when nothing is there yet. Only a wire with a `descriptor` is asked.
+    func receiveNow(into buffer: UnsafeMutableRawBufferPointer) -> Int
 }
 
 extension Wire {
     public var descriptor: Int32? { nil }
+    /// `receive` once `poll` says the descriptor is readable (a wire without one waits, as `receive`).
+    public func receiveNow(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let descriptor else { return receive(into: buffer) }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 ? receive(into: buffer) : -2
+    }
 }
 
 /// A TCP connection, `TCP_NODELAY`, reads bounded by the timeout (`SO_RCVTIMEO`).
@@ -85,4 +94,9 @@ final class TCPWire: Wire {
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int { recv(fd, buffer.baseAddress, buffer.count, 0) }
 
     var descriptor: Int32? { fd }
+
+    func receiveNow(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? -2 : count
+    }
 }

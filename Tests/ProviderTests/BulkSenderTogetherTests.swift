@@ -10,15 +10,23 @@ import Testing
 /// .exchange(together:)`), waiting on their sockets with `poll`, as h2load does: a thread a
 /// connection competed with the mock for a shared machine's cores.
 @Suite struct BulkSenderTogetherTests {
-    /// The threads that read or wrote. Unchecked Sendable: `seen` is behind `lock`.
+    /// The threads that read or wrote, and how many times. Unchecked Sendable: behind `lock`.
     final class Threads: @unchecked Sendable {
         private let lock = NSLock()
         private var seen: Set<UInt> = []
+        private var noted = 0
         static var current: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
         func note() {
             lock.lock()
             seen.insert(Self.current)
+            noted += 1
             lock.unlock()
+        }
+        var count: Int { all.count }
+        var calls: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return noted
         }
         var all: Set<UInt> {
             lock.lock()
@@ -116,6 +124,91 @@ import Testing
         #expect(
             answers.suffix(500).allSatisfy { $0.status == 0 && $0.failure == .connectionBroke("no answer in time") },
             "\(answers.suffix(500).first.map { "\($0)" } ?? "")")
+    }
+
+    /// A TCP wire whose answers stop in the middle of a TLS record once the client has sent
+    /// `after` bytes: a network that stalls under one connection. What arrives is passed on through
+    /// a socket pair, whose end the client polls and reads.
+    final class StallingWire: Wire, @unchecked Sendable {
+        let inner: TCPWire
+        let ends: (client: Int32, pump: Int32)
+        let sent = Threads()  // for its lock
+        nonisolated(unsafe) var sentBytes = 0
+        init(_ inner: TCPWire, timeout: Double, after: Int) {
+            self.inner = inner
+            var pair: [Int32] = [0, 0]
+            socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair)
+            ends = (pair[0], pair[1])
+            var limit = timeval(tv_sec: Int(timeout), tv_usec: .init((timeout - timeout.rounded(.down)) * 1_000_000))
+            setsockopt(ends.client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            let pump = ends.pump
+            nonisolated(unsafe) let wire = inner
+            nonisolated(unsafe) let owner = self
+            Thread.detachNewThread {
+                var pending: [UInt8] = []
+                var stalled = false
+                var chunk = [UInt8](repeating: 0, count: 16_384)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { wire.receive(into: $0) }
+                    if count <= 0 { break }
+                    if stalled { continue }
+                    pending += chunk[..<count]
+                    // Whole records go on; once the client has sent enough, half of the next, then nothing.
+                    var start = 0
+                    while pending.count - start >= 5 {
+                        let length = 5 + (Int(pending[start + 3]) << 8 | Int(pending[start + 4]))
+                        if owner.sentTotal > after {
+                            _ = pending[..<(start + min(length, pending.count - start) / 2)].withUnsafeBytes {
+                                Foundation.send(pump, $0.baseAddress, $0.count, 0)
+                            }
+                            stalled = true
+                            break
+                        }
+                        if pending.count - start < length { break }
+                        start += length
+                    }
+                    if stalled { continue }
+                    _ = pending[..<start].withUnsafeBytes { Foundation.send(pump, $0.baseAddress, $0.count, 0) }
+                    pending.removeFirst(start)
+                }
+                close(pump)
+            }
+        }
+        var sentTotal: Int {
+            sent.note()
+            return sentBytes
+        }
+        deinit { close(ends.client) }
+        func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            sentBytes += bytes.count
+            return inner.send(bytes)
+        }
+        func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            recv(ends.client, buffer.baseAddress, buffer.count, 0)
+        }
+        var descriptor: Int32? { ends.client }
+    }
+
+    @Test("A connection stalled inside a TLS record does not hold up the other: its answers are read in time")
+    func stalledLaneAlone() throws {
+        let server = try MockServer()
+        _ = server.mock.arm(FaultSpec(.delay(seconds: 0.3), count: 200, match: FaultSpec.Match(connection: 1)))
+        var (configuration, _) = Self.configuration(server, connections: 2, timeout: 1)
+        let dialed = Threads()
+        configuration.dial = { host, port, timeout in
+            dialed.note()
+            guard let wire = TCPWire(host: host, port: port, timeout: timeout) else { return nil }
+            // The second connection (the second lane) stalls once its first requests are out.
+            return dialed.count == 1 && dialed.calls == 2
+                ? StallingWire(wire, timeout: timeout, after: 3000) : WatchedWire(wire, threads: Threads())
+        }
+        let sender = try BulkSender(configuration: configuration, attempts: 1)
+        let answers = try sender.send(Self.pushes(800, seed: 25))
+        #expect(
+            answers.prefix(400).allSatisfy { $0.status == 200 },
+            "\(answers.prefix(400).filter { $0.status != 200 }.count) of the first lane's 400 not answered 200: \(answers.prefix(400).first { $0.status != 200 }.map { "\($0)" } ?? "")"
+        )
+        #expect(answers.suffix(400).contains { $0.status == 0 }, "the stalled lane failed")
     }
 
     @Test("Wires with nothing to wait on (the mock in memory) are read in turn: 2 connections, 400 pushes")
