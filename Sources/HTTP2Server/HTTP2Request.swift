@@ -252,6 +252,9 @@ public struct UniqueFields: Sendable {
 public struct HTTP2Limits: Sendable {
     /// SETTINGS APNs advertises (docs/apns-facts.md §6.1, observed 2021).
     public var headerTableSize: UInt32 = 4096
+    /// The streams a client may open at once once the service allows more than one: the mock
+    /// starts a token connection at one and raises it to this at the first valid JWT
+    /// (`MockConfiguration.authenticatedMaxConcurrentStreams`, set from it by `MockAssembly`).
     public var maxConcurrentStreams: UInt32 = 1000
     public var initialWindowSize: UInt32 = 65535
     public var maxFrameSize: UInt32 = 16384

@@ -77,6 +77,8 @@ public final class MockAssembly: @unchecked Sendable {
             validation: options.validation, keys: try KeyStore.load(directory: options.certs))
         configuration.authentication = options.authentication
         configuration.seed = options.seed
+        // The server's stream limit is the one APNs raises a connection to once it is authenticated.
+        configuration.authenticatedMaxConcurrentStreams = options.server.limits.maxConcurrentStreams
         configuration.clock = worldClock
         if let directory = options.directory {
             configuration.directory = directory

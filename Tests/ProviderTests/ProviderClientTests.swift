@@ -95,6 +95,12 @@ import Testing
         #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 })
         #expect(client.connectionsOpened == 1)
         #expect(server.events.pushes.count == 300)
+        // The limit was the one announced (an adversary found `maxConcurrentStreams` read by nothing).
+        let announced = server.events.all.compactMap { event -> UInt32? in
+            if case .settings(_, let streams, _, _) = event { return streams }
+            return nil
+        }
+        #expect(announced.max() == 3, "\(announced)")
     }
 
     /// A mock with nghttp2's rapid-reset limit at Debian's defaults (`serve --reset-limit 1000/33`).
