@@ -143,7 +143,7 @@ import Testing
             setsockopt(ends.client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             let pump = ends.pump
             nonisolated(unsafe) let wire = inner
-            nonisolated(unsafe) let owner = self
+            let owner = self
             Thread.detachNewThread {
                 var pending: [UInt8] = []
                 var stalled = false
