@@ -174,7 +174,7 @@ final class HTTP2ClientConnection {
         // Each connection's own deadline: the time since bytes last came on it, bounded by its
         // timeout, whatever the others read meanwhile (an adversary's lane answered 2 s late under
         // a 0.3 s timeout while the other lane kept reading).
-        var lastRead = [Double](repeating: Self.monotonicNow(), count: connections.count)
+        var lastRead = [Double](repeating: ProcessInfo.processInfo.systemUptime, count: connections.count)
         // What a handshake or an earlier exchange read and left in TLS is read first: `poll`
         // says nothing of it.
         for connection in connections where connection.isWaiting && connection.hasBufferedInput {
@@ -193,33 +193,26 @@ final class HTTP2ClientConnection {
             if !unwatched.isEmpty {
                 for index in unwatched {
                     connections[index].readOnce()
-                    lastRead[index] = Self.monotonicNow()
+                    lastRead[index] = ProcessInfo.processInfo.systemUptime
                 }
                 continue
             }
-            let before = Self.monotonicNow()
+            let before = ProcessInfo.processInfo.systemUptime
             let wait = active.map { lastRead[$0] + connections[$0].configuration.timeout - before }.min()!
             polled = active.map { pollfd(fd: connections[$0].wire!.descriptor!, events: Int16(POLLIN), revents: 0) }
             let count = poll(&polled, nfds_t(polled.count), Int32(clamping: Int((max(0, wait) * 1000).rounded(.up))))
             if count < 0, errno == EINTR { continue }
             for (index, entry) in zip(active, polled) where count < 0 || entry.revents != 0 {
-                if connections[index].readAvailable() { lastRead[index] = Self.monotonicNow() }
+                if connections[index].readAvailable() { lastRead[index] = ProcessInfo.processInfo.systemUptime }
             }
             // Late only once its own socket was looked at, after the others were read.
-            let now = Self.monotonicNow()
+            let now = ProcessInfo.processInfo.systemUptime
             for index in active
             where connections[index].isWaiting && now - lastRead[index] >= connections[index].configuration.timeout {
                 connections[index].fail(.connectionBroke("no answer in time"))
             }
         }
         return connections.map { $0.answers() }
-    }
-
-    /// Seconds on the monotonic clock, for the exchange's deadlines.
-    private static func monotonicNow() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The exchange under way: its pushes, the authorization they carry, and the stream of each

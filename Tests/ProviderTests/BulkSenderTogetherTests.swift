@@ -70,25 +70,16 @@ import Testing
         return (configuration, threads)
     }
 
-    static func pushes(_ count: Int, seed: UInt64) -> [OutgoingPush] {
-        var ids = MessageIdGenerator(seed: seed)
-        return (0..<count).map { index in
-            OutgoingPush.voip(
-                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
-                apnsId: ids.next())
-        }
-    }
-
     @Test("3 connections: 900 pushes over exactly 3, every read and write on the caller's thread, answers in order")
     func oneThreadThreeConnections() throws {
         let server = try MockServer()
         let (configuration, threads) = Self.configuration(server, connections: 3)
         let sender = try BulkSender(configuration: configuration)
-        let pushes = Self.pushes(900, seed: 21)
+        let pushes = OutgoingPush.voipBatch(900, seed: 21)
         let answers = try sender.send(pushes)
         #expect(answers.allSatisfy { $0.status == 200 && $0.attempts == 1 }, "\(Set(answers.map(\.status)))")
         // APNs echoes a well-formed apns-id: each answer belongs to the push at its index.
-        #expect(answers.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+        #expect(answers.map(\.apnsId) == pushes.map(\.sentApnsId))
         #expect(Set(answers.map(\.connection)) == [1], "each lane's first connection")
         #expect(sender.connectionsOpened == 3)
         #expect(Set(server.events.pushes.map(\.connection)).count == 3)
@@ -102,7 +93,7 @@ import Testing
         _ = server.mock.arm(FaultSpec(.drop, count: 1000, match: FaultSpec.Match(connection: 2)))
         let (configuration, _) = Self.configuration(server, connections: 2, timeout: 0.5)
         let sender = try BulkSender(configuration: configuration, attempts: 1)
-        let answers = try sender.send(Self.pushes(200, seed: 22))
+        let answers = try sender.send(OutgoingPush.voipBatch(200, seed: 22))
         #expect(answers.prefix(100).allSatisfy { $0.status == 200 }, "\(Set(answers.prefix(100).map(\.status)))")
         #expect(
             answers.suffix(100).allSatisfy { $0.status == 0 && $0.failure == .connectionBroke("no answer in time") },
@@ -120,7 +111,7 @@ import Testing
         _ = server.mock.arm(FaultSpec(.delay(seconds: 2), count: 500, match: FaultSpec.Match(connection: 2)))
         let (configuration, _) = Self.configuration(server, connections: 2, timeout: 0.3)
         let sender = try BulkSender(configuration: configuration, attempts: 1)
-        let answers = try sender.send(Self.pushes(1000, seed: 24))
+        let answers = try sender.send(OutgoingPush.voipBatch(1000, seed: 24))
         #expect(
             answers.suffix(500).allSatisfy { $0.status == 0 && $0.failure == .connectionBroke("no answer in time") },
             "\(answers.suffix(500).first.map { "\($0)" } ?? "")")
@@ -203,7 +194,7 @@ import Testing
                 ? StallingWire(wire, timeout: timeout, after: 3000) : WatchedWire(wire, threads: Threads())
         }
         let sender = try BulkSender(configuration: configuration, attempts: 1)
-        let answers = try sender.send(Self.pushes(800, seed: 25))
+        let answers = try sender.send(OutgoingPush.voipBatch(800, seed: 25))
         #expect(
             answers.prefix(400).allSatisfy { $0.status == 200 },
             "\(answers.prefix(400).filter { $0.status != 200 }.count) of the first lane's 400 not answered 200: \(answers.prefix(400).first { $0.status != 200 }.map { "\($0)" } ?? "")"
@@ -217,10 +208,10 @@ import Testing
         var configuration = mock.clientConfiguration()
         configuration.connections = 2
         let sender = try BulkSender(configuration: configuration)
-        let pushes = Self.pushes(400, seed: 23)
+        let pushes = OutgoingPush.voipBatch(400, seed: 23)
         let answers = try sender.send(pushes)
         #expect(answers.allSatisfy { $0.status == 200 }, "\(Set(answers.map(\.status)))")
-        #expect(answers.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+        #expect(answers.map(\.apnsId) == pushes.map(\.sentApnsId))
         #expect(sender.connectionsOpened == 2)
     }
 }

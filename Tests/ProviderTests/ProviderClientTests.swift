@@ -65,16 +65,11 @@ import Testing
                 authentication: .token(
                     keyFile: Paths.certs + "/AuthKey_RINGKEY001.p8", keyId: "RINGKEY001", teamId: "RINGTEAM01"),
                 connections: 3))
-        var ids = MessageIdGenerator(seed: 11)
-        let pushes = (0..<900).map { index in
-            OutgoingPush.voip(
-                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
-                apnsId: ids.next())
-        }
+        let pushes = OutgoingPush.voipBatch(900, seed: 11)
         let answers = try client.send(pushes)
         #expect(answers.allSatisfy { $0.status == 200 })
         // APNs echoes a well-formed apns-id: each answer belongs to the push at its index.
-        let sentIds = pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value }
+        let sentIds = pushes.map(\.sentApnsId)
         #expect(answers.map(\.apnsId) == sentIds)
         #expect(client.connectionsOpened == 3)
         #expect(Set(server.events.pushes.map(\.connection)).count == 3)

@@ -19,19 +19,11 @@ import Testing
         var options = HTTP2ClientConnection.Options()
         options.submitsWhenStreamsFree = true
         let connection = HTTP2ClientConnection(configuration: configuration, options: options)
-        var ids = MessageIdGenerator(seed: 11)
-        func batch(_ count: Int) -> [OutgoingPush] {
-            (0..<count).map { index in
-                OutgoingPush.voip(
-                    token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)",
-                    caller: "alice", apnsId: ids.next())
-            }
-        }
         let size = 3000
-        let first = connection.exchange(batch(size), authorization: authorization)
+        let first = connection.exchange(OutgoingPush.voipBatch(size, seed: 11), authorization: authorization)
         #expect(first.allSatisfy { $0.status == 200 }, "\(Set(first.map(\.status)))")
         let afterFirst = connection.arenaFigures
-        let second = connection.exchange(batch(size), authorization: authorization)
+        let second = connection.exchange(OutgoingPush.voipBatch(size, seed: 12), authorization: authorization)
         #expect(second.allSatisfy { $0.status == 200 }, "\(Set(second.map(\.status)))")
         let afterSecond = connection.arenaFigures
         // A push takes about eight blocks; the streams open at once vary a little from batch to batch.
@@ -40,7 +32,7 @@ import Testing
             "the second batch of \(size) took \(afterSecond.misses - afterFirst.misses) blocks from malloc; the lists kept \(afterFirst.kept) bytes"
         )
         #expect(afterSecond.kept <= HTTP2ClientConnection.arenaLimit(inFlight: size))
-        _ = connection.exchange(batch(10), authorization: authorization)
+        _ = connection.exchange(OutgoingPush.voipBatch(10, seed: 13), authorization: authorization)
         let small = HTTP2ClientConnection.arenaLimit(inFlight: 10)
         #expect(connection.arenaFigures.kept <= small, "kept \(connection.arenaFigures.kept) bytes for 10 pushes")
     }

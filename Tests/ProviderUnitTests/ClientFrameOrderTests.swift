@@ -48,13 +48,7 @@ import Testing
             return recording
         }
         let sender = try BulkSender(configuration: configuration)
-        var ids = MessageIdGenerator(seed: 12)
-        let pushes = (0..<2000).map { index in
-            OutgoingPush.voip(
-                token: Paths.voipToken, bundleId: "com.ringside.testapp", callUUID: "call-\(index)", caller: "alice",
-                apnsId: ids.next())
-        }
-        let answers = try sender.send(pushes)
+        let answers = try sender.send(OutgoingPush.voipBatch(2000, seed: 12))
         #expect(answers.allSatisfy { $0.status == 200 })
         let frames = Self.frames(try #require(wires.withLock { $0.first }).sent)
         let headers = frames.indices.filter { frames[$0].type == 1 }

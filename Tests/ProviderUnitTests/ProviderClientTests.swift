@@ -105,7 +105,7 @@ import Testing
         #expect(received.map(\.expiration) == ["0", nil, "0", "0", "0"])
         #expect(received.map(\.collapseId) == [nil, nil, "c2", nil, nil])
         #expect(received.map(\.priority) == ["10", "10", "10", "5", "10"])
-        #expect(received.map(\.apnsId) == pushes.map { push in push.headers.first { $0.name == "apns-id" }?.value })
+        #expect(received.map(\.apnsId) == pushes.map(\.sentApnsId))
 
         // A request whose fields are those of the one before less the last: with certificate
         // authentication no JWT follows them, and no apns-id here.
