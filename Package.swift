@@ -74,7 +74,8 @@ let package = Package(
             name: "MockAPNsUnitTests",
             dependencies: ["MockAPNs", "HTTP2Server", "APNs", "World", "CNghttp2", "TestSupport"]),
         // The built-in provider's policies, its client against the mock in memory (TLS included).
-        .testTarget(name: "ProviderUnitTests", dependencies: ["Provider", "MockAPNs", "APNs", "TestSupport"]),
+        .testTarget(
+            name: "ProviderUnitTests", dependencies: ["Provider", "MockAPNs", "APNs", "CNghttp2", "TestSupport"]),
         // Judging and running scenarios without sockets: the judges are pure functions of recorded
         // events; scenarios whose only provider is the built-in one run on the mock in memory
         // (ScenarioTransport.memory, a manual clock).

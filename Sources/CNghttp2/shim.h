@@ -103,6 +103,16 @@ static inline void ringside_arena_release(ringside_arena *arena) {
     arena->kept = 0;
 }
 
+/// What a session's lists keep while `streams` may be in flight at once: 2 KB each (a stream's
+/// blocks are about 1 KB on either side: its header buffers, its frames, the stream itself), at
+/// least RINGSIDE_ARENA_KEPT, at most SIZE_MAX / 2 (Swift's Int.max). With 32 KB, a thousand
+/// streams in flight sent most blocks to malloc and back (bench/provider-callgrind.sh, both sides).
+static inline size_t ringside_arena_limit(size_t streams) {
+    const size_t each = 2 * 1024;
+    if (streams > (SIZE_MAX / 2) / each) return SIZE_MAX / 2;
+    return streams * each < RINGSIDE_ARENA_KEPT ? RINGSIDE_ARENA_KEPT : streams * each;
+}
+
 /// Frees blocks from the free lists until they keep at most `bytes` (headers counted).
 static inline void ringside_arena_trim(ringside_arena *arena, size_t bytes) {
     // List `index` holds blocks of class index + 1, each (index + 2) grains with its header.

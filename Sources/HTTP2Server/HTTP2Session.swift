@@ -61,7 +61,9 @@ public final class HTTP2Session {
 
     public init(limits: HTTP2Limits, initialMaxConcurrentStreams: UInt32) {
         self.limits = limits
-        arena.pointee.limit = Self.arenaLimit(streams: initialMaxConcurrentStreams)
+        // As many streams as the client may open (`ringside_arena_limit`); a connection idle for a
+        // second is trimmed back to 32 KB (`trimSpareMemory`).
+        arena.pointee.limit = ringside_arena_limit(Int(initialMaxConcurrentStreams))
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -111,16 +113,6 @@ public final class HTTP2Session {
         arena.initialize(to: ringside_arena())
         return arena
     }()
-
-    /// What the arena keeps while the client may open `streams` at once: 2 KB each (a stream's
-    /// blocks, its request's header buffers and its answer's frames, are about 1 KB), at least the
-    /// shim's 32 KB. A provider keeps a thousand streams in flight, and with 32 KB most of their
-    /// blocks went to malloc and back (900 instructions a request, `bash bench/provider-callgrind.sh`).
-    /// A connection idle for a second is trimmed back to 32 KB (`trimSpareMemory`).
-    static func arenaLimit(streams: UInt32) -> Int {
-        let (bytes, overflow) = Int(streams).multipliedReportingOverflow(by: 2 << 10)
-        return overflow ? Int.max : max(Int(RINGSIDE_ARENA_KEPT), bytes)
-    }
 
     /// Gives back the blocks an idle connection keeps beyond the shim's 32 KB: 10,000 idle
     /// connections hold at most 320 MB of them, whatever they once had in flight.
@@ -257,7 +249,7 @@ public final class HTTP2Session {
 
     /// Changes MAX_CONCURRENT_STREAMS (APNs raises it after the first valid JWT, docs/apns-facts.md §6.1).
     public func setMaxConcurrentStreams(_ value: UInt32) {
-        arena.pointee.limit = Self.arenaLimit(streams: value)
+        arena.pointee.limit = ringside_arena_limit(Int(value))
         submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, value)])
     }
 

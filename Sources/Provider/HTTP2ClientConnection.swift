@@ -137,16 +137,6 @@ final class HTTP2ClientConnection {
         return arena
     }()
 
-    /// What the arena keeps while `count` pushes wait for their answer: 2 KB each (a push's blocks,
-    /// its header copy, its outgoing item and its stream, are 1.1 KB in `ClientArenaTests`), at
-    /// least the mock's 32 KB. The lists never keep more than was taken at once. A fixed 2 MB, when
-    /// a whole 10,000-push batch was submitted at once, sent four fifths of its blocks to malloc and
-    /// back, 1,400 instructions a push (`bash bench/provider-callgrind.sh`).
-    static func arenaLimit(inFlight count: Int) -> Int {
-        let (bytes, overflow) = count.multipliedReportingOverflow(by: 2 << 10)
-        return overflow ? Int.max : max(32 << 10, bytes)
-    }
-
     /// The bytes the arena's free lists keep, and the small blocks it took from malloc because
     /// they were empty (a test's figures).
     var arenaFigures: (kept: Int, misses: Int) { (arena.pointee.kept, arena.pointee.misses) }
@@ -224,7 +214,7 @@ final class HTTP2ClientConnection {
     /// Starts an exchange: the arena sized for the batch, the first pushes submitted.
     private func start(_ pushes: [OutgoingPush], authorization: String?) {
         // What the last batch left is trimmed to what this one can take.
-        ringside_arena_trim(arena, Self.arenaLimit(inFlight: min(pushes.count, inFlightBound)))
+        ringside_arena_trim(arena, ringside_arena_limit(min(pushes.count, inFlightBound)))
         slots.removeAll(keepingCapacity: true)
         firstStream = 0
         waiting = 0
@@ -244,7 +234,10 @@ final class HTTP2ClientConnection {
     private func submitMore() {
         guard let session, streams.count < pushes.count else { return }
         let bound = inFlightBound
-        arena.pointee.limit = Self.arenaLimit(inFlight: min(pushes.count, bound))
+        // What the pushes in flight take (`ringside_arena_limit`; 1.1 KB a push in
+        // `ClientArenaTests`). A fixed 2 MB, with a whole 10,000-push batch submitted at once, sent
+        // four fifths of its blocks to malloc and back, 1,400 instructions a push.
+        arena.pointee.limit = ringside_arena_limit(min(pushes.count, bound))
         while streams.count < pushes.count, waiting < bound, isUsable {
             streams.append(submit(pushes[streams.count], authorization: authorization, on: session))
             // Its frames at once: nghttp2 sends every waiting HEADERS before any DATA, and APNs

@@ -1,11 +1,12 @@
 import APNs
+import CNghttp2
 import MockAPNs
 import TestSupport
 import Testing
 
 @testable import Provider
 
-/// The client's nghttp2 blocks serve the next pushes (`HTTP2ClientConnection.arenaLimit`): the
+/// The client's nghttp2 blocks serve the next pushes (`ringside_arena_limit`): the
 /// arena keeps what the pushes in flight take, from one batch to the next, and is trimmed when a
 /// smaller batch starts.
 @Suite struct ClientArenaTests {
@@ -31,9 +32,9 @@ import Testing
             afterSecond.misses - afterFirst.misses <= size / 100,
             "the second batch of \(size) took \(afterSecond.misses - afterFirst.misses) blocks from malloc; the lists kept \(afterFirst.kept) bytes"
         )
-        #expect(afterSecond.kept <= HTTP2ClientConnection.arenaLimit(inFlight: size))
+        #expect(afterSecond.kept <= ringside_arena_limit(size))
         _ = connection.exchange(OutgoingPush.voipBatch(10, seed: 13), authorization: authorization)
-        let small = HTTP2ClientConnection.arenaLimit(inFlight: 10)
+        let small = ringside_arena_limit(10)
         #expect(connection.arenaFigures.kept <= small, "kept \(connection.arenaFigures.kept) bytes for 10 pushes")
     }
 }
