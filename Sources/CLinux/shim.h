@@ -32,4 +32,6 @@ static inline int ringside_name_this_thread(const char *name) { (void)name; retu
 // hands finished pushes out under its lock, and each one's first touch was a cache miss: the line
 // was written on another core. (PREFETCHW measured the same as this read prefetch.)
 static inline void ringside_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+// The same, for a line about to be written.
+static inline void ringside_prefetch_for_write(const void *address) { __builtin_prefetch(address, 1, 3); }
 #endif

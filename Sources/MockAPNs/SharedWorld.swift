@@ -197,6 +197,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         let call = CallInfo(body: body)
         var finished: [FinishedPush] = []
         let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
+            owedLines.prepare(world.nextPushNumber)
             let (answer, number) = world.admit(
                 push, token: token, environment: environment, call: call, apnsId: apnsId,
                 acceptsUnknown: acceptsUnknownTokens, at: now)

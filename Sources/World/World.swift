@@ -54,6 +54,9 @@ public final class World {
     /// How many pushes the world remembers at most, pending ones aside.
     @exclusivity(unchecked) public var keptPushes = 100_000
 
+    /// The number the next push accepted will have.
+    public var nextPushNumber: Int { recentStart + recent.count }
+
     /// The pushes the world remembers, oldest first.
     public var pushes: [PushFate] { remembered(0..<rememberedCount) }
 
@@ -466,7 +469,7 @@ public final class World {
         _ push: AcceptedPush, environment: APNsEnvironment, call: CallInfo, apnsId: MessageId, record: TokenRecord?,
         at now: Double
     ) -> Int {
-        let number = recentStart + recent.count
+        let number = nextPushNumber
         let identity = PushEntry.Identity(
             apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
             bundleId: record?.bundleId)

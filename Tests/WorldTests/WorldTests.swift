@@ -70,6 +70,9 @@ import World
         }
         #expect(world.pushes.count <= 10 + 1, "\(world.pushes.count) kept")
         #expect(world.forgotten > 0)
+        // The number the mock asks for ahead (`OwedLines.prepare`) is the next push's, generations forgotten.
+        let next = world.nextPushNumber
+        #expect(push(world, token: dead, at: t0 + 40) == next)
         #expect(world.fate(numbers[0]) == nil, "an old finished push is forgotten")
         #expect(
             world.fate(stored)?.outcome.kind == "rang-late" || world.fate(stored)?.outcome.kind == "rang"
