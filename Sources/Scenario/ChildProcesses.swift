@@ -197,6 +197,26 @@ public enum ProcessTree {
         }
     }
 
+    /// Whether a process of the tree still runs (not a zombie): one whose environment carries
+    /// `marker`, or one still in its process group. Either alone misses one: a process may clear
+    /// its environment or leave the group, and one in the middle of `execve` has no environment to
+    /// read for a moment (a provider's `( sleep 0.4; curl … ) &` was once taken for quiet as its
+    /// subshell turned into curl, and the duplicate it then sent went unjudged).
+    static func isRunning(marker: String) -> Bool {
+        if !find(marker).isEmpty { return true }
+        guard let group = live.withLock({ $0[marker] }) else { return false }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { entry in
+            guard let pid = pid_t(entry), pid != getpid(),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            // After the command's name: state, parent, process group.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && fields[0] != "Z" && pid_t(fields[2]) == group
+        }
+    }
+
     /// Live processes (not zombies) whose environment carries `marker`.
     static func find(_ marker: String) -> [pid_t] {
         let needle = Array("\(variable)=\(marker)".utf8)
@@ -235,7 +255,7 @@ final class Children {
 
     /// Whether a process of some tree (but `except`'s) still runs: a command that backgrounded curl.
     func anyRunning(except: String? = nil) -> Bool {
-        markers.contains { $0 != except && !ProcessTree.find($0).isEmpty }
+        markers.contains { $0 != except && ProcessTree.isRunning(marker: $0) }
     }
 }
 
