@@ -34,4 +34,9 @@ static inline int ringside_name_this_thread(const char *name) { (void)name; retu
 static inline void ringside_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 // The same, for a line about to be written.
 static inline void ringside_prefetch_for_write(const void *address) { __builtin_prefetch(address, 1, 3); }
+// Eight bytes another thread may be writing (the world's token table, read without its lock as
+// a hint): an atomic load, so the race is defined.
+static inline unsigned long long ringside_load_relaxed_u64(const void *address) {
+    return __atomic_load_n((const unsigned long long *)address, __ATOMIC_RELAXED);
+}
 #endif

@@ -1,4 +1,10 @@
 import APNs
+import CLinux
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which phone holds a token, per environment ([RESP]: sandbox and production are distinct spaces).
 ///
@@ -23,17 +29,18 @@ struct TokenRegistry {
 
     /// `check` (the fingerprint's top 32 bits) and the packed entry; `packed == empty` is a free
     /// slot, `packed == removed` a tombstone that probes pass over.
-    private struct Slot {
+    fileprivate struct Slot {
         var check: UInt32
         var packed: UInt32
     }
 
     private static let empty = UInt32.max
-    private static let removed = UInt32.max - 1
+    fileprivate static let removed = UInt32.max - 1
     /// Phones a slot can name: the packed entry keeps two bits for kind and environment.
     static let packablePhones = Int32((UInt32.max - 2) >> 2)
 
-    private var slots = [Slot](repeating: Slot(check: 0, packed: TokenRegistry.empty), count: 16)
+    /// Not copy-on-write (`SlotTable`): a registry is one world's, changed in place, never copied.
+    private var slots = SlotTable(count: 16)
     /// Live slots, and live plus tombstones (which also lengthen probes).
     private var liveCount = 0
     private var usedCount = 0
@@ -66,12 +73,17 @@ struct TokenRegistry {
 
     /// Where the table lies, for `TokenTableHint`.
     var hint: TokenTableHint {
-        slots.withUnsafeBufferPointer {
-            TokenTableHint(base: UInt(bitPattern: $0.baseAddress), mask: $0.count - 1)
-        }
+        TokenTableHint(base: UInt(bitPattern: slots.base), mask: slots.count - 1)
     }
 
     fileprivate static let slotStride = MemoryLayout<Slot>.stride
+
+    /// A slot's check and packed entry, in one relaxed atomic load (another thread may be writing it).
+    fileprivate static func slotRead(_ slot: UnsafeRawPointer) -> (check: UInt32, packed: UInt32) {
+        let word = ringside_load_relaxed_u64(slot)
+        // `check` first, then `packed` (little endian: the low half is `check`).
+        return (UInt32(truncatingIfNeeded: word), UInt32(truncatingIfNeeded: word >> 32))
+    }
 
     /// The first empty slot or tombstone on a check's probe sequence (the table is never full).
     private func freeSlot(_ check: UInt32) -> Int {
@@ -111,15 +123,10 @@ struct TokenRegistry {
     /// Places every live slot again in a table of `capacity` slots, dropping the tombstones.
     private mutating func rebuild(capacity: Int) {
         let old = slots
-        // Advised before the first write: the table's pages fault in as huge pages.
-        slots = [Slot](unsafeUninitializedCapacity: capacity) { table, initialized in
-            adviseHugePages(table.baseAddress, bytes: capacity * MemoryLayout<Slot>.stride)
-            table.initialize(repeating: Slot(check: 0, packed: Self.empty))
-            initialized = capacity
-        }
+        slots = SlotTable(count: capacity)
         usedCount = 0
-        for slot in old where slot.packed != Self.empty && slot.packed != Self.removed {
-            slots[freeSlot(slot.check)] = slot
+        for index in 0..<old.count where old[index].packed != Self.empty && old[index].packed != Self.removed {
+            slots[freeSlot(old[index].check)] = old[index]
             usedCount += 1
         }
     }
@@ -182,5 +189,63 @@ public struct TokenTableHint: Equatable, Sendable {
         guard base != 0 else { return nil }
         let home = TokenRegistry.home(TokenRegistry.check(token, environment), mask: mask)
         return UnsafeRawPointer(bitPattern: base &+ UInt(truncatingIfNeeded: home &* TokenRegistry.slotStride))
+    }
+
+    /// The phone the token's first slot names, read without the world's lock: a guess, to ask for
+    /// the phone's memory before the lock is taken, never to act on. The table may be changing, or
+    /// rebuilt since: its memory stays mapped (`SlotTable`), so the read is safe, and what it reads
+    /// may be anything. Nil when the slot holds another token's check or none.
+    public func phone(of token: TokenValue, environment: APNsEnvironment) -> Int? {
+        let check = TokenRegistry.check(token, environment)
+        guard let slot = address(of: token, environment: environment) else { return nil }
+        let (seen, packed) = TokenRegistry.slotRead(slot)
+        guard seen == check, packed < TokenRegistry.removed else { return nil }
+        return Int(packed >> 2)
+    }
+}
+
+/// The token table's slots, in memory that stays mapped as long as the process runs: the mock reads
+/// a slot without the world's lock (`TokenTableHint.phone`), and a table rebuilt or dropped meanwhile
+/// must not be unmapped under that read. A table let go gives its pages back to the system
+/// (`MADV_DONTNEED`: they read as zeros after) and its address range to a pool, for the next table
+/// of that size; a late read then sees zeros or another table's slots, a wrong guess and no harm.
+private final class SlotTable {
+    let base: UnsafeMutablePointer<TokenRegistry.Slot>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        let bytes = Self.bytes(count)
+        let spare = Self.pool.withLock { $0[bytes]?.popLast() }
+        base = UnsafeMutablePointer(bitPattern: spare ?? 0) ?? Self.map(bytes)
+        // Advised before the first write: a large table's pages fault in as huge pages.
+        adviseHugePages(base, bytes: bytes)
+        base.initialize(repeating: TokenRegistry.Slot(check: 0, packed: UInt32.max), count: count)
+    }
+
+    deinit {
+        let bytes = Self.bytes(count)
+        _ = madvise(base, bytes, MADV_DONTNEED)
+        let address = UInt(bitPattern: base)
+        Self.pool.withLock { $0[bytes, default: []].append(address) }
+    }
+
+    subscript(index: Int) -> TokenRegistry.Slot {
+        get { base[index] }
+        set { base[index] = newValue }
+    }
+
+    /// Address ranges of tables let go, by size in bytes (whole pages).
+    private static let pool = Mutex<[Int: [UInt]]>([:])
+
+    private static func bytes(_ count: Int) -> Int {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        return (count * MemoryLayout<TokenRegistry.Slot>.stride + page - 1) / page * page
+    }
+
+    private static func map(_ bytes: Int) -> UnsafeMutablePointer<TokenRegistry.Slot> {
+        let address = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let address, address != MAP_FAILED else { fatalError("cannot map \(bytes) bytes for the token table") }
+        return address.assumingMemoryBound(to: TokenRegistry.Slot.self)
     }
 }

@@ -218,6 +218,12 @@ public final class World {
     /// Where the token table lies now (see `TokenTableHint`).
     public var tokenTableHint: TokenTableHint { registry.hint }
 
+    /// Where the phones lie now, and how many: a hint to ask for a phone's memory before the mock
+    /// takes the lock (`SharedWorld.admit`); a stale one is asked for, never read.
+    public var phoneTableHint: (base: UInt, count: Int) {
+        phones.withUnsafeBufferPointer { (UInt(bitPattern: $0.baseAddress), $0.count) }
+    }
+
     /// Huge pages for the phones' array, all its capacity (see `adviseHugePages`).
     private func advisePhonesHugePages() {
         let base = phones.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }

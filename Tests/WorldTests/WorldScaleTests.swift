@@ -189,6 +189,49 @@ import Testing
         #expect(TokenTableHint(base: 0, mask: 15).address(of: TokenValue(bytes: [1]), environment: .sandbox) == nil)
     }
 
+    /// The phone a slot names, read without the lock: the token's own phone while the table holds
+    /// it, nil for a made-up token or one retired (a hint that names a wrong phone, or none, fails).
+    @Test("The token table's hint names the phone holding each live token")
+    func tokenTableHintPhone() {
+        let world = World(seed: 3)
+        for index in 0..<300 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
+        let hint = world.tokenTableHint
+        var named = 0
+        for phone in 0..<300 {
+            let token = TokenValue(hex: world.token(phone: phone, bundleId: "b", kind: .voip)!)!
+            let seen = hint.phone(of: token, environment: .sandbox)
+            // Only the first slot is read: a token a probe placed further along is not guessed.
+            #expect(seen == nil || seen == phone, "phone \(phone): \(String(describing: seen))")
+            named += seen == phone ? 1 : 0
+        }
+        #expect(named >= 200, "\(named) of 300 named")
+        #expect(hint.phone(of: TokenValue(hex: String(repeating: "0f", count: 32))!, environment: .sandbox) == nil)
+        let token = TokenValue(hex: world.token(phone: 7, bundleId: "b", kind: .voip)!)!
+        world.apply(.rotateToken, phone: 7, bundleId: "b", at: 1)
+        #expect(world.tokenTableHint.phone(of: token, environment: .sandbox) == nil, "a retired token names none")
+    }
+
+    /// The mock reads a slot of a table that may have been rebuilt or dropped meanwhile: a table let
+    /// go keeps its memory mapped (its pages read as zeros, or as the next table's), so the read
+    /// names no phone and does not crash (a table unmapped when let go fails here with SIGSEGV).
+    @Test("A token table let go can still be read through an old hint, safely")
+    func tokenTableHintAfterRebuild() {
+        var old: TokenTableHint
+        var tokens: [TokenValue] = []
+        do {
+            let world = World(seed: 3)
+            world.reserve(phones: 4096)
+            for index in 0..<100 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
+            old = world.tokenTableHint
+            tokens = (0..<100).map { TokenValue(hex: world.token(phone: $0, bundleId: "b", kind: .voip)!)! }
+            for index in 100..<9000 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
+            #expect(world.tokenTableHint.base != old.base, "the table was rebuilt elsewhere")
+            #expect(tokens.allSatisfy { old.phone(of: $0, environment: .sandbox) == nil }, "rebuilt: zeros")
+        }
+        // The world is gone: its tables too.
+        #expect(tokens.allSatisfy { old.phone(of: $0, environment: .sandbox) == nil })
+    }
+
     /// Huge-page advice changes no byte and takes any range: none, small, unaligned, large.
     @Test("Huge-page advice leaves memory as it was, whatever the range")
     func hugePageAdvice() {
