@@ -39,4 +39,8 @@ static inline void ringside_prefetch_for_write(const void *address) { __builtin_
 static inline unsigned long long ringside_load_relaxed_u64(const void *address) {
     return __atomic_load_n((const unsigned long long *)address, __ATOMIC_RELAXED);
 }
+// Its writer's side (a plain store on x86-64): the world writes the table under its lock.
+static inline void ringside_store_relaxed_u64(void *address, unsigned long long value) {
+    __atomic_store_n((unsigned long long *)address, value, __ATOMIC_RELAXED);
+}
 #endif

@@ -220,7 +220,7 @@ private final class SlotTable {
         base = UnsafeMutablePointer(bitPattern: spare ?? 0) ?? Self.map(bytes)
         // Advised before the first write: a large table's pages fault in as huge pages.
         adviseHugePages(base, bytes: bytes)
-        base.initialize(repeating: TokenRegistry.Slot(check: 0, packed: UInt32.max), count: count)
+        for index in 0..<count { self[index] = TokenRegistry.Slot(check: 0, packed: UInt32.max) }
     }
 
     deinit {
@@ -230,9 +230,13 @@ private final class SlotTable {
         Self.pool.withLock { $0[bytes, default: []].append(address) }
     }
 
+    /// Written as one atomic store (a plain store on x86-64): a read without the lock may be
+    /// happening (`TokenRegistry.slotRead`), and so the race is defined.
     subscript(index: Int) -> TokenRegistry.Slot {
         get { base[index] }
-        set { base[index] = newValue }
+        set {
+            ringside_store_relaxed_u64(base + index, UInt64(newValue.packed) << 32 | UInt64(newValue.check))
+        }
     }
 
     /// Address ranges of tables let go, by size in bytes (whole pages).
