@@ -12,6 +12,19 @@
 // so that `ringside run` can stop them when it ends.
 static inline int ringside_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
+// A child's exit status without reaping it (waitid with WNOWAIT, whose siginfo Swift cannot read):
+// -1 while it runs, -2 when it is not our child (reaped already), else its exit code, or 128 + the
+// signal that ended it. Unreaped, its pid stays taken, and so does its process group's number.
+#include <sys/wait.h>
+#include <string.h>
+static inline int ringside_exit_status_unreaped(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -2;
+    if (info.si_pid == 0) return -1;
+    return info.si_code == CLD_EXITED ? (info.si_status & 0xff) : 128 + info.si_status;
+}
+
 // Names the calling thread (shown by gdb and top). Not pthread_setname_np: that needs _GNU_SOURCE,
 // which changes glibc's structs under the other modules that include them.
 static inline int ringside_name_this_thread(const char *name) {

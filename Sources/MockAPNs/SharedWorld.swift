@@ -22,11 +22,17 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// added, every device token is unknown and accepted, and the world can be skipped on the hot path.
     private let hasPhones = Atomic<Bool>(false)
     /// Where the token table lies (`TokenTableHint`), readable without the lock; written (under
-    /// `lock`) only when the table moved.
-    private let tableBase = Atomic<UInt>(0)
-    private let tableMask = Atomic<Int>(0)
+    /// `lock`) only when the table moved. One word, the base (page aligned) with log2 of the size in
+    /// its low bits: as two, a reader could pair a new small table's base with an old large mask,
+    /// and read past the table's end (an adversary's finding).
+    private let tableHint = Atomic<UInt>(0)
     private var storedTableHint: TokenTableHint {
-        TokenTableHint(base: tableBase.load(ordering: .relaxed), mask: tableMask.load(ordering: .relaxed))
+        let word = tableHint.load(ordering: .relaxed)
+        return TokenTableHint(base: word & ~63, mask: (1 << Int(word & 63)) - 1)
+    }
+    private static func packed(_ hint: TokenTableHint) -> UInt {
+        precondition(hint.base & 63 == 0 && (hint.mask + 1) & hint.mask == 0, "the token table is page aligned")
+        return hint.base | UInt((hint.mask + 1).trailingZeroBitCount)
     }
     /// Where the phones lie and how many there are (`World.phoneTableHint`), the same way.
     private let phonesBase = Atomic<UInt>(0)
@@ -136,10 +142,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
         }
         let hint = world.tokenTableHint
-        if hint != storedTableHint {
-            tableBase.store(hint.base, ordering: .relaxed)
-            tableMask.store(hint.mask, ordering: .relaxed)
-        }
+        if hint != storedTableHint { tableHint.store(Self.packed(hint), ordering: .relaxed) }
         let phones = world.phoneTableHint
         if phones.base != phonesBase.load(ordering: .relaxed) || phones.count != phonesCount.load(ordering: .relaxed) {
             phonesBase.store(phones.base, ordering: .relaxed)

@@ -99,15 +99,16 @@ final class ChildProcess {
         return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { Int32($0) }
     }
 
-    /// The exit status once the shell has ended (128 + N when killed by signal N), else nil.
+    /// The exit status once the shell has ended (128 + N when killed by signal N), else nil. The
+    /// shell is not reaped here: while it is a zombie no other process can take its pid, nor so its
+    /// process group's number, which `ProcessTree.isRunning` counts by (`Children` reaps it once the
+    /// group is empty, `ProcessTree.stop` at the scenario's end).
     var status: Int32? {
         if exitStatus == nil {
-            var raw: Int32 = 0
-            let result = waitpid(pid, &raw, WNOHANG)
-            if result == pid {
-                let signal = raw & 0x7f
-                exitStatus = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
-            } else if result == -1, errno == ECHILD {
+            let status = ringside_exit_status_unreaped(pid)
+            if status >= 0 {
+                exitStatus = status
+            } else if status == -2 {
                 exitStatus = 128 + SIGKILL  // reaped by `ProcessTree.stop`
             }
         }
@@ -128,14 +129,32 @@ final class ChildProcess {
 /// scenario — or a signal that ends the run — stops them all, background ones too.
 public enum ProcessTree {
     static let variable = "RINGSIDE_PROVIDER_RUN"
-    /// Marker → process group, for every tree not yet stopped, in every scenario of this process.
+    /// Marker → process group, for every tree not yet stopped, in every scenario of this process;
+    /// 0 once the group was empty and its leader reaped (its number may be another's by then).
     private static let live = Mutex<[String: pid_t]>([:])
 
     static func register(marker: String, group: pid_t) { live.withLock { $0[marker] = group } }
 
+    /// The tree's group is empty and its leader, `leader`, has ended: the leader is reaped and the
+    /// group forgotten, before its number can be reused (`isRunning`, `stop` no longer use it).
+    static func forgetGroup(marker: String, leader: pid_t) {
+        live.withLock { if $0[marker] == leader { $0[marker] = 0 } }
+        _ = waitpid(leader, nil, WNOHANG)
+    }
+
     /// SIGTERM to the tree, then SIGKILL to what is left after 2 s.
     static func stop(marker: String) {
         guard let group = live.withLock({ $0[marker] }) else { return }
+        guard group != 0 else {
+            // The group is gone: what carries the marker still runs, if anything.
+            defer { _ = live.withLock { $0.removeValue(forKey: marker) } }
+            for signal in [SIGTERM, SIGKILL] {
+                for pid in find(marker) { kill(pid, signal) }
+                let deadline = Date().addingTimeInterval(2)
+                while !find(marker).isEmpty, Date() < deadline { usleep(20_000) }
+            }
+            return
+        }
         // Forgotten only once the tree is gone: a signal arriving meanwhile still finds it.
         defer { _ = live.withLock { $0.removeValue(forKey: marker) } }
         for signal in [SIGTERM, SIGKILL] {
@@ -204,7 +223,12 @@ public enum ProcessTree {
     /// subshell turned into curl, and the duplicate it then sent went unjudged).
     static func isRunning(marker: String) -> Bool {
         if !find(marker).isEmpty { return true }
-        guard let group = live.withLock({ $0[marker] }) else { return false }
+        guard let group = live.withLock({ $0[marker] }), group != 0 else { return false }
+        return hasLiveMember(group: group)
+    }
+
+    /// Whether a live process (not a zombie) is in process group `group`.
+    static func hasLiveMember(group: pid_t) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.contains { entry in
             guard let pid = pid_t(entry), pid != getpid(),
@@ -236,21 +260,36 @@ public enum ProcessTree {
 /// The process trees one scenario started; stopped together at its end.
 final class Children {
     private var markers: [String] = []
+    /// The shells whose groups may still have members, by marker: each is reaped once its group is
+    /// empty (so that a scenario of many commands does not keep a zombie each to its end).
+    private var leaders: [String: ChildProcess] = [:]
 
     /// Starts a command as a tree of its own.
     func start(_ command: String, environment: [String: String], output: FileHandle) throws -> (
         child: ChildProcess, marker: String
     ) {
+        forgetEmptyGroups()
         let marker = UUID().uuidString
         let child = try ChildProcess(command: command, environment: environment, marker: marker, output: output)
         ProcessTree.register(marker: marker, group: child.pid)
         markers.append(marker)
+        leaders[marker] = child
         return (child, marker)
+    }
+
+    /// Reaps each shell that has ended and whose group has no live member left: nothing can join
+    /// an empty group, so its number is let go only once nothing of the tree runs in it.
+    private func forgetEmptyGroups() {
+        for (marker, shell) in leaders where shell.status != nil && !ProcessTree.hasLiveMember(group: shell.pid) {
+            ProcessTree.forgetGroup(marker: marker, leader: shell.pid)
+            leaders[marker] = nil
+        }
     }
 
     func stopAll() {
         for marker in markers { ProcessTree.stop(marker: marker) }
         markers = []
+        leaders = [:]
     }
 
     /// Whether a process of some tree (but `except`'s) still runs: a command that backgrounded curl.

@@ -19,4 +19,48 @@ import Testing
         while children.anyRunning(), Date() < deadline { usleep(20_000) }
         #expect(!children.anyRunning(), "once it ends, nothing runs")
     }
+
+    /// A command's process group is counted by its number, which the system gives out again once
+    /// nothing holds it: the command's shell is kept unreaped while its group is counted, so no
+    /// other process can take the number. An adversary's helper took the pid of an ended shell
+    /// (`ns_last_pid`, as root) and led a group of that number: the runner waited for it, and the
+    /// scenario failed "still busy". Needs root; without it, nothing is checked.
+    @Test("An ended command's group number cannot be taken by another process while it is counted")
+    func groupNumberNotReused() throws {
+        guard access("/proc/sys/kernel/ns_last_pid", W_OK) == 0 else { return }
+        let children = Children()
+        defer { children.stopAll() }
+        let output = try OutputFile()
+        let (shell, _) = try children.start("true", environment: [:], output: output.handle)
+        #expect(shell.wait(until: Date().addingTimeInterval(5)))
+        // Tries to be born with the shell's pid, then leads a group of that number for 3 s.
+        let thief = Process()
+        thief.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        thief.arguments = [
+            "-c",
+            """
+            import os, sys, time
+            target = \(shell.pid)
+            for _ in range(200):
+                with open("/proc/sys/kernel/ns_last_pid", "w") as f: f.write(str(target - 1))
+                pid = os.fork()
+                if pid == 0:
+                    if os.getpid() == target:
+                        os.setpgid(0, 0); time.sleep(3)
+                    os._exit(0)
+                if pid == target: print("took", pid); sys.exit(0)
+                os.waitpid(pid, 0)
+            print("not taken")
+            """,
+        ]
+        let pipe = Pipe()
+        thief.standardOutput = pipe
+        try thief.run()
+        thief.waitUntilExit()
+        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(
+            !children.anyRunning(),
+            "the thief (\(said.trimmingCharacters(in: .whitespacesAndNewlines))) is not the command's")
+        #expect(said.hasPrefix("not taken"), "the shell's pid stays taken while its group is counted")
+    }
 }
