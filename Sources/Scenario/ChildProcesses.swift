@@ -145,24 +145,16 @@ public enum ProcessTree {
     /// SIGTERM to the tree, then SIGKILL to what is left after 2 s.
     static func stop(marker: String) {
         guard let group = live.withLock({ $0[marker] }) else { return }
-        guard group != 0 else {
-            // The group is gone: what carries the marker still runs, if anything.
-            defer { _ = live.withLock { $0.removeValue(forKey: marker) } }
-            for signal in [SIGTERM, SIGKILL] {
-                for pid in find(marker) { kill(pid, signal) }
-                let deadline = Date().addingTimeInterval(2)
-                while !find(marker).isEmpty, Date() < deadline { usleep(20_000) }
-            }
-            return
-        }
         // Forgotten only once the tree is gone: a signal arriving meanwhile still finds it.
         defer { _ = live.withLock { $0.removeValue(forKey: marker) } }
         for signal in [SIGTERM, SIGKILL] {
-            kill(-group, signal)
+            // A forgotten group (0) is signalled no more: its number may be another's by now.
+            if group != 0 { kill(-group, signal) }
             let processes = find(marker)
             for pid in processes { kill(pid, signal) }
             // The group's leader is our child: reaped here, it stops counting as alive.
             func alive() -> Bool {
+                guard group != 0 else { return !find(marker).isEmpty }
                 _ = waitpid(group, nil, WNOHANG)
                 // Members that died after their parent were adopted by this process (a subreaper, see
                 // `adoptOrphans`): as zombies they would keep the group alive until reaped here.
@@ -204,16 +196,7 @@ public enum ProcessTree {
     /// Live processes whose parent is this process.
     static func childrenOfThisProcess() -> [pid_t] {
         let me = getpid()
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), pid != me,
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, fields[0] != "Z", pid_t(fields[1]) == me else { return nil }
-            return pid
-        }
+        return liveProcesses().filter { $0.parent == me }.map(\.pid)
     }
 
     /// Whether a process of the tree still runs (not a zombie): one whose environment carries
@@ -222,38 +205,51 @@ public enum ProcessTree {
     /// read for a moment (a provider's `( sleep 0.4; curl … ) &` was once taken for quiet as its
     /// subshell turned into curl, and the duplicate it then sent went unjudged).
     static func isRunning(marker: String) -> Bool {
-        if !find(marker).isEmpty { return true }
-        guard let group = live.withLock({ $0[marker] }), group != 0 else { return false }
-        return hasLiveMember(group: group)
+        let group = live.withLock { $0[marker] } ?? 0
+        let needle = needle(marker)
+        return liveProcesses().contains { (group != 0 && $0.group == group) || carries($0.pid, needle) }
     }
 
     /// Whether a live process (not a zombie) is in process group `group`.
-    static func hasLiveMember(group: pid_t) -> Bool {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.contains { entry in
-            guard let pid = pid_t(entry), pid != getpid(),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            // After the command's name: state, parent, process group.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && fields[0] != "Z" && pid_t(fields[2]) == group
-        }
-    }
+    static func hasLiveMember(group: pid_t) -> Bool { liveProcesses().contains { $0.group == group } }
 
     /// Live processes (not zombies) whose environment carries `marker`.
     static func find(_ marker: String) -> [pid_t] {
-        let needle = Array("\(variable)=\(marker)".utf8)
+        let needle = needle(marker)
+        return liveProcesses().filter { carries($0.pid, needle) }.map(\.pid)
+    }
+
+    /// A live process as `/proc/<pid>/stat` shows it.
+    private struct LiveProcess {
+        let pid: pid_t
+        let parent: pid_t
+        let group: pid_t
+    }
+
+    /// Every process but this one, zombies left out.
+    private static func liveProcesses() -> [LiveProcess] {
+        let me = getpid()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), pid != getpid(),
-                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
+        return entries.compactMap { entry -> LiveProcess? in
+            guard let pid = pid_t(entry), pid != me,
                 let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                !stat.contains(") Z ")
+                let close = stat.lastIndex(of: ")")
             else { return nil }
-            let bytes = [UInt8](environ)
-            return bytes.split(separator: 0).contains { $0.elementsEqual(needle) } ? pid : nil
+            // After the command's name: state, parent, process group.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] != "Z", let parent = pid_t(fields[1]), let group = pid_t(fields[2])
+            else { return nil }
+            return LiveProcess(pid: pid, parent: parent, group: group)
         }
+    }
+
+    /// The environment entry that marks a tree's processes.
+    private static func needle(_ marker: String) -> [UInt8] { Array("\(variable)=\(marker)".utf8) }
+
+    /// Whether process `pid`'s environment holds `needle`.
+    private static func carries(_ pid: pid_t, _ needle: [UInt8]) -> Bool {
+        guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        return [UInt8](environ).split(separator: 0).contains { $0.elementsEqual(needle) }
     }
 }
 

@@ -34,7 +34,7 @@ struct TokenRegistry {
         var packed: UInt32
     }
 
-    private static let empty = UInt32.max
+    fileprivate static let empty = UInt32.max
     fileprivate static let removed = UInt32.max - 1
     /// Phones a slot can name: the packed entry keeps two bits for kind and environment.
     static let packablePhones = Int32((UInt32.max - 2) >> 2)
@@ -77,13 +77,6 @@ struct TokenRegistry {
     }
 
     fileprivate static let slotStride = MemoryLayout<Slot>.stride
-
-    /// A slot's check and packed entry, in one relaxed atomic load (another thread may be writing it).
-    fileprivate static func slotRead(_ slot: UnsafeRawPointer) -> (check: UInt32, packed: UInt32) {
-        let word = ringside_load_relaxed_u64(slot)
-        // `check` first, then `packed` (little endian: the low half is `check`).
-        return (UInt32(truncatingIfNeeded: word), UInt32(truncatingIfNeeded: word >> 32))
-    }
 
     /// The first empty slot or tombstone on a check's probe sequence (the table is never full).
     private func freeSlot(_ check: UInt32) -> Int {
@@ -186,8 +179,13 @@ public struct TokenTableHint: Equatable, Sendable {
 
     /// The token's first slot, if the table was known.
     public func address(of token: TokenValue, environment: APNsEnvironment) -> UnsafeRawPointer? {
+        address(of: TokenRegistry.check(token, environment))
+    }
+
+    /// The first slot of a check's probe sequence, if the table was known.
+    private func address(of check: UInt32) -> UnsafeRawPointer? {
         guard base != 0 else { return nil }
-        let home = TokenRegistry.home(TokenRegistry.check(token, environment), mask: mask)
+        let home = TokenRegistry.home(check, mask: mask)
         return UnsafeRawPointer(bitPattern: base &+ UInt(truncatingIfNeeded: home &* TokenRegistry.slotStride))
     }
 
@@ -197,10 +195,10 @@ public struct TokenTableHint: Equatable, Sendable {
     /// may be anything. Nil when the slot holds another token's check or none.
     public func phone(of token: TokenValue, environment: APNsEnvironment) -> Int? {
         let check = TokenRegistry.check(token, environment)
-        guard let slot = address(of: token, environment: environment) else { return nil }
-        let (seen, packed) = TokenRegistry.slotRead(slot)
-        guard seen == check, packed < TokenRegistry.removed else { return nil }
-        return Int(packed >> 2)
+        guard let slot = address(of: check) else { return nil }
+        let seen = SlotTable.read(slot)
+        guard seen.check == check, seen.packed < TokenRegistry.removed else { return nil }
+        return Int(seen.packed >> 2)
     }
 }
 
@@ -220,7 +218,7 @@ private final class SlotTable {
         base = UnsafeMutablePointer(bitPattern: spare ?? 0) ?? Self.map(bytes)
         // Advised before the first write: a large table's pages fault in as huge pages.
         adviseHugePages(base, bytes: bytes)
-        for index in 0..<count { self[index] = TokenRegistry.Slot(check: 0, packed: UInt32.max) }
+        for index in 0..<count { self[index] = TokenRegistry.Slot(check: 0, packed: TokenRegistry.empty) }
     }
 
     deinit {
@@ -231,12 +229,20 @@ private final class SlotTable {
     }
 
     /// Written as one atomic store (a plain store on x86-64): a read without the lock may be
-    /// happening (`TokenRegistry.slotRead`), and so the race is defined.
+    /// happening (`read`), and so the race is defined.
     subscript(index: Int) -> TokenRegistry.Slot {
         get { base[index] }
         set {
             ringside_store_relaxed_u64(base + index, UInt64(newValue.packed) << 32 | UInt64(newValue.check))
         }
+    }
+
+    /// The slot at `slot`, in one relaxed atomic load, as the subscript writes it (`check` in the
+    /// low half): another thread may be writing it.
+    static func read(_ slot: UnsafeRawPointer) -> TokenRegistry.Slot {
+        let word = ringside_load_relaxed_u64(slot)
+        return TokenRegistry.Slot(
+            check: UInt32(truncatingIfNeeded: word), packed: UInt32(truncatingIfNeeded: word >> 32))
     }
 
     /// Address ranges of tables let go, by size in bytes (whole pages).
