@@ -12,7 +12,13 @@ import World
 /// turns it on while the ticker runs).
 public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private let lock = NSLock()
-    private var world: World
+    private var world: World {
+        didSet { worldReference = Unmanaged.passUnretained(world) }
+    }
+    /// `world` without its ownership, for a visit: read with the lock held, when no reset can
+    /// replace it. Each read of `world` itself was a retain and a release on the world object's
+    /// header, a line the event loops and the ticker take from each other (six times a visit).
+    private var worldReference: Unmanaged<World>
     public let seed: UInt64
     public private(set) var settings: WorldSettings
     private var ticker: JoinableThread?
@@ -57,12 +63,14 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     public var tickerCPUSeconds: Double { Double(tickerCPUNanoseconds.load(ordering: .relaxed)) / 1e9 }
     private let tickerCPUNanoseconds = Atomic<UInt64>(0)
     /// Called with pushes whose outcome became final (outside the lock).
-    var onFinished: (@Sendable ([PushFate]) -> Void)?
+    var onFinished: (@Sendable ([FinishedPush]) -> Void)?
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
         self.seed = seed
         self.settings = settings
-        world = World(settings: settings, seed: seed)
+        let world = World(settings: settings, seed: seed)
+        self.world = world
+        worldReference = Unmanaged.passUnretained(world)
     }
 
     /// Pushes taken in by `admit` whose request line is not written yet (see `OwedLines`).
@@ -133,20 +141,26 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
             clock_gettime(CLOCK_MONOTONIC, &started)
             if timedByCPU { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &startedCPU) }
         }
-        let result = try body(world)
-        world.takeFinishedPushes(into: &finished)
-        let forgotten = world.takeForgotten()
-        // Stored only when changed: a store on every visit took the line from the other event
-        // loops' caches, and their next read of it before the lock was a miss.
-        if hasPhones.load(ordering: .relaxed) == world.phones.isEmpty {
-            hasPhones.store(!world.phones.isEmpty, ordering: .releasing)
-        }
-        let hint = world.tokenTableHint
-        if hint != storedTableHint { tableHint.store(Self.packed(hint), ordering: .relaxed) }
-        let phones = world.phoneTableHint
-        if phones.base != phonesBase.load(ordering: .relaxed) || phones.count != phonesCount.load(ordering: .relaxed) {
-            phonesBase.store(phones.base, ordering: .relaxed)
-            phonesCount.store(phones.count, ordering: .relaxed)
+        let (result, forgotten) = try worldReference._withUnsafeGuaranteedRef { world in
+            let result = try body(world)
+            world.takeFinishedPushes(into: &finished)
+            let forgotten = world.takeForgotten()
+            // Stored only when changed: a store on every visit took the line from the other event
+            // loops' caches, and their next read of it before the lock was a miss.
+            let worldHasPhones = world.hasPhones
+            if hasPhones.load(ordering: .relaxed) != worldHasPhones {
+                hasPhones.store(worldHasPhones, ordering: .releasing)
+            }
+            let hint = world.tokenTableHint
+            if hint != storedTableHint { tableHint.store(Self.packed(hint), ordering: .relaxed) }
+            let phones = world.phoneTableHint
+            if phones.base != phonesBase.load(ordering: .relaxed)
+                || phones.count != phonesCount.load(ordering: .relaxed)
+            {
+                phonesBase.store(phones.base, ordering: .relaxed)
+                phonesCount.store(phones.count, ordering: .relaxed)
+            }
+            return (result, forgotten)
         }
         if measuresBusyTime {
             func since(_ start: timespec, _ clock: clockid_t) -> UInt64 {
@@ -167,7 +181,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// Tells the observers of outcomes, holding back those of pushes whose request line is still owed.
     private func tell(_ finished: [FinishedPush]) {
         let ready = owedLines.ready(finished)
-        if !ready.isEmpty, let onFinished { onFinished(ready.map(\.fate)) }
+        if !ready.isEmpty, let onFinished { onFinished(ready) }
     }
 
     /// A fresh world with the same seed (and new settings, when given). The limits `serve` was started
@@ -212,12 +226,16 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         if let token, let phone = storedTableHint.phone(of: token, environment: environment) {
             askForPhone(phone)
         }
-        let call = CallInfo(body: body)
+        // The push's entry is built before the lock too: its identity's allocation and the retains
+        // of the request's strings made every other push wait.
+        // Taken out of an optional in the visit: passing it on from the closure copied it.
+        var arriving = Optional(ArrivingPush(push, call: CallInfo(body: body), apnsId: apnsId, at: now))
         var finished: [FinishedPush] = []
         let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
             owedLines.prepare(world.nextPushNumber)
+            world.prepareForPush()
             let (answer, number) = world.admit(
-                push, token: token, environment: environment, call: call, apnsId: apnsId,
+                push, token: token, environment: environment, arriving: arriving.take()!,
                 acceptsUnknown: acceptsUnknownTokens, at: now)
             if let number { owedLines.owe(number) }
             return (answer, number)
@@ -243,7 +261,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// Push `number`'s request line is written: its outcome may be told.
     func told(_ number: Int) {
         let held = owedLines.paid(number)
-        if !held.isEmpty, let onFinished { onFinished(held.map(\.fate)) }
+        if !held.isEmpty, let onFinished { onFinished(held) }
     }
 
     /// An accepted push enters the world.

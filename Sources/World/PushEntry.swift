@@ -9,13 +9,16 @@ struct PushEntry: Sendable {
     /// What never changes once the push is accepted, in one shared block: the world copies an entry
     /// to hand a finished push out under its lock, and one retain there was six (one per string),
     /// each on a line another core wrote (the strings come from the event loops).
-    final class Identity: Sendable {
+    /// Unchecked Sendable: `bundleId` is set once, with the world's lock held, before the entry is
+    /// stored (`World.accept`), and never after; the rest are `let`s.
+    final class Identity: @unchecked Sendable {
         let apnsId: MessageId
         let token: String
         let topic: String
         let callUUID: String?
         let caller: String?
-        let bundleId: String?
+        /// Known only once the world has found the token's holder; the rest is built before.
+        var bundleId: String?
 
         init(apnsId: MessageId, token: String, topic: String, callUUID: String?, caller: String?, bundleId: String?) {
             self.apnsId = apnsId
