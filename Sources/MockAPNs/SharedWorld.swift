@@ -228,14 +228,13 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         }
         // The push's entry is built before the lock too: its identity's allocation and the retains
         // of the request's strings made every other push wait.
-        // Taken out of an optional in the visit: passing it on from the closure copied it.
-        var arriving = Optional(ArrivingPush(push, call: CallInfo(body: body), apnsId: apnsId, at: now))
+        var arriving = ArrivingPush(push, call: CallInfo(body: body), apnsId: apnsId, at: now)
         var finished: [FinishedPush] = []
         let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
             owedLines.prepare(world.nextPushNumber)
             world.prepareForPush()
             let (answer, number) = world.admit(
-                push, token: token, environment: environment, arriving: arriving.take()!,
+                push, token: token, environment: environment, arriving: &arriving,
                 acceptsUnknown: acceptsUnknownTokens, at: now)
             if let number { owedLines.owe(number) }
             return (answer, number)
