@@ -44,6 +44,10 @@ public final class World {
     @exclusivity(unchecked) private var asideOrder: [Int] = []
     /// Pushes accepted whose outcome is not final yet, wherever they are kept.
     @exclusivity(unchecked) public private(set) var pendingCount = 0
+    /// The pending pushes in `older` and in `recent`: a generation with none is forgotten without
+    /// reading its entries (50,000 of them, long out of the cache, read with the lock held).
+    @exclusivity(unchecked) private var pendingInOlder = 0
+    @exclusivity(unchecked) private var pendingInRecent = 0
     /// Pushes the world follows at once: past it the mock answers 503 (a world with a delivery
     /// latency of years, say, would otherwise hold every push ever sent).
     @exclusivity(unchecked) public var maximumPending = 200_000
@@ -521,6 +525,7 @@ public final class World {
         // bytes) was copied six times with the lock held. The caller's copy goes after the lock.
         recent.append(arriving.entry)
         pendingCount += 1
+        pendingInRecent += 1
         guard let record else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
@@ -821,6 +826,11 @@ public final class World {
             entry.chain.append(ChainEvent(at: now, step: step))
         }
         pendingCount -= 1
+        if number >= recentStart {
+            pendingInRecent -= 1
+        } else if number >= forgotten {
+            pendingInOlder -= 1
+        }
         finishedSinceLastTake.append(number)
     }
 
@@ -879,9 +889,11 @@ public final class World {
         guard recent.count >= max(1, keptPushes / 2) || older.count + recent.count > keptPushes else { return }
         // Each entry's ending is read in place: a copy retained every forgotten entry's identity,
         // long out of the cache.
-        for offset in older.indices where older[offset].isPending {
-            pendingAside[forgotten + offset] = older[offset]
-            asideOrder.append(forgotten + offset)
+        if pendingInOlder > 0 {
+            for offset in older.indices where older[offset].isPending {
+                pendingAside[forgotten + offset] = older[offset]
+                asideOrder.append(forgotten + offset)
+            }
         }
         forgotten = recentStart
         // Entries not taken (a world without the mock) are destroyed here, their storage reused.
@@ -893,6 +905,7 @@ public final class World {
         older = recent
         recent = next
         recentStart = forgotten + older.count
+        (pendingInOlder, pendingInRecent) = (pendingInRecent, 0)
     }
 
     /// The pushes forgotten last, for the caller to destroy once it has let go of the world's lock
