@@ -45,8 +45,17 @@ static inline int ringside_name_this_thread(const char *name) { (void)name; retu
 // hands finished pushes out under its lock, and each one's first touch was a cache miss: the line
 // was written on another core. (PREFETCHW measured the same as this read prefetch.)
 static inline void ringside_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
-// The same, for a line about to be written.
-static inline void ringside_prefetch_for_write(const void *address) { __builtin_prefetch(address, 1, 3); }
+// The same, for a line about to be written (or its reference count changed): PREFETCHW asks for
+// it exclusive, where a read prefetch left it shared and the write had to ask again. Written out,
+// because __builtin_prefetch(address, 1, 3) compiles to a read prefetch unless the target declares
+// PRFCHW, which Swift's default x86-64 target does not. (Older Intel cores run it as a no-op.)
+static inline void ringside_prefetch_for_write(const void *address) {
+#if defined(__x86_64__)
+    __asm__ volatile("prefetchw (%0)" : : "r"(address));
+#else
+    __builtin_prefetch(address, 1, 3);
+#endif
+}
 // Eight bytes another thread may be writing (the world's token table, read without its lock as
 // a hint): an atomic load, so the race is defined.
 static inline unsigned long long ringside_load_relaxed_u64(const void *address) {

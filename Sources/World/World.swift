@@ -867,7 +867,7 @@ public final class World {
     /// A hint to load push `number`'s identity (for its retain), without touching it.
     @inline(__always) private func prefetchIdentity(of number: Int) {
         guard number >= forgotten, number - recentStart < recent.count else { return }
-        ringside_prefetch(peek(number, { Unmanaged.passUnretained($0.identity).toOpaque() }))
+        ringside_prefetch_for_write(peek(number, { Unmanaged.passUnretained($0.identity).toOpaque() }))
     }
 
     /// Whether push `number` is remembered (without copying it, as `fate` does).
