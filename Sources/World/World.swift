@@ -512,6 +512,7 @@ public final class World {
     /// `accept` once the token's holder is known (nil: no phone holds it): only what the holder
     /// decides is written here, the rest of the entry came built (`ArrivingPush`).
     private func accept(_ arriving: inout ArrivingPush, record: TokenRecord?, at now: Double) -> Int {
+        precondition(!arriving.hasEntered, "a push enters the world once")
         let number = nextPushNumber
         let priority = arriving.entry.priority
         if let record {
@@ -524,6 +525,7 @@ public final class World {
         // Written in place and copied once, into `recent`: handed on by value, the entry (336
         // bytes) was copied six times with the lock held. The caller's copy goes after the lock.
         recent.append(arriving.entry)
+        arriving.hasEntered = true
         pendingCount += 1
         pendingInRecent += 1
         guard let record else {
@@ -969,6 +971,9 @@ public struct FinishedPush: Sendable {
 /// lock held, the world only writes what the token's holder decides (`World.accept`).
 public struct ArrivingPush: Sendable {
     var entry: PushEntry
+    /// Set once the push entered the world: its identity is then the world's, and a second entry
+    /// would share it, bundle ID and all (`World.accept` refuses).
+    fileprivate(set) var hasEntered = false
 
     public init(_ push: AcceptedPush, call: CallInfo, apnsId: MessageId, at now: Double) {
         let identity = PushEntry.Identity(

@@ -35,6 +35,25 @@ import World
         return world.accept(accepted, environment: .sandbox, body: Array(body.utf8), apnsId: "id-\(time)", at: time)
     }
 
+    @Test("A push built before the world's lock enters the world once: a second admission of it stops the process")
+    func arrivingPushEntersOnce() async {
+        await #expect(processExitsWith: .failure) {
+            let world = World()
+            let phone = world.addPhone(
+                name: "alice's iPhone", online: true, apps: [AppSpec(bundleId: "com.ringside.testapp")], at: 0)
+            let token = world.token(phone: phone, bundleId: "com.ringside.testapp", kind: .voip)!
+            let push = AcceptedPush(
+                deviceToken: token, topic: "com.ringside.testapp.voip", pushType: .voip, priority: .immediate,
+                expiration: 0, collapseId: nil, keyId: nil, teamId: nil, isFirstValidToken: false)
+            var arriving = ArrivingPush(push, call: CallInfo(body: []), apnsId: "a", at: 1)
+            for _ in 0..<2 {
+                _ = world.admit(
+                    push, token: TokenValue(hex: token), environment: .sandbox, arriving: &arriving,
+                    acceptsUnknown: false, at: 1)
+            }
+        }
+    }
+
     @Test("A push to an online phone's VoIP token rings after the delivery latency")
     func rings() {
         let (world, _, token) = world()
