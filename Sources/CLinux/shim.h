@@ -43,7 +43,7 @@ static inline int ringside_name_this_thread(const char *name) { (void)name; retu
 #endif
 // Asks for the cache line at `address` (a hint: it never faults, whatever the address). The world
 // hands finished pushes out under its lock, and each one's first touch was a cache miss: the line
-// was written on another core. (PREFETCHW measured the same as this read prefetch.)
+// was written on another core.
 static inline void ringside_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 // The same, for a line about to be written (or its reference count changed): PREFETCHW asks for
 // it exclusive, where a read prefetch left it shared and the write had to ask again. Written out,
@@ -55,6 +55,16 @@ static inline void ringside_prefetch_for_write(const void *address) {
 #else
     __builtin_prefetch(address, 1, 3);
 #endif
+}
+// Every cache line of the `bytes` at `address` (its last byte too: a range that does not start on
+// a line's boundary ends in one more line), to be read or to be written.
+static inline void ringside_prefetch_lines(const void *address, long bytes) {
+    for (long offset = 0; offset < bytes; offset += 64) ringside_prefetch((const char *)address + offset);
+    if (bytes > 0) ringside_prefetch((const char *)address + bytes - 1);
+}
+static inline void ringside_prefetch_lines_for_write(const void *address, long bytes) {
+    for (long offset = 0; offset < bytes; offset += 64) ringside_prefetch_for_write((const char *)address + offset);
+    if (bytes > 0) ringside_prefetch_for_write((const char *)address + bytes - 1);
 }
 // Eight bytes another thread may be writing (the world's token table, read without its lock as
 // a hint): an atomic load, so the race is defined.

@@ -122,7 +122,7 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
     /// The outcomes of finished pushes, each story built once and handed to the last observer:
     /// a `PushFate` built into an array, copied into its event and copied again for the
     /// transcript was two copies of its strings and story a push, and their destruction (perf:
-    /// a fifth of the world's ticker thread, outside its lock).
+    /// the ticker's thread went from 14–15% of the mock's samples to 12–14%).
     func emitOutcomes(_ finished: [FinishedPush]) {
         var current: [any MockObserver] = []
         finished.forEachFate { emit(.outcome($0), through: &current) }

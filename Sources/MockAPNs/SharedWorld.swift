@@ -40,7 +40,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         precondition(hint.base & 63 == 0 && (hint.mask + 1) & hint.mask == 0, "the token table is page aligned")
         return hint.base | UInt((hint.mask + 1).trailingZeroBitCount)
     }
-    /// Where the phones lie and how many there are (`World.phoneTableHint`), the same way.
+    /// Where the phones lie and how many there are (`World.phoneTableHint`), written the same way.
+    /// Two words: a reader that pairs one table's base with another's count only asks for memory
+    /// that is not a phone, and a prefetch never faults.
     private let phonesBase = Atomic<UInt>(0)
     private let phonesCount = Atomic<Int>(0)
 
@@ -247,11 +249,8 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// `VirtualPhone.apps` to the end), if the hint names a phone: a guess, never read here.
     private func askForPhone(_ phone: Int) {
         guard phone < phonesCount.load(ordering: .relaxed) else { return }
-        let record = phonesBase.load(ordering: .relaxed) &+ UInt(phone &* Self.phoneStride)
-        for offset in stride(from: Self.appsOffset, to: Self.phoneStride, by: 64) {
-            ringside_prefetch(UnsafeRawPointer(bitPattern: record &+ UInt(offset)))
-        }
-        ringside_prefetch(UnsafeRawPointer(bitPattern: record &+ UInt(Self.phoneStride - 1)))
+        let apps = phonesBase.load(ordering: .relaxed) &+ UInt(phone &* Self.phoneStride &+ Self.appsOffset)
+        ringside_prefetch_lines(UnsafeRawPointer(bitPattern: apps), Self.phoneStride - Self.appsOffset)
     }
 
     private static let phoneStride = MemoryLayout<VirtualPhone>.stride

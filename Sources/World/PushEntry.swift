@@ -20,13 +20,12 @@ struct PushEntry: Sendable {
         /// Known only once the world has found the token's holder; the rest is built before.
         var bundleId: String?
 
-        init(apnsId: MessageId, token: String, topic: String, callUUID: String?, caller: String?, bundleId: String?) {
+        init(apnsId: MessageId, token: String, topic: String, callUUID: String?, caller: String?) {
             self.apnsId = apnsId
             self.token = token
             self.topic = topic
             self.callUUID = callUUID
             self.caller = caller
-            self.bundleId = bundleId
         }
     }
 

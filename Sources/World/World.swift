@@ -80,11 +80,7 @@ public final class World {
     /// first prefetch.
     @inline(__always) static func prefetchForWrite<Element>(after array: inout [Element]) {
         guard let base = array._baseAddressIfContiguous, array.count < array.capacity else { return }
-        let start = UnsafeRawPointer(base + array.count)
-        for offset in stride(from: 0, to: MemoryLayout<Element>.stride, by: 64) {
-            ringside_prefetch_for_write(start + offset)
-        }
-        ringside_prefetch_for_write(start + (MemoryLayout<Element>.stride - 1))
+        ringside_prefetch_lines_for_write(base + array.count, MemoryLayout<Element>.stride)
     }
 
     /// The pushes the world remembers, oldest first.
@@ -977,8 +973,7 @@ public struct ArrivingPush: Sendable {
 
     public init(_ push: AcceptedPush, call: CallInfo, apnsId: MessageId, at now: Double) {
         let identity = PushEntry.Identity(
-            apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller,
-            bundleId: nil)
+            apnsId: apnsId, token: push.deviceToken, topic: push.topic, callUUID: call.uuid, caller: call.caller)
         entry = PushEntry(
             identity: identity, sentAt: now, expiration: push.expiration, priority: push.priority, phone: -1,
             kind: nil)
