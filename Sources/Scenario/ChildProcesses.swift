@@ -199,24 +199,29 @@ public enum ProcessTree {
         return liveProcesses().filter { $0.parent == me }.map(\.pid)
     }
 
-    /// Whether a process of the tree still runs (not a zombie): one whose environment carries
-    /// `marker`, or one still in its process group. Either alone misses one: a process may clear
-    /// its environment or leave the group, and one in the middle of `execve` has no environment to
-    /// read for a moment (a provider's `( sleep 0.4; curl … ) &` was once taken for quiet as its
-    /// subshell turned into curl, and the duplicate it then sent went unjudged).
-    static func isRunning(marker: String) -> Bool {
-        let group = live.withLock { $0[marker] } ?? 0
-        let needle = needle(marker)
-        return liveProcesses().contains { (group != 0 && $0.group == group) || carries($0.pid, needle) }
+    /// Whether a process of one of these trees still runs (not a zombie): one whose environment
+    /// carries a tree's marker, or one still in a tree's process group. Either alone misses one: a
+    /// process may clear its environment or leave the group, and one in the middle of `execve` has
+    /// no environment to read for a moment (a provider's `( sleep 0.4; curl … ) &` was once taken
+    /// for quiet as its subshell turned into curl, and the duplicate it then sent went unjudged).
+    /// All trees in one reading of `/proc`: a scenario polls every command it started, and a
+    /// reading per tree read all of `/proc` again for each.
+    static func isAnyRunning(markers: [String]) -> Bool {
+        guard !markers.isEmpty else { return false }
+        let groups = Set(live.withLock { table in markers.compactMap { table[$0] } }.filter { $0 != 0 })
+        let needles = markers.map(needle)
+        return liveProcesses().contains { process in
+            groups.contains(process.group) || carries(process.pid, anyOf: needles)
+        }
     }
 
-    /// Whether a live process (not a zombie) is in process group `group`.
-    static func hasLiveMember(group: pid_t) -> Bool { liveProcesses().contains { $0.group == group } }
+    /// The process groups with a live member (not a zombie).
+    static func groupsWithLiveMembers() -> Set<pid_t> { Set(liveProcesses().map(\.group)) }
 
     /// Live processes (not zombies) whose environment carries `marker`.
     static func find(_ marker: String) -> [pid_t] {
         let needle = needle(marker)
-        return liveProcesses().filter { carries($0.pid, needle) }.map(\.pid)
+        return liveProcesses().filter { carries($0.pid, anyOf: [needle]) }.map(\.pid)
     }
 
     /// A live process as `/proc/<pid>/stat` shows it.
@@ -246,10 +251,10 @@ public enum ProcessTree {
     /// The environment entry that marks a tree's processes.
     private static func needle(_ marker: String) -> [UInt8] { Array("\(variable)=\(marker)".utf8) }
 
-    /// Whether process `pid`'s environment holds `needle`.
-    private static func carries(_ pid: pid_t, _ needle: [UInt8]) -> Bool {
+    /// Whether process `pid`'s environment holds one of `needles` (read once for all of them).
+    private static func carries(_ pid: pid_t, anyOf needles: [[UInt8]]) -> Bool {
         guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-        return [UInt8](environ).split(separator: 0).contains { $0.elementsEqual(needle) }
+        return [UInt8](environ).split(separator: 0).contains { entry in needles.contains { entry.elementsEqual($0) } }
     }
 }
 
@@ -276,7 +281,10 @@ final class Children {
     /// Reaps each shell that has ended and whose group has no live member left: nothing can join
     /// an empty group, so its number is let go only once nothing of the tree runs in it.
     private func forgetEmptyGroups() {
-        for (marker, shell) in leaders where shell.status != nil && !ProcessTree.hasLiveMember(group: shell.pid) {
+        let ended = leaders.filter { $0.value.status != nil }
+        guard !ended.isEmpty else { return }
+        let groups = ProcessTree.groupsWithLiveMembers()
+        for (marker, shell) in ended where !groups.contains(shell.pid) {
             ProcessTree.forgetGroup(marker: marker, leader: shell.pid)
             leaders[marker] = nil
         }
@@ -290,7 +298,7 @@ final class Children {
 
     /// Whether a process of some tree (but `except`'s) still runs: a command that backgrounded curl.
     func anyRunning(except: String? = nil) -> Bool {
-        markers.contains { $0 != except && ProcessTree.isRunning(marker: $0) }
+        ProcessTree.isAnyRunning(markers: markers.filter { $0 != except })
     }
 }
 
