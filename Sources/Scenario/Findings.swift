@@ -132,6 +132,11 @@ extension SeenPush: CustomStringConvertible {
         "\(answer) (\(which)"
             + (header.map { ", \($0.name): " + ($0.value.map { "<\($0)>" } ?? "absent") } ?? "") + ")"
     }
+
+    /// A push that came after its expectation's line was judged: which, its apns-id, how much later.
+    static func late(_ record: PushRecord, after seconds: Double) -> String {
+        "\(SeenPush(record)), apns-id \(record.apnsId), \(Waiting.seconds(seconds)) after the line was judged"
+    }
 }
 
 extension Seen: CustomStringConvertible {

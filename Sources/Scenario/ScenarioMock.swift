@@ -51,7 +51,7 @@ public enum ScenarioTransport: Sendable {
 
 /// A scenario's mock as the runner drives it: its assembly, its clock, and how the runner's waits
 /// pass — slept on loopback, passed on the manual clock in memory.
-final class ScenarioMock {
+final class ScenarioMock: WaitingClock {
     let assembly: MockAssembly
     let embedded: EmbeddedMock?
     let clock: any AdvanceableClock

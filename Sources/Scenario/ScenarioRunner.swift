@@ -19,6 +19,8 @@ public final class ScenarioRunner {
     private var host: ScenarioMock!
     private var assembly: MockAssembly! { host?.assembly }
     private var provider: (any ProviderDriver)!
+    /// How long the runner waits for the provider, and for what (Waiting.swift): made by `start`.
+    private var waiting: Waiting!
     /// The `http` provider's process, stopped with the scenario (also on failure).
     private var httpProvider: HTTPServiceProvider?
     private let recorder = PushRecorder()
@@ -127,6 +129,8 @@ public final class ScenarioRunner {
                 do {
                     host.stepBegins()
                     markStep(step)
+                    if !step.action.isExpectation { closeScopes() }
+                    defer { if step.action.drivesProvider { waiting.providerDriven() } }
                     try perform(step)
                 } catch let failure as StepFailure {
                     result.expectations.append(
@@ -136,6 +140,7 @@ public final class ScenarioRunner {
                 }
             }
             judgeAtEnd()
+            judgeAgainAtEnd()
             requireSignsOfLife()
             noteFaultsNeverMet()
             // Failures in the order of the file: checks judged at the end are written anywhere.
@@ -179,6 +184,10 @@ public final class ScenarioRunner {
         // the world ever kept, not `serve`'s default.
         options.kept = Self.keptPushes
         host = try ScenarioMock(options, transport: transport)
+        let activity = SeenFromOutside(recorder: recorder, children: children)
+        waiting = Waiting(
+            clock: host, activity: activity, settlesWithin: plan.settlesWithin, inProcess: providerIsInProcess,
+            isService: isService)
         assembly.mock.addObserver(recorder)
         if let transcriptPath { assembly.mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
         try host.start()
@@ -187,6 +196,7 @@ public final class ScenarioRunner {
             precondition(id == index, "the world numbers phones in the order they are added")
         }
         provider = try startProvider()
+        activity.service = httpProvider?.marker
     }
 
     private var now: Double { clock.now().world }
@@ -300,12 +310,9 @@ public final class ScenarioRunner {
     /// Notes a step for the report's timeline, as its line reads (expectations have their own rows
     /// when they fail; an advance is drawn as a break).
     private func markStep(_ step: Step) {
-        let drivesProvider: Bool
-        switch step.action {
-        case .expectAPNs, .expectPhone, .expectProvider, .advance: return
-        case .register, .unregister, .call, .exec: drivesProvider = true
-        default: drivesProvider = false
-        }
+        if step.action.isExpectation { return }
+        if case .advance = step.action { return }
+        let drivesProvider = step.action.drivesProvider
         let line = step.range.start.line
         let lines = file.lines  // split once, when the file was read: never again per step
         guard lines.indices.contains(line - 1), assembly != nil else { return }
@@ -418,57 +425,80 @@ public final class ScenarioRunner {
     private var absences: Set<Int> = []
 
     /// Judges `check` when its declaration says (`Judging`, ScenarioLanguage/Plan.swift) and records
-    /// what it found. `within` lengthens a wait, never shortens one.
+    /// what it found; how long each waits is `waiting`'s. `within` lengthens a wait, never shortens
+    /// one. What it found is judged again at the scenario's end (`judgeAgainAtEnd`).
     private func record(
         at range: SourceRange, within: Double?, judging: Judging, absence: Bool = false, settles: Bool,
-        _ check: @escaping () -> ExpectationResult
+        readsFates: Bool = false, _ check: @escaping (Scope?) -> ExpectationResult
     ) {
         let started = host.wall
         var found: ExpectationResult
         switch judging {
         case .atEnd:
-            atEnd.append((range, within, absence, check))
+            atEnd.append((range, within, absence, { check(nil) }))
             return
         case .afterQuiet:
-            let quiet = providerIsInProcess || waitUntilQuiet(atMost: within)
-            if let within { host.pause(until: started + within) }
+            // A count, or what must not happen: once the provider has settled, not before `within`.
+            let settled = waiting.untilSettled(notBefore: within.map { started + $0 })
             runWorld()
-            found = quiet ? check() : notQuiet(check())
+            found = settled ? check(nil) : notQuiet(check(nil))
         case .whenItHolds, .whenSettled:
-            let deadline = started + (within ?? 0)
-            runWorld()
-            found = check()
-            while !found.passed, host.wall < deadline {
-                let more = waitForTheNextEvent(before: deadline, settles: settles)
-                // Judged once more even when nothing more can happen: the world's ticker may have
-                // played the last events since the check above (a pending push judged pending,
-                // then finished, was a flaky red in the whole suite).
-                runWorld()
-                found = check()
-                if !more { break }
-            }
-            if judging == .whenSettled, found.passed, !providerIsInProcess {
-                // What came meanwhile may still be on its way (a push pending on the phone): it is
-                // given the expectation's window again to end.
-                let quiet = waitUntilQuiet(atMost: within)
-                let settled = host.wall + (within ?? 0)
-                runWorld()
-                found = quiet ? check() : notQuiet(check())
-                while !found.passed, host.wall < settled {
-                    host.pause(0.01)
+            // Something that must happen: as soon as it holds, up to `within` or until the provider
+            // has settled, whichever is later. Judged once more when nothing more can happen: the
+            // world's ticker may have played the last events since (a pending push judged pending,
+            // then finished, was a flaky red in the whole suite).
+            found = waiting.untilHolds(
+                before: waiting.deadline(within: within),
+                { [self] in
                     runWorld()
-                    found = check()
+                    return check(nil)
+                }, holds: \.passed, next: { [self] in waitForTheNextEvent(before: $0, settles: settles) })
+            if judging == .whenSettled, found.passed, !waiting.inProcess {
+                // What came meanwhile may still be on its way (a push pending on the phone): once the
+                // provider has settled, it is given the expectation's window again to end.
+                let settled = waiting.untilSettled()
+                let window = host.wall + (within ?? 0)
+                runWorld()
+                found = settled ? check(nil) : notQuiet(check(nil))
+                while !found.passed, host.wall < window {
+                    host.pause(Waiting.tick)
+                    runWorld()
+                    found = check(nil)
                 }
             }
         }
-        append(found, at: range, absence: absence)
+        let waited = host.wall - started
+        append(found, at: range, absence: absence, waited: waited)
+        let scope = Scope(
+            calls: Set(callsById.keys), judgedAt: clock.now(), until: nil,
+            fatesAtLine: readsFates ? world.withWorld { $0.pushes } : [])
+        judgedLines.append(JudgedLine(index: result.expectations.count - 1, scope: scope, check: check))
     }
 
-    private func append(_ found: ExpectationResult, at range: SourceRange, absence: Bool) {
+    /// A check judged at its line, to be judged again at the scenario's end over its scope.
+    private struct JudgedLine {
+        var index: Int
+        var scope: Scope
+        var check: (Scope?) -> ExpectationResult
+    }
+    private var judgedLines: [JudgedLine] = []
+
+    /// A step that changes something begins: the lines judged so far own what came before it, and
+    /// later only pushes for their calls.
+    private func closeScopes() {
+        let at = clock.now()
+        for index in judgedLines.indices where judgedLines[index].scope.until == nil {
+            judgedLines[index].scope.until = at
+        }
+    }
+
+    private func append(_ found: ExpectationResult, at range: SourceRange, absence: Bool, waited: Double = 0) {
         if absence { absences.insert(result.expectations.count) }
+        var happened = "\(found.seen)"
+        if !found.passed, !waiting.inProcess { happened += waiting.howLong(waited) }
         result.expectations.append(
             .init(
-                range: range, passed: found.passed, expected: "\(found.expected)", happened: "\(found.seen)",
+                range: range, passed: found.passed, expected: "\(found.expected)", happened: happened,
                 chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
                 notApplicable: found.notApplicable, pushes: found.pushes))
     }
@@ -511,19 +541,47 @@ public final class ScenarioRunner {
         world.withWorld { $0.run(until: at) }
     }
 
-    /// The checks that count over the whole scenario, after its last step: once the provider is
-    /// quiet, and not before the longest of their `within`s.
+    /// The checks that count over the whole scenario, after its last step: once the provider has
+    /// settled (it may still push for the last steps), and not before the longest of their `within`s.
+    private var settledAtEnd = true
+
     private func judgeAtEnd() {
-        guard !atEnd.isEmpty else { return }
         let started = host.wall
         let longest = atEnd.compactMap(\.within).max()
-        let quiet = providerIsInProcess || waitUntilQuiet(atMost: longest)
-        host.pause(until: started + (longest ?? 0))
+        settledAtEnd = waiting.untilSettled(notBefore: longest.map { started + $0 })
         runWorld()
         for pending in atEnd {
-            append(quiet ? pending.check() : notQuiet(pending.check()), at: pending.range, absence: pending.absence)
+            append(
+                settledAtEnd ? pending.check() : notQuiet(pending.check()), at: pending.range,
+                absence: pending.absence, waited: host.wall - started)
         }
         atEnd = []
+    }
+
+    /// Every verdict taken at its line is judged again after the last step, against everything
+    /// recorded that is the line's (`Scope`): a count that held at its line and was broken by a
+    /// push that came later — a job queue's redelivery, a push to a logged-out phone after its
+    /// worker woke — fails, naming the late push.
+    private func judgeAgainAtEnd() {
+        let records = Evidence(events: recorder.events).records
+        for line in judgedLines where result.expectations[line.index].passed {
+            let again = line.check(line.scope)
+            guard !again.passed else { continue }
+            let late = line.scope.late(records)
+            var happened =
+                "it held at its line, but not once the provider had settled at the scenario's end: \(again.seen)"
+            if let first = late.first {
+                happened +=
+                    "; the push that came after the line was judged: \(SeenPush.late(first, after: first.at.wall - line.scope.judgedAt.wall))"
+                    + (late.count > 1 ? " (and \(late.count - 1) more)" : "")
+            }
+            if !settledAtEnd { happened += "; the provider was still busy at the end" }
+            result.expectations[line.index].passed = false
+            result.expectations[line.index].happened = happened
+            result.expectations[line.index].chain = again.chain
+            result.expectations[line.index].printed = provider.output
+            if !late.isEmpty { result.expectations[line.index].pushes = late.prefix(8).map(PushReference.init) }
+        }
     }
 
     /// That nothing happened proves something only of a provider that did something: an
@@ -594,22 +652,10 @@ public final class ScenarioRunner {
         return false
     }
 
-    /// An exec or http provider may still be sending when its step ends (a command that backgrounds
-    /// curl, a service that queues pushes): waits until no process an exec command started still
-    /// runs, and with an http service until the mock has seen nothing for `quietPeriod`; at most
-    /// `longestQuietWait` or `within`, whichever is longer. False when the provider never went quiet.
-    private func waitUntilQuiet(atMost within: Double?) -> Bool {
-        let started = Date().timeIntervalSince1970
-        let service = httpProvider?.marker
-        let longest = max(Self.longestQuietWait, within ?? 0)
-        while true {
-            let now = Date().timeIntervalSince1970
-            let commandsDone = !children.anyRunning(except: service)
-            let quiet = service == nil || now - max(started, recorder.lastEventAt) >= Self.quietPeriod
-            if commandsDone, quiet { return true }
-            if now - started >= longest { return false }
-            usleep(10_000)
-        }
+    /// Whether the provider is a long-running service: quiet only once the mock has seen nothing of it.
+    private var isService: Bool {
+        if case .http = plan.provider { return true }
+        return false
     }
 
     /// A check whose provider never went quiet is not judged as if it had: what it still does is
@@ -619,22 +665,22 @@ public final class ScenarioRunner {
             passed: false, expected: found.expected,
             seen: .notJudged(
                 why:
-                    "the provider was still busy (a command it started still ran, or its service kept sending) after \(Int(Self.longestQuietWait)) s; give the expectation a longer `within`",
+                    "the provider was still busy (a command it started still ran, or its service kept sending) \(Int(Waiting.longestQuietWait)) s after it should have settled; give it a longer `settles-within` or the expectation a longer `within`",
                 soFar: found.seen),
             chain: found.chain, pushes: found.pushes)
     }
 
-    static let quietPeriod = 0.75
     /// Pushes whose outcome a scenario's world remembers (a 1 MiB scenario makes fewer calls).
     static let keptPushes = 100_000
-    static let longestQuietWait = 5.0
 
     // MARK: Expectations
 
     /// What the scenario recorded so far, for the judges (Judges.swift): the mock's events, what the
     /// provider said it did, and the tokens the step named, as they were at the step.
-    private func evidence(tokens: [Int: Set<String>] = [:]) -> Evidence {
-        var evidence = Evidence(events: recorder.events)
+    private func evidence(tokens: [Int: Set<String>] = [:], scope: Scope? = nil) -> Evidence {
+        var events = recorder.events
+        if let scope { events = events.filter(scope.admits) }
+        var evidence = Evidence(events: events)
         evidence.actions = provider.actions
         evidence.callStarts = callStarts
         evidence.tokens = tokens
@@ -646,12 +692,16 @@ public final class ScenarioRunner {
         _ expectation: Expectation, at range: SourceRange,
         by judge: @escaping (Expectation.Check, Expectation, Evidence) -> ExpectationResult
     ) {
-        let named = expectation.phone.map { [$0.index: tokens(of: $0.index)] } ?? [:]
         for check in expectation.checks {
             record(
                 at: range, within: expectation.window(check), judging: expectation.judging(check),
                 absence: expectation.expectsAbsence(check), settles: expectation.settlesWithTheProvider(check)
-            ) { [self] in judge(check, expectation, evidence(tokens: named)) }
+            ) { [self] scope in
+                // The phone's tokens when judged: a check judged at the end reads the tokens of the
+                // end (a `reinstall` after the line gave it another).
+                let named = expectation.phone.map { [$0.index: tokens(of: $0.index)] } ?? [:]
+                return judge(check, expectation, evidence(tokens: named, scope: scope))
+            }
         }
     }
 
@@ -660,9 +710,11 @@ public final class ScenarioRunner {
         let call = CallContext(
             named: expectation.call.flatMap { callIds[$0] }, latest: lastCall[id], lines: callsById)
         // The phone's story is the world's: settled once the provider's requests were answered.
-        record(at: range, within: expectation.within, judging: expectation.judging, settles: true) { [self] in
-            var evidence = evidence()
-            evidence.fates = world.withWorld { $0.pushes.filter { $0.phone == id } }
+        record(at: range, within: expectation.within, judging: expectation.judging, settles: true, readsFates: true) {
+            [self] scope in
+            var evidence = evidence(scope: scope)
+            let fates = world.withWorld { $0.pushes }
+            evidence.fates = (scope?.fates(atEnd: fates) ?? fates).filter { $0.phone == id }
             // Asked only when no push reached the phone: which tokens APNs answered for.
             evidence.tokens[id] = tokens(of: id)
             return Judges.judge(expectation, call: call, evidence)
@@ -678,6 +730,40 @@ public final class ScenarioRunner {
         }
         return Set((known + (registered[id] ?? [])).map { $0.lowercased() })
     }
+}
+
+extension Step.Action {
+    var isExpectation: Bool {
+        switch self {
+        case .expectAPNs, .expectPhone, .expectProvider: return true
+        default: return false
+        }
+    }
+
+    /// Whether the step asks the provider to do something: it may push for it until it settles.
+    var drivesProvider: Bool {
+        switch self {
+        case .register, .unregister, .call, .exec: return true
+        default: return false
+        }
+    }
+}
+
+/// The provider as the runner sees it from outside: the mock's latest event, and whether a process
+/// its commands started still runs.
+final class SeenFromOutside: ProviderActivity {
+    let recorder: PushRecorder
+    let children: Children
+    /// The http service's own processes, which run for the whole scenario: not a command still busy.
+    var service: String?
+
+    init(recorder: PushRecorder, children: Children) {
+        self.recorder = recorder
+        self.children = children
+    }
+
+    var lastEventAt: Double { recorder.lastEventAt }
+    var commandsRunning: Bool { children.anyRunning(except: service) }
 }
 
 /// Keeps every event the mock reported but outcomes (the world keeps those), in order: what the

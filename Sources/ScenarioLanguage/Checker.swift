@@ -288,12 +288,14 @@ struct Lowering {
         }
         if let node = top.node("provider") {
             provider = lowerProvider(node, inProviderFile: false)
+            plan.settlesWithin = providerSettlesWithin ?? provider.defaultSettlesWithin
             // Naming the reference provider, the default, is no demonstration (the README's example).
             if case .builtin(.reference) = provider {} else { plan.pinsProvider = true }
         }
         if let node = top.node("apns") { plan.apns = lowerAPNs(node) }
         if let providerUnderTest, !plan.pinsProvider || providerUnderTest.alsoDemonstrations {
             provider = providerUnderTest.setup
+            plan.settlesWithin = providerUnderTest.settlesWithin ?? provider.defaultSettlesWithin
             runsProviderUnderTest = true
             // The built-in provider authenticates as each requirement says; another as its file says.
             var isBuiltin = false
@@ -332,9 +334,14 @@ struct Lowering {
         }
         var result = ProviderUnderTest(setup: lowerProvider(node, inProviderFile: true), directory: directory)
         result.authentication = providerFileAuthentication ?? .token
+        result.settlesWithin = providerSettlesWithin
         return result
     }
     private var providerFileAuthentication: ProviderAuthentication?
+    /// `settles-within:` under `provider:`, in a scenario or a provider file.
+    private var providerSettlesWithin: Double?
+    /// The longest a provider may declare: the scenario's end waits it out.
+    static let longestSettling = 300.0
 
     mutating func mapping(_ node: Node, key: String) -> Mapping? {
         if case .mapping(let mapping) = node { return mapping }
@@ -528,6 +535,16 @@ struct Lowering {
                 "<provider> takes one of <builtin: PROFILE>, <exec: COMMAND> or <http: COMMAND>"
                     + (adapters.isEmpty ? "" : "; found \(adapters.joined(separator: " and "))"))
             return .builtin(.reference)
+        }
+        if let entry = block.entry("settles-within") {
+            if adapters[0] == "builtin" {
+                report(
+                    "Not for this provider", at: entry.keyRange,
+                    "the built-in provider has sent, and been answered, when its step returns: <settles-within> is for exec and http providers"
+                )
+            } else {
+                providerSettlesWithin = duration(block, "settles-within", atMost: Self.longestSettling)
+            }
         }
         if adapters[0] != "http" {
             for key in ["ready", "register", "unregister", "call"] {

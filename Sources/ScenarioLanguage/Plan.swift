@@ -19,6 +19,10 @@ public struct ScenarioPlan: Sendable {
     /// other authentication, a template the provider file lacks); empty when it can.
     public var notApplicable: [String] = []
     public var steps: [Step] = []
+    /// How late the provider may push after a step that drives it (`settles-within:`, or its
+    /// adapter's default): positive checks wait up to it, counts and absence are judged after it,
+    /// and the scenario's end waits it out before every verdict is judged again.
+    public var settlesWithin: Double = 0
 
     /// The test app's bundle ID: the topic certs-test's client certificates carry.
     public static let testBundleId = "com.ringside.testapp"
@@ -86,6 +90,17 @@ public enum ProviderSetup: Sendable {
     case exec(Template)
     /// A long-running service driven over its own HTTP API.
     case http(HTTPService)
+
+    /// How late a provider may push when its block does not say (`settles-within:`). The built-in
+    /// provider has sent and been answered when its step returns; an `exec` command's pushes are
+    /// over when no process it started still runs; a service may push from a job queue on its own
+    /// clock, and 2 s covers a queue polled every second (delayed_job's 5 s must be declared).
+    public var defaultSettlesWithin: Double {
+        switch self {
+        case .builtin, .exec: return 0
+        case .http: return 2
+        }
+    }
 }
 
 /// The provider a team points the library at (`run --provider-file FILE`, `--provider exec: …`):
@@ -99,6 +114,8 @@ public struct ProviderUnderTest: Sendable {
     /// Runs the demonstrations against it too, replacing the provider they pin: for Ringside's own
     /// tests (a provider that sends nothing must fail every scenario), never from the command line.
     public var alsoDemonstrations = false
+    /// `settles-within:` in the provider file; its adapter's default when unsaid.
+    public var settlesWithin: Double?
 
     public init(setup: ProviderSetup, authentication: ProviderAuthentication = .token, directory: String? = nil) {
         self.setup = setup

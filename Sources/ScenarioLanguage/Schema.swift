@@ -15,7 +15,9 @@ public enum Schema {
     ]
     public static let phone = ["name", "online", "apps"]
     public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]
-    public static let provider = ["builtin", "exec", "http", "ready", "register", "unregister", "call", "auth"]
+    public static let provider = [
+        "builtin", "exec", "http", "ready", "register", "unregister", "call", "auth", "settles-within",
+    ]
     /// A provider file (`run --provider-file`) holds a `provider:` section only.
     public static let providerFile = ["provider"]
 

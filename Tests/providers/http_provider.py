@@ -11,6 +11,11 @@ It signs its JWT with the `openssl` CLI (ES256, DER signature: APNs accepts both
 pushes with `curl --http2`. It forgets a token APNs answers 410 or BadDeviceToken for, and retries
 429 and 5xx answers up to three times with exponential back-off and jitter.
 
+With --queue-delay=S its worker pushes S seconds after /call (a job queue polled every S seconds:
+Celery, Sidekiq, delayed_job's 5 s); with --redelivers its queue delivers every call's job twice, the
+second time a second later (an at-least-once queue: another apns-id, the same call; CallKit refuses
+it as a duplicate).
+
 With --keeps-pushing-after-410 it makes incident 2's mistake: it keeps tokens APNs refused for good
 (a negative control: scenario 04 must fail against it). With --queues-pushes it answers /call at once
 and pushes half a second later, as a backend with a job queue does; with --ignores-unregister it
@@ -21,6 +26,7 @@ import base64
 import http.server
 import json
 import os
+import queue
 import random
 import subprocess
 import sys
@@ -32,6 +38,8 @@ KEEPS_DEAD_TOKENS = "--keeps-pushing-after-410" in sys.argv
 QUEUES_PUSHES = "--queues-pushes" in sys.argv
 IGNORES_UNREGISTER = "--ignores-unregister" in sys.argv
 EXITS_AFTER_CALL = "--exits-after-call" in sys.argv
+QUEUE_DELAY = next((float(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--queue-delay=")), None)
+REDELIVERS = "--redelivers" in sys.argv
 JWT = {"value": None, "issued": 0}
 
 
@@ -77,6 +85,18 @@ def push_once(token, call_id, caller):
     return {"token": token, "status": int(status or 0), "reason": reason}
 
 
+JOBS = queue.Queue()
+
+
+def worker():
+    """One worker, as a job queue runs them: each job when it is due, the user's tokens read then."""
+    while True:
+        due, data = JOBS.get()
+        time.sleep(max(0, due - time.time()))
+        for token in [token for token, user in list(TOKENS.items()) if user == data["user"]]:
+            push(token, data["callId"], data.get("caller", ""))
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -104,12 +124,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(200, {"unregistered": data["token"]})
         elif self.path == "/call":
             tokens = [token for token, user in list(TOKENS.items()) if user == data["user"]]
-            if QUEUES_PUSHES:
-                def later():
-                    time.sleep(0.5)
-                    for token in tokens:
-                        push(token, data["callId"], data.get("caller", ""))
-                threading.Thread(target=later, daemon=True).start()
+            if QUEUES_PUSHES or QUEUE_DELAY is not None or REDELIVERS:
+                JOBS.put((time.time() + (QUEUE_DELAY if QUEUE_DELAY is not None else 0.5), data))
+                if REDELIVERS:
+                    JOBS.put((time.time() + (QUEUE_DELAY or 0.5) + 1, data))
                 self.answer(202, {"queued": len(tokens)})
             else:
                 results = [push(token, data["callId"], data.get("caller", "")) for token in tokens]
@@ -122,4 +140,5 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 if __name__ == "__main__":
+    threading.Thread(target=worker, daemon=True).start()
     http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_forever()
