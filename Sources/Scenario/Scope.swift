@@ -20,14 +20,14 @@ struct Scope {
 
     /// Whether a request is the line's: it came before the next step, or it is for one of its calls.
     func admits(_ record: PushRecord) -> Bool {
-        if let until, record.at.wall > until.wall {
+        if let until, record.at.wall >= until.wall {
             return CallInfo(body: record.request.body).uuid.map { calls.contains($0.lowercased()) } ?? false
         }
         return true
     }
 
     /// Whether another event (a connection, a GOAWAY, a refused stream) is the line's.
-    func admits(at moment: Moment) -> Bool { until.map { moment.wall <= $0.wall } ?? true }
+    func admits(at moment: Moment) -> Bool { until.map { moment.wall < $0.wall } ?? true }
 
     func admits(_ event: MockEvent) -> Bool {
         switch event {
@@ -45,7 +45,7 @@ struct Scope {
         let known = Set(fatesAtLine.map(\.number))
         let later = now.filter { fate in
             guard !known.contains(fate.number) else { return false }
-            if let until, fate.sentAt > until.world {
+            if let until, fate.sentAt >= until.world {
                 return fate.callUUID.map { calls.contains($0.lowercased()) } ?? false
             }
             return true

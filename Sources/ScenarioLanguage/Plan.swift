@@ -298,16 +298,18 @@ public struct Step: Sendable {
 /// `ProviderExpectation.judging`, `PhoneExpectation.judging`); the runner only reads it, and the
 /// language reference's words are compared with it by a test (ExpectationTimingTests).
 public enum Judging: String, Sendable, CaseIterable {
-    /// As soon as it holds, or when `within` runs out (at once without it): nothing that comes
-    /// later can undo it (a request was seen, a connection was refused).
+    /// As soon as it holds, or when `within` runs out or the provider has settled (`settles-within`),
+    /// whichever is later: nothing that comes later can undo it (a request was seen, a connection
+    /// was refused).
     case whenItHolds = "as soon as it holds"
     /// As above, then again once an `exec` or `http` provider is quiet: what comes later can undo
     /// it (a second push for the same call 40 ms later, a retry without back-off).
-    case whenSettled = "when it holds, and again once the provider is quiet"
-    /// Once the provider is quiet and not before `within` has passed: what must not happen, or
-    /// happen exactly so often, may come late. A `within` lengthens the wait, never shortens it.
-    case afterQuiet = "once the provider is quiet, and not before `within`"
-    /// After the last step, once the provider is quiet: it counts over the whole scenario, so
+    case whenSettled = "when it holds, and again once the provider has settled"
+    /// Once the provider has settled (quiet, and `settles-within` after the last step that drove
+    /// it) and not before `within` has passed: what must not happen, or happen exactly so often,
+    /// may come late. A `within` lengthens the wait, never shortens it.
+    case afterQuiet = "once the provider has settled, and not before `within`"
+    /// After the last step, once the provider has settled: it counts over the whole scenario, so
     /// where it is written does not matter.
     case atEnd = "at the scenario's end"
 }

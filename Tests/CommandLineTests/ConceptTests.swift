@@ -54,6 +54,6 @@ import Testing
         let page = try run(Paths.ringside, ["explain", "expect"]).stdout
         #expect(page.contains("  expect provider connections-at-most: at the scenario's end"), "\(page)")
         #expect(page.contains("  expect apns refused-streams: at the scenario's end"), "\(page)")
-        #expect(page.contains("  expect phone: when it holds, and again once the provider is quiet"), "\(page)")
+        #expect(page.contains("  expect phone: when it holds, and again once the provider has settled"), "\(page)")
     }
 }

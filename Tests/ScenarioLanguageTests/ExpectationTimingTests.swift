@@ -8,7 +8,7 @@ import World
 @Suite struct ExpectationTimingTests {
     static let phrase: [Judging: String] = [
         .whenItHolds: "as soon as it holds", .whenSettled: "when it holds, and again",
-        .afterQuiet: "once the provider is quiet", .atEnd: "at the scenario's end",
+        .afterQuiet: "once the provider has settled", .atEnd: "at the scenario's end",
     ]
 
     /// The table's rows: the checks cell and the "judged" cell.

@@ -559,6 +559,16 @@ public enum VerdictPairs {
                     of: "\n  register:", with: "\n  ready: http://127.0.0.1:{port}/health\n  register:") + ringsAlice,
                 "{port}/health", "{port}/nope"))
         pairs.append(swap(["provider.register"], httpProvider + ringsAlice, "POST /register", "POST /nope"))
+        // A service whose worker pushes 1 s after the request: its count holds only when the
+        // runner waits for it to settle.
+        let queued = httpProvider.replacingOccurrences(
+            of: "http_provider.py\n", with: "http_provider.py --queue-delay=1\n  settles-within: 3s\n")
+        pairs.append(
+            swap(
+                ["provider.settles-within"],
+                queued
+                    + "phones:\n  - name: alice\nsteps:\n  - register: alice\n  - call: alice\n  - expect apns: one push\n    count: 1\n    status: 200\n",
+                "settles-within: 3s", "settles-within: 0s"))
         pairs.append(swap(["provider.call"], httpProvider + ringsAlice, "POST /call", "POST /nope"))
         let unregister =
             "phones:\n  - name: alice\n  - name: carol\nsteps:\n  - register: alice\n  - register: carol\n  - unregister: alice\n  - call: alice\n  - call: carol\n  - expect apns: nothing to alice\n    phone: alice\n    count: 0\n"

@@ -1,0 +1,90 @@
+import Foundation
+import Scenario
+import TestSupport
+import Testing
+
+/// Providers as teams write them (issue 45, A): a service whose worker pushes from a job queue a
+/// second after the request. A correct one passes the library's requirements; one whose queue
+/// redelivers each call, or that ignores a logout behind the queue, fails — at the scenario's end,
+/// naming the late push, when its line was judged before the push came.
+@Suite(.serialized) struct QueuedProviderTests {
+    static let requirements = [
+        "phone/01-a-call-rings.ring", "tokens/04-410-forgets-token.ring", "tokens/10-duplicate-registration.ring",
+        "tokens/13-logout-unregisters.ring",
+    ]
+
+    /// A provider file for Tests/providers/http_provider.py with `options`.
+    static func providerFile(_ options: String, settles: String? = nil) throws -> String {
+        let path = NSTemporaryDirectory() + "ringside-queued-\(UUID().uuidString).ring"
+        try """
+        provider:
+          http: python3 \(AdapterTests.provider) \(options)
+          register: POST /register {"user":"{user}","token":"{token}"}
+          unregister: POST /unregister {"token":"{token}"}
+          call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
+        \(settles.map { "  settles-within: \($0)\n" } ?? "")
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func run(_ options: String, settles: String? = nil, _ scenarios: [String] = requirements) throws
+        -> CommandResult
+    {
+        let file = try providerFile(options, settles: settles)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try TestSupport.run(
+            AdapterTests.binary,
+            ["run", "--certs", Paths.certs, "--jobs", "2", "--provider-file", file]
+                + scenarios.map { Paths.root + "/scenarios/" + $0 })
+    }
+
+    @Test("A correct service that pushes 1 s after each request passes: counts wait until it has settled")
+    func queuedOneSecondPasses() throws {
+        let result = try Self.run("--queue-delay=1")
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("4 passed, 0 failed"), "\(result.stdout)")
+    }
+
+    @Test("Negative control: told it settles at once, the same service fails its counts (0 of 0 matched)")
+    func declaredTooShortFails() throws {
+        let result = try Self.run("--queue-delay=1", settles: "0s", ["tokens/10-duplicate-registration.ring"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("0 of 0 requests matched"), "\(result.stdout)")
+        #expect(result.stdout.contains("judged after waiting"), "\(result.stdout)")
+    }
+
+    @Test("A service that pushes 3 s late passes once it declares settles-within: 4s")
+    func declaredLongerPasses() throws {
+        let result = try Self.run("--queue-delay=3", settles: "4s", ["tokens/10-duplicate-registration.ring"])
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+
+    @Test("A queue that redelivers every call 1 s later fails outcome and count, naming the late push")
+    func redeliveryFails() throws {
+        let result = try Self.run("--queue-delay=1 --redelivers", ["phone/01-a-call-rings.ring"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("expected 1 status 200; happened:"), "\(result.stdout)")
+        #expect(result.stdout.contains("2 of 2 requests matched"), "\(result.stdout)")
+        #expect(result.stdout.contains("duplicate"), "\(result.stdout)")
+    }
+
+    @Test("A redelivery after the line was judged breaks it at the end: the late push is named by its apns-id")
+    func lateRedeliveryNamed() throws {
+        // 10's count is judged 1 s after the first push; the redelivery comes 1 s after that.
+        let result = try Self.run("--queue-delay=1 --redelivers", ["tokens/10-duplicate-registration.ring"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(
+            result.stdout.contains("it held at its line, but not once the provider had settled at the scenario's end"),
+            "\(result.stdout)")
+        #expect(result.stdout.contains("the push that came after the line was judged"), "\(result.stdout)")
+        #expect(result.stdout.contains("apns-id "), "\(result.stdout)")
+    }
+
+    @Test("A service that ignores unregister behind a 1 s queue fails count: 0 after the logout")
+    func ignoredLogoutBehindAQueueFails() throws {
+        let result = try Self.run("--queue-delay=1 --ignores-unregister", ["tokens/13-logout-unregisters.ring"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("13-logout-unregisters.ring:19:5"), "\(result.stdout)")
+        #expect(result.stdout.contains("expected 0 to alice"), "\(result.stdout)")
+    }
+}
