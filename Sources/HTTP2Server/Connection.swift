@@ -14,6 +14,10 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     private let service: any HTTP2Service
     private let limits: HTTP2Limits
     private let tls: TLSSession?
+    /// Why a connection is reported refused when the client saw the server's certificate and then
+    /// closed without finishing the handshake or sending an alert: it did not trust the server.
+    public static let closedAfterCertificate =
+        "the client closed the connection after the server's certificate, without finishing the TLS handshake (it did not trust the server)"
     private var session: HTTP2Session?
     /// Set when a cleartext client spoke HTTP/1.1 instead of the HTTP/2 preface.
     private var http1: HTTP1Session?
@@ -237,7 +241,11 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         if handler == nil, tls != nil, endReason != "refused" {
             // A connection that ended before its handshake did is still one the client opened (a
             // provider that cannot load its certificate connects, then gives up): it is reported.
-            service.refused(peer: peer, why: "closed before the TLS handshake finished (\(endReason ?? "closed"))")
+            if tls?.answeredHello == true {
+                service.refused(peer: peer, why: Self.closedAfterCertificate + " (\(endReason ?? "closed"))")
+            } else {
+                service.refused(peer: peer, why: "closed before the TLS handshake finished (\(endReason ?? "closed"))")
+            }
         }
         handler?.closed(why: endReason ?? session?.goAwayByLibrary ?? "closed")
         handler = nil

@@ -103,6 +103,10 @@ public final class TLSSession {
     private var readBuffer = [UInt8](repeating: 0, count: 16384)
     /// Why the handshake or the session failed, in words for the log.
     public private(set) var failure: String?
+    /// Whether the server answered a ClientHello (its certificate went out) before the handshake
+    /// completed: a client that closes then, without an alert, refused the server (aioapns does,
+    /// seeing an untrusted certificate); one that closes before never began a handshake (a probe).
+    public private(set) var answeredHello = false
 
     public init(context: TLSContext) {
         ssl = SSL_new(context.context)
@@ -192,6 +196,7 @@ public final class TLSSession {
     public func drainCiphertext(into sink: inout [UInt8]) {
         let waiting = buffers.pointee.out_length
         guard waiting > 0, let out = buffers.pointee.out else { return }
+        if !isHandshakeComplete { answeredHello = true }
         sink.append(contentsOf: UnsafeBufferPointer(start: out, count: waiting))
         buffers.pointee.out_length = 0
         // A burst (a handshake's certificate chain, a large answer) does not keep its buffer.

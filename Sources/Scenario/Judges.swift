@@ -74,6 +74,21 @@ struct Evidence {
         index()
     }
 
+    /// Whether the provider tried to push: a POST to a device token, or a TLS handshake it began
+    /// and that failed on the certificates (one that refused the server's by closing counts). A TCP
+    /// probe, a handshake never begun, cleartext to the TLS port or a GET is no attempt to push.
+    var showsSignsOfLife: Bool {
+        records.contains { $0.request.deviceToken != nil && $0.request.method == "POST" }
+            || refusals.contains { refusal in
+                !Self.noAttempt.contains { refusal.why.hasPrefix($0) }
+            }
+    }
+
+    /// The refusals of connections that never tried to push.
+    static let noAttempt = [
+        "closed before the TLS handshake", "the TLS handshake did not finish", "the client did not speak TLS",
+    ]
+
     private mutating func index() {
         records = []
         openedAt = [:]

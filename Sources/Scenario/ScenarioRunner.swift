@@ -352,7 +352,14 @@ public final class ScenarioRunner {
                 lastCall[phone] = (started.world, callUUID)
             }
             callStarts.append(started.wall)
-            try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
+            do {
+                try provider.placeCall(to: user, callUUID: callUUID, caller: caller)
+            } catch is StepFailure where refusedTheServer(since: started.wall) {
+                // The provider refused to talk to a server it must not trust (an impostor's or an
+                // expired certificate) and said so: curl's exit 60, a service's 500. That is the
+                // right outcome, not a failure: teams must not learn to swallow errors. What it
+                // then did is judged by the scenario's expectations.
+            }
         case .app(let event, let phone, let app):
             let at = now
             world.withWorld { $0.apply(event, phone: phone.index, bundleId: app, at: at) }
@@ -406,6 +413,13 @@ public final class ScenarioRunner {
         case .expectAPNs(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
         case .expectProvider(let expectation): judge(expectation, at: step.range, by: Judges.judge)
+        }
+    }
+
+    /// Whether a TLS handshake the provider began failed on the certificates since `wall`.
+    private func refusedTheServer(since wall: Double) -> Bool {
+        Evidence(events: recorder.events).refusals.contains { refusal in
+            refusal.at.wall >= wall && !Evidence.noAttempt.contains { refusal.why.hasPrefix($0) }
         }
     }
 
@@ -591,16 +605,7 @@ public final class ScenarioRunner {
         guard !absences.isEmpty else { return }
         // A refused handshake is reported by the server's thread and may come a moment after the
         // step that caused it (seen under load in CI): a scenario that looks dead gets a second.
-        // A push is a request to a device token; a refusal counts when a TLS handshake really
-        // failed (a TCP probe or a GET is no attempt to push).
-        var alive: Bool {
-            let evidence = Evidence(events: recorder.events)
-            return evidence.records.contains { $0.request.deviceToken != nil }
-                || evidence.refusals.contains {
-                    !$0.why.hasPrefix("closed before the TLS handshake")
-                        && !$0.why.hasPrefix("the TLS handshake did not finish")
-                }
-        }
+        var alive: Bool { Evidence(events: recorder.events).showsSignsOfLife }
         let deadline = host.wall + 1
         while !alive, host.wall < deadline { host.pause(0.01) }
         guard !alive else { return }
@@ -624,7 +629,8 @@ public final class ScenarioRunner {
                 switch event {
                 case .push(let record): return record.at.wall >= fault.at && record.fault != nil
                 case .goAway(_, _, _, let at): return at.wall >= fault.at && fault.action == "goaway"
-                case .connectionRefused(_, _, let at):
+                case .connectionRefused(_, _, let at), .connectionOpened(_, _, _, _, let at):
+                    // The impostor's certificate meets every connection made after it was armed.
                     return at.wall >= fault.at && fault.action == "untrusted-server-certificate"
                 case .settings(_, _, _, let at), .streamRefused(_, _, _, let at):
                     return at.wall >= fault.at && fault.action == "lower-streams-after-rejection"

@@ -35,6 +35,9 @@ import Testing
             ("15-port-probe-is-no-sign-of-life.ring", "nothing to judge"),
             ("16-get-is-no-sign-of-life.ring", "nothing to judge"),
             ("17-callUUID-given-twice.ring", "which no call of this scenario was given"),
+            ("18-get-to-a-device-path-is-no-sign-of-life.ring", "nothing to judge"),
+            ("19-cleartext-to-the-tls-port-is-no-sign-of-life.ring", "nothing to judge"),
+            ("20-insecure-curl-talks-to-the-impostor.ring", "1 of 1 requests matched"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)

@@ -88,3 +88,40 @@ import Testing
         #expect(result.stdout.contains("expected 0 to alice"), "\(result.stdout)")
     }
 }
+
+/// What counts as evidence (issue 45, B): a refusal of the impostor is the right outcome, however
+/// the client says it — curl's exit 60, aioapns closing the handshake without an alert — while a
+/// GET or cleartext to the TLS port is no sign of life (Tests/false-greens/18–20 are the broken twins).
+@Suite struct RefusalIsEvidenceTests {
+    static func runAgainst(_ providerFile: String, _ scenario: String) throws -> CommandResult {
+        let file = NSTemporaryDirectory() + "ringside-refusal-\(UUID().uuidString).ring"
+        try providerFile.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try run(
+            AdapterTests.binary,
+            ["run", "--certs", Paths.certs, "--provider-file", file, Paths.root + "/scenarios/" + scenario])
+    }
+
+    @Test("A curl one-liner that refuses the impostor (exit 60) passes requirement 23, without `|| true`")
+    func curlRefusalPasses() throws {
+        let curl =
+            "curl -s -o /dev/null --http2 --max-time 5 --cacert {ca} -H \"authorization: bearer {jwt}\" -H \"apns-topic: {topic}\" -H \"apns-push-type: voip\" -H \"apns-expiration: 0\" --data-binary '{payload}' {url}/3/device/{token}"
+        let result = try Self.runAgainst(
+            "provider:\n  exec: \(curl)\n", "connections/23-impostor-server.ring")
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+
+    @Test("An aioapns service, which closes the impostor's handshake without an alert, passes requirement 23")
+    func aioapnsRefusalPasses() throws {
+        let service = """
+            provider:
+              http: python3 \(Paths.root)/examples/python-service/service.py
+              register: POST /register {"user":"{user}","token":"{token}","kind":"{kind}"}
+              unregister: POST /unregister {"user":"{user}","token":"{token}"}
+              call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
+
+            """
+        let result = try Self.runAgainst(service, "connections/23-impostor-server.ring")
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+}
