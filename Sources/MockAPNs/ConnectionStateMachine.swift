@@ -409,7 +409,7 @@ struct ConnectionStateMachine {
             actions.append(
                 .record(
                     apnsId: apnsId, status: 200, rejection: nil, accepted: accepted,
-                    fault: delay.map { "answered after \($0) s (fault plan)" }))
+                    fault: delay.map(PushRecord.answeredAfter)))
             // The world learns of the push after the transcript line of its request (or, taken in by
             // `admit`, tells its outcome only after it).
             if admitsInOneVisit {
@@ -499,7 +499,7 @@ struct ConnectionStateMachine {
         actions.append(
             .record(
                 apnsId: apnsId, status: rejection.reason.status, rejection: rejection, accepted: nil,
-                fault: fault ?? delay.map { "answered after \($0) s (fault plan)" }))
+                fault: fault ?? delay.map(PushRecord.answeredAfter)))
     }
 
     /// The answer; the request that proved the first valid JWT (`followingRaise`) is answered

@@ -37,6 +37,22 @@ public struct PushRecord: Sendable {
     public var notes: [LintNote] { accepted?.notes ?? rejection?.notes ?? [] }
 }
 
+extension PushRecord {
+    /// The note of an answer a delay fault held back.
+    static func answeredAfter(_ seconds: Double) -> String { "answered after \(seconds) s (fault plan)" }
+
+    /// When the provider could first read the answer (wall clock): nil for a push answered with
+    /// nothing (dropped, reset); `seconds` after it arrived for one a delay fault held back.
+    public var answeredAt: Double? {
+        guard status != 0 else { return nil }
+        let prefix = "answered after "
+        if let fault, fault.hasPrefix(prefix), let seconds = Double(fault.dropFirst(prefix.count).prefix { $0 != " " }) {
+            return at.wall + seconds
+        }
+        return at.wall
+    }
+}
+
 /// Watches the mock; observers never decide anything (pushy's `MockApnsServerListener`).
 public protocol MockObserver: Sendable {
     /// `consuming`: an observer that keeps the event (the transcript) takes it without a copy; one

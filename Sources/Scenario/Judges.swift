@@ -177,17 +177,25 @@ enum Judges {
             note = .ghost
         } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
             // A resend after an ambiguous failure — the same request, its apns-id and call id,
-            // sent again because the first answer never came back (dropped, late) — is refused by
-            // CallKit as a duplicate: the call still rang, once. Resending a push APNs answered
-            // 200 is the provider's mistake, and a second push of another request is no resend.
+            // sent again because no answer had come back when it was sent (dropped, or late) — is
+            // refused by CallKit as a duplicate: the call still rang, once. Resending a push whose
+            // answer had arrived is the provider's mistake, and a second push of another request
+            // is no resend.
             let rung = judged.last(where: {
                 $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
             }),
-            // The request whose push rang: its answer must not have reached the provider.
+            // The request whose push rang, and the resend: no 200 may have reached the provider
+            // before the resend was sent.
             let rang = records.last(where: {
                 $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
                     && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
-            }), rang.status != 200 || rang.fault != nil
+            }),
+            let resend = records.last(where: {
+                $0.apnsId == latest.apnsId && $0.at.world <= latest.sentAt
+                    && $0.request.deviceToken?.lowercased() == latest.token.lowercased()
+            }),
+            // An answer that said it failed (a fault's 5xx) also asks for the resend.
+            rang.status != 200 || rang.answeredAt.map({ $0 > resend.at.wall }) ?? true
         {
             fate = rung
             note = .resentDuplicate

@@ -38,6 +38,7 @@ import Testing
             ("18-get-to-a-device-path-is-no-sign-of-life.ring", "nothing to judge"),
             ("19-cleartext-to-the-tls-port-is-no-sign-of-life.ring", "nothing to judge"),
             ("20-insecure-curl-talks-to-the-impostor.ring", "1 of 1 requests matched"),
+            ("21-resend-after-a-late-answer-came.ring", "duplicate"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)
@@ -46,6 +47,17 @@ import Testing
         #expect(!result.passed, "\(name) went green")
         let happened = result.expectations.filter { !$0.passed }.map(\.happened).joined(separator: " | ")
         #expect(happened.contains(saying), "\(name): \(happened)")
+    }
+
+    /// The positive twin of 21: the same resend sent while the delayed answer is still on its way
+    /// is an ambiguous failure's resend, excused (the call rang once).
+    @Test("A resend sent before the delayed answer came back is excused")
+    func resendBeforeTheAnswerIsExcused() throws {
+        let path = Paths.root + "/Tests/false-greens/21-resend-after-a-late-answer-came.ring"
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "sleep 1.5", with: "sleep 0.5")
+        let result = ScenarioRunner.run(SourceFile(path: path, text: text), certs: Paths.certs)
+        #expect(result.passed, "\(result.expectations.map(\.happened))")
     }
 
     /// The positive side of the call-id rule: a provider that spells the call's UUID in capitals
