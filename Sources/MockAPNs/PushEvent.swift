@@ -46,7 +46,8 @@ extension PushRecord {
     public var answeredAt: Double? {
         guard status != 0 else { return nil }
         let prefix = "answered after "
-        if let fault, fault.hasPrefix(prefix), let seconds = Double(fault.dropFirst(prefix.count).prefix { $0 != " " }) {
+        if let fault, fault.hasPrefix(prefix), let seconds = Double(fault.dropFirst(prefix.count).prefix { $0 != " " })
+        {
             return at.wall + seconds
         }
         return at.wall

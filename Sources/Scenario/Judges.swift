@@ -117,6 +117,8 @@ struct CallContext {
     var latest: (at: Double, id: String)?
     /// The line of the call step that was given each call id.
     var lines: [String: Int] = [:]
+    /// When the named call was placed (world time): a phantom ring after it is the caller's too.
+    var namedAt: Double?
 
     /// Whose call a call id is: a call of this scenario (by its line), or none.
     func whose(_ uuid: String?) -> String {
@@ -156,9 +158,15 @@ enum Judges {
         }
         let since = callUUID == nil ? call.latest?.at : nil
         let records = evidence.records
+        // With `call:`, its pushes, and any push since it was placed that rang with an id no call
+        // of the scenario was given (a made-up one, or none): the user lived through that ring.
         let judged = evidence.fates.filter { push in
-            push.phone == id && (callUUID == nil || push.callUUID?.lowercased() == callUUID)
-                && push.sentAt >= (since ?? -.infinity)
+            guard push.phone == id, push.sentAt >= (since ?? -.infinity) else { return false }
+            guard let callUUID else { return true }
+            let pushCall = push.callUUID?.lowercased()
+            if pushCall == callUUID { return true }
+            return push.sentAt >= (call.namedAt ?? .infinity) && pushCall.map { call.lines[$0] == nil } ?? true
+                && ringsAnotherCall(push)
         }
         var fate = judged.last
         var note: FateNote?
@@ -374,17 +382,22 @@ enum Judges {
     }
 
     /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
-    /// provider says so; for others, a later request carries another JWT than the refused one.
+    /// provider says so; for others, a later request carries a JWT issued later than the refused
+    /// one (its `iat`). The same header and claims signed again — ECDSA signs differently each
+    /// time — is the same token, as old as before.
     static func refreshedJWT(_ evidence: Evidence) -> Bool {
         if evidence.actions.contains(.refreshedJWT) { return true }
-        var expired: Set<String> = []
+        var expired: Int64?
         for record in evidence.records {
-            let jwt = providerToken(record.request.authorization)
+            let issuedAt = try? ProviderToken.parse(Substring(providerToken(record.request.authorization))).get()
+                .issuedAt
             // A new provider token counts once APNs took it: not refused by the authentication checks.
-            if !expired.isEmpty, !jwt.isEmpty, !expired.contains(jwt), record.rejection?.check != .authentication {
+            if let expired, let issuedAt, issuedAt > expired, record.rejection?.check != .authentication {
                 return true
             }
-            if record.rejection?.reason == .expiredProviderToken { expired.insert(jwt) }
+            if record.rejection?.reason == .expiredProviderToken, let issuedAt {
+                expired = max(expired ?? issuedAt, issuedAt)
+            }
         }
         return false
     }

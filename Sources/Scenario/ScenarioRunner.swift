@@ -35,6 +35,8 @@ public final class ScenarioRunner {
     private var lastCall: [Int: (at: Double, id: String)] = [:]
     /// The line of the call step that was given each call id, to name a stale one.
     private var callsById: [String: Int] = [:]
+    /// World time each call was placed, by its id.
+    private var callPlacedAt: [String: Double] = [:]
     /// Wall time each call step started: a push sent again belongs to the same call.
     private var callStarts: [Double] = []
     /// World-clock jumps (`advance:`): where, by how much, at which line; the report draws a break.
@@ -345,6 +347,7 @@ public final class ScenarioRunner {
             if let name { callIds[name] = callUUID }
             let started = clock.now()
             callsById[callUUID] = step.range.start.line
+            callPlacedAt[callUUID] = started.world
             // The caller waits from here: lateness is measured from the call, not from APNs's 200.
             let placedAt = started.world
             world.withWorld { $0.callPlaced(uuid: callUUID, at: placedAt) }
@@ -713,8 +716,9 @@ public final class ScenarioRunner {
 
     private func judge(_ expectation: PhoneExpectation, at range: SourceRange) {
         let id = expectation.phone.index
+        let named = expectation.call.flatMap { callIds[$0] }
         let call = CallContext(
-            named: expectation.call.flatMap { callIds[$0] }, latest: lastCall[id], lines: callsById)
+            named: named, latest: lastCall[id], lines: callsById, namedAt: named.flatMap { callPlacedAt[$0] })
         // The phone's story is the world's: settled once the provider's requests were answered.
         record(at: range, within: expectation.within, judging: expectation.judging, settles: true, readsFates: true) {
             [self] scope in

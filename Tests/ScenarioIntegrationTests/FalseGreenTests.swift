@@ -39,6 +39,9 @@ import Testing
             ("19-cleartext-to-the-tls-port-is-no-sign-of-life.ring", "nothing to judge"),
             ("20-insecure-curl-talks-to-the-impostor.ring", "1 of 1 requests matched"),
             ("21-resend-after-a-late-answer-came.ring", "duplicate"),
+            ("22-never-pushes-reads-the-tokens-of-the-end.ring", "1 push after a refusal"),
+            ("23-phantom-ring-before-a-named-call.ring", "a phantom ring"),
+            ("24-same-jwt-signed-again.ring", "the provider kept its JWT"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)
@@ -49,15 +52,34 @@ import Testing
         #expect(happened.contains(saying), "\(name): \(happened)")
     }
 
-    /// The positive twin of 21: the same resend sent while the delayed answer is still on its way
-    /// is an ambiguous failure's resend, excused (the call rang once).
-    @Test("A resend sent before the delayed answer came back is excused")
-    func resendBeforeTheAnswerIsExcused() throws {
-        let path = Paths.root + "/Tests/false-greens/21-resend-after-a-late-answer-came.ring"
-        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
-            of: "sleep 1.5", with: "sleep 0.5")
-        let result = ScenarioRunner.run(SourceFile(path: path, text: text), certs: Paths.certs)
-        #expect(result.passed, "\(result.expectations.map(\.happened))")
+    /// The positive twins of issue 45's false greens: the same scenario with the provider's mistake
+    /// taken out passes, so each failure above is the mistake's, not the scenario's.
+    @Test(
+        "Each false green's correct twin passes",
+        arguments: [
+            // A resend sent while the delayed answer is still on its way is an ambiguous failure's.
+            ("21-resend-after-a-late-answer-came.ring", "sleep 1.5", "sleep 0.5"),
+            ("22-never-pushes-reads-the-tokens-of-the-end.ring", " --keeps-pushing-after-410", ""),
+            (
+                "23-phantom-ring-before-a-named-call.ring",
+                // The phantom's curl, taken out: only the right push is sent.
+                #"curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{{"aps":{{}},"callUUID":"0f1e2d3c-4b5a-4968-8776-655443322110","handle":"x"}}' {url}/3/device/{token}; "#,
+                ""
+            ),
+            // A JWT signed a second later has a later iat.
+            (
+                "24-same-jwt-signed-again.ring",
+                #"I={jwt}; J="${I%.*}.$(printf %s "${I%.*}" | openssl dgst -sha256 -sign "$APNS_KEY_FILE" | base64 -w0 | tr '+/' '-_' | tr -d '=')""#,
+                #"sleep 1.1; J=$("$RINGSIDE" token)"#
+            ),
+        ])
+    func correctTwinPasses(name: String, mistake: String, correct: String) throws {
+        let path = Paths.root + "/Tests/false-greens/" + name
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(mistake), "\(name) no longer makes the mistake")
+        let twin = text.replacingOccurrences(of: mistake, with: correct)
+        let result = ScenarioRunner.run(SourceFile(path: path, text: twin), certs: Paths.certs)
+        #expect(result.passed, "\(name): \(result.expectations.map(\.happened)) \(result.error ?? "")")
     }
 
     /// The positive side of the call-id rule: a provider that spells the call's UUID in capitals
