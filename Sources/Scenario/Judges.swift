@@ -461,8 +461,10 @@ enum Judges {
     }
 }
 
-/// One push as a provider would send it again: the device token and the payload, within one call
-/// step (a later call with the same payload is another push).
+/// One push as a provider would send it again: the device token and the call it announces (its
+/// call id; the payload's bytes when it carries none), within one call step (a later call with the
+/// same payload is another push). A provider that stamps each attempt (`"sentAt"`) still sends
+/// the same push again.
 struct PushIdentity: Hashable {
     let token: String
     let payload: [UInt8]
@@ -471,7 +473,7 @@ struct PushIdentity: Hashable {
     init?(_ record: PushRecord, callStarts: [Double]) {
         guard let token = record.request.deviceToken else { return nil }
         self.token = token.lowercased()
-        payload = record.request.body
+        payload = CallInfo(body: record.request.body).uuid.map { Array($0.lowercased().utf8) } ?? record.request.body
         call = callStarts.lastIndex { $0 <= record.at.wall } ?? -1
     }
 }

@@ -42,6 +42,7 @@ import Testing
             ("22-never-pushes-reads-the-tokens-of-the-end.ring", "1 push after a refusal"),
             ("23-phantom-ring-before-a-named-call.ring", "a phantom ring"),
             ("24-same-jwt-signed-again.ring", "the provider kept its JWT"),
+            ("25-stamped-retries-without-back-off.ring", "2 retries, after 0.0"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)
@@ -72,6 +73,8 @@ import Testing
                 #"I={jwt}; J="${I%.*}.$(printf %s "${I%.*}" | openssl dgst -sha256 -sign "$APNS_KEY_FILE" | base64 -w0 | tr '+/' '-_' | tr -d '=')""#,
                 #"sleep 1.1; J=$("$RINGSIDE" token)"#
             ),
+            // Retries 300 ms apart, each stamped: a retry is the same token and call (was "0 retries").
+            ("25-stamped-retries-without-back-off.ring", "sleep 0;", "sleep 0.3;"),
         ])
     func correctTwinPasses(name: String, mistake: String, correct: String) throws {
         let path = Paths.root + "/Tests/false-greens/" + name
