@@ -10,6 +10,15 @@ public enum OutsideText {
     /// `readBack` gives the text again.
     public static func visible(_ text: String) -> String { visible(text, doublingBackslashes: true) }
 
+    /// Text of several lines (a provider's output, an error that quotes it) for the console: each
+    /// line `visible`, the lines kept, every one after the first behind `indent` — so a newline
+    /// reads as a new line, not `\x0a`, and still no line Ringside did not author can begin.
+    public static func visibleLines(_ text: String, indent: String = "    ") -> String {
+        // `\r\n` is one Character: split on whatever breaks a line (LF, CR LF, CR, U+2028 …).
+        text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { visible(String($0)) }
+            .joined(separator: "\n" + indent)
+    }
+
     /// A file the user wrote (a scenario line in the report), shown as written: its backslashes are
     /// its own, and it is not read back; control characters are still shown visibly.
     public static func visibleAsWritten(_ text: String) -> String { visible(text, doublingBackslashes: false) }

@@ -8,7 +8,7 @@ public enum ConsoleReport {
     /// The failure of a scenario in plain text (for JUnit), or nil when it passed.
     public static func failure(_ result: ScenarioResult, in file: SourceFile) -> String? {
         if result.passed { return nil }
-        if let error = result.error { return "could not run: \(OutsideText.visible(error))" }
+        if let error = result.error { return "could not run: \(OutsideText.visibleLines(error))" }
         if !result.diagnostics.isEmpty { return result.diagnostics.map { $0.render(in: file) }.joined(separator: "\n") }
         return result.expectations.filter { !$0.passed }.map { expectation in
             Diagnostic(
@@ -19,7 +19,8 @@ public enum ConsoleReport {
                 + (expectation.printed.isEmpty
                     ? ""
                     : "\n    the provider printed:"
-                        + expectation.printed.map { "\n      | \(OutsideText.visible($0))" }.joined())
+                        + expectation.printed.map { "\n      | \(OutsideText.visibleLines($0, indent: "      | "))" }
+                        .joined())
         }.joined(separator: "\n")
     }
 }

@@ -237,7 +237,7 @@ enum RunCommand {
                 Output.out("– \(counter) \(name) (\(path)): skipped, \(visible(skipped.description))")
             } else if let error = result.error {
                 totals.broken += 1
-                Output.out("✘ \(counter) \(name) (\(path)): could not run: \(visible(error))")
+                Output.out("✘ \(counter) \(name) (\(path)): could not run: \(OutsideText.visibleLines(error))")
             } else if result.passed {
                 totals.passed += 1
                 Output.out(String(format: "✔ %@ %@ (%@, %.1f s)", counter, name, path, result.seconds))

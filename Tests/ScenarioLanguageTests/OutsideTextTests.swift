@@ -41,4 +41,17 @@ import Testing
         let attribute = try #require(document.rootElement()?.attribute(forName: "b")?.stringValue)
         #expect(OutsideText.readBack(attribute) == text)
     }
+
+    @Test("A provider's lines stay lines on the console, each escaped and indented: none can begin a line")
+    func linesStayLines() {
+        let printed = "Traceback (most recent call last):\r\n::error ::forged\n\u{1b}[31mred"
+        let shown = OutsideText.visibleLines(printed, indent: "      | ")
+        #expect(!shown.contains("\\x0a"), "a newline reads as a new line")
+        #expect(
+            shown.split(separator: "\n").map(String.init) == [
+                "Traceback (most recent call last):", "      | ::error ::forged", "      | \\x1b[31mred",
+            ])
+        // Negative control: `visible` alone shows the line break as text.
+        #expect(OutsideText.visible(printed).contains("\\x0a"))
+    }
 }
