@@ -65,6 +65,12 @@ public struct ScenarioResult: Sendable {
     public var name: String
     public var teaches: String?
     public var expectations: [Expectation] = []
+    /// Whether an exec or http provider that was asked to place a call reached the fake APNs at all
+    /// (a connection, refused or not); nil when no call was placed or the provider is the built-in
+    /// one. A provider that reaches it in no scenario was never pointed at it (`run` stops).
+    public var reachedTheMock: Bool?
+    /// The provider's last lines of output, for the message that says it never reached the mock.
+    public var providerOutput: [String] = []
     /// Problems that kept the scenario from being run (parse or check errors).
     public var diagnostics: [Diagnostic] = []
     /// Why the run could not proceed (port busy, provider could not start).

@@ -291,6 +291,10 @@ public final class ScenarioRunner {
         httpProvider?.stop()
         children.stopAll()
         let actions = provider?.actions ?? []
+        if let host, !callStarts.isEmpty, !providerIsInProcess {
+            result.reachedTheMock = host.connectionsAccepted > 0
+            result.providerOutput = provider?.output ?? []
+        }
         // The built-in provider's connection closes first: the server would otherwise wait out its
         // grace period for a client that is done (a second per scenario).
         provider = nil
@@ -646,8 +650,11 @@ public final class ScenarioRunner {
         let evidence = Evidence(events: events)
         let connections = evidence.openedAt.count
         let pushes = evidence.records.count
+        let never = connections == 0 && evidence.refusals.isEmpty
         let note =
-            "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
+            never
+            ? "; the fault armed at \(unmet.joined(separator: ", ")) never met a push: the provider never connected to the fake APNs (does it read APNS_URL and APNS_CA_FILE?)"
+            : "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
             + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
             + " a provider that opens a new connection for each push escapes a sick one)"
         for index in result.expectations.indices where !result.expectations[index].passed {

@@ -124,8 +124,13 @@ enum RunCommand {
             let queue = DispatchQueue(label: "ringside.run", attributes: .concurrent)
             let slots = DispatchSemaphore(value: jobs)
             let group = DispatchGroup()
+            let reach = Reach()
             for (path, file) in selected as [(path: String, file: SourceFile)] {
                 slots.wait()
+                guard !reach.neverReached else {
+                    slots.signal()
+                    break
+                }
                 group.enter()
                 queue.async {
                     defer {
@@ -138,9 +143,14 @@ enum RunCommand {
                     let result = ScenarioRunner.run(
                         file, certs: certs, providerUnderTest: provider?.underTest, transcript: transcript, seed: seed)
                     tally.report(result, file: file, path: path, total: total)
+                    if provider != nil { reach.note(result) }
                 }
             }
             group.wait()
+            if reach.neverReached {
+                Output.error(Reach.message(reach.lastOutput))
+                return ExitCode.cannotProceed
+            }
             let totals = tally.totals
             if let provider {
                 Output.out(ConformanceSummary.render(tally.results, provider: provider.name))
@@ -168,6 +178,38 @@ enum RunCommand {
                 return ExitCode.cannotProceed
             }
             return ExitCode.success
+        }
+    }
+
+    /// Whether the provider under test ever reached the fake APNs: one that placed calls in
+    /// `scenariosToGiveUp` scenarios and never connected was not pointed at it (a client with
+    /// Apple's host built in), and every scenario would fail for that one reason, slowly (issue 45).
+    final class Reach: Sendable {
+        static let scenariosToGiveUp = 3
+        private struct State {
+            var unreached = 0
+            var reached = false
+            var lastOutput: [String] = []
+        }
+        private let state = Mutex(State())
+
+        func note(_ result: ScenarioResult) {
+            guard let reached = result.reachedTheMock else { return }
+            state.withLock {
+                if reached { $0.reached = true } else { $0.unreached += 1 }
+                $0.lastOutput = result.providerOutput
+            }
+        }
+
+        var neverReached: Bool { state.withLock { !$0.reached && $0.unreached >= Self.scenariosToGiveUp } }
+        var lastOutput: [String] { state.withLock { $0.lastOutput } }
+
+        static func message(_ output: [String]) -> String {
+            "error: the provider never reached the fake APNs: it was asked to place calls in \(scenariosToGiveUp) scenarios and no connection came, so the run stopped (every requirement would fail for this one reason). "
+                + "Does it read APNS_URL (or APNS_HOST and APNS_PORT) and trust APNS_CA_FILE? A client with Apple's host built in must be pointed at the mock: docs/clients.md shows how for each client library."
+                + (output.isEmpty
+                    ? " It printed nothing."
+                    : " Its last output:\n    " + OutsideText.visibleLines(output.suffix(10).joined(separator: "\n")))
         }
     }
 

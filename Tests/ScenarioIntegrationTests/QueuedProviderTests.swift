@@ -125,3 +125,25 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)")
     }
 }
+
+/// A provider that never reaches the fake APNs (a client with Apple's host built in) stops the
+/// library run after a few scenarios, saying why (issue 45, D14), instead of failing each slowly.
+@Suite struct NeverReachedTests {
+    @Test("A provider pointed elsewhere stops the run with exit 3, asking whether it reads APNS_URL")
+    func neverReachedStops() throws {
+        let file = NSTemporaryDirectory() + "ringside-elsewhere-\(UUID().uuidString).ring"
+        try
+            "provider:\n  exec: curl -s -o /dev/null --http2 --max-time 2 https://127.0.0.1:9/3/device/{token}; echo pushed to api.push.apple.com\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try run(
+            AdapterTests.binary,
+            ["run", "--certs", Paths.certs, "--jobs", "1", "--provider-file", file, Paths.root + "/scenarios"])
+        #expect(result.status == 3, "\(result.stdout)")
+        #expect(result.stderr.contains("the provider never reached the fake APNs"), "\(result.stderr)")
+        #expect(result.stderr.contains("APNS_URL"), "\(result.stderr)")
+        #expect(result.stderr.contains("pushed to api.push.apple.com"), "its last output is quoted")
+        let judged = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✘") || $0.hasPrefix("✔") }
+        #expect(judged.count < 10, "the run stopped early: \(judged.count) scenarios judged")
+    }
+}
