@@ -206,12 +206,19 @@ public enum ProcessTree {
     /// for quiet as its subshell turned into curl, and the duplicate it then sent went unjudged).
     /// All trees in one reading of `/proc`: a scenario polls every command it started, and a
     /// reading per tree read all of `/proc` again for each.
+    /// An orphan this process adopted (`adoptOrphans`) outside every tree's group — a daemon that
+    /// left its group and cleared its environment, `setsid env -i … &` — is a command's too: it
+    /// was started by one, and nothing else here starts processes.
     static func isAnyRunning(markers: [String]) -> Bool {
         guard !markers.isEmpty else { return false }
-        let groups = Set(live.withLock { table in markers.compactMap { table[$0] } }.filter { $0 != 0 })
+        let (groups, known) = live.withLock { table in
+            (Set(markers.compactMap { table[$0] }.filter { $0 != 0 }), Set(table.values.filter { $0 != 0 }))
+        }
         let needles = markers.map(needle)
+        let me = getpid()
         return liveProcesses().contains { process in
-            groups.contains(process.group) || carries(process.pid, anyOf: needles)
+            groups.contains(process.group) || (process.parent == me && !known.contains(process.group))
+                || carries(process.pid, anyOf: needles)
         }
     }
 

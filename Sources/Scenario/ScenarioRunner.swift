@@ -655,8 +655,8 @@ public final class ScenarioRunner {
             never
             ? "; the fault armed at \(unmet.joined(separator: ", ")) never met a push: the provider never connected to the fake APNs (does it read APNS_URL and APNS_CA_FILE?)"
             : "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
-            + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
-            + " a provider that opens a new connection for each push escapes a sick one)"
+                + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
+                + " a provider that opens a new connection for each push escapes a sick one)"
         for index in result.expectations.indices where !result.expectations[index].passed {
             result.expectations[index].happened += note
         }

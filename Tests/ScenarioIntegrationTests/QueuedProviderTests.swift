@@ -147,3 +147,30 @@ import Testing
         #expect(judged.count < 10, "the run stopped early: \(judged.count) scenarios judged")
     }
 }
+
+/// An exec provider's daemon that left the command's process group and cleared its environment
+/// (`setsid env -i … &`) is the provider's: `ringside run` adopts orphans (a subreaper) and waits
+/// for them (Tests/false-greens/26). Run through the binary: the test process adopts none.
+@Suite struct AdoptedDaemonTests {
+    static let path = Paths.root + "/Tests/false-greens/26-a-daemon-that-left-its-group-pushes-again.ring"
+
+    @Test("The daemon's second push is awaited and fails count: 1")
+    func daemonIsAwaited() throws {
+        let result = try run(AdapterTests.binary, ["run", "--certs", Paths.certs, Self.path])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("2 of 2 requests matched"), "\(result.stdout)")
+    }
+
+    @Test("Its twin without the daemon passes")
+    func withoutTheDaemonPasses() throws {
+        let text = try String(contentsOfFile: Self.path, encoding: .utf8)
+        let twin = NSTemporaryDirectory() + "ringside-no-daemon-\(UUID().uuidString).ring"
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("  exec: ") })
+        let firstPush = line.components(separatedBy: "; setsid").first!
+        try text.replacingOccurrences(of: String(line), with: firstPush).write(
+            toFile: twin, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: twin) }
+        let result = try run(AdapterTests.binary, ["run", "--certs", Paths.certs, twin])
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+}
