@@ -178,13 +178,13 @@ final class HTTPServiceProvider: ProviderDriver {
         let body = template.body?.filled(values)
         let response = HTTPCall.perform(
             method: template.method, url: "http://127.0.0.1:\(port)\(path)", body: body, timeout: 30)
-        guard (200..<300).contains(response.status) else {
+        guard response.status != 0, template.answers.allows(response.status) else {
             let answer =
                 response.status == 0
                 ? "no answer (\(response.error ?? "?"))"
                 : "\(response.status) \(String(response.body.prefix(300)))"
             throw StepFailure(
-                expected: "the http provider to answer 2xx to \(template.method) \(path)",
+                expected: "the http provider to answer \(template.answers) to \(template.method) \(path)",
                 happened: "it answered \(answer)" + (process.isRunning ? "" : "; it is no longer running"),
                 output: output)
         }

@@ -547,7 +547,9 @@ struct Lowering {
             }
         }
         if adapters[0] != "http" {
-            for key in ["ready", "register", "unregister", "call"] {
+            for key in [
+                "ready", "register", "unregister", "call", "register-answers", "unregister-answers", "call-answers",
+            ] {
                 if let entry = block.entry(key) {
                     report("Not for this provider", at: entry.keyRange, "<\(key)> is a template of the http adapter")
                 }
@@ -568,8 +570,40 @@ struct Lowering {
             service.register = requestTemplate(block, "register", place: .httpRegister)
             service.unregister = requestTemplate(block, "unregister", place: .httpUnregister)
             service.call = requestTemplate(block, "call", place: .httpCall)
+            answers(block, "register", &service.register)
+            answers(block, "unregister", &service.unregister)
+            answers(block, "call", &service.call)
             return .http(service)
         }
+    }
+
+    /// `<key>-answers: [2xx, 404]`: the statuses the template may answer, each `Nxx` or a status.
+    mutating func answers(_ block: Block, _ key: String, _ template: inout RequestTemplate?) {
+        let option = key + "-answers"
+        guard let entry = block.entry(option) else { return }
+        let items = listItems(block, option, what: "statuses")
+        guard template != nil else {
+            report(
+                "No template", at: entry.keyRange,
+                "<\(option)> says what the <\(key):> template may answer; there is none")
+            return
+        }
+        var answers = Answers()
+        answers.classes = []
+        for item in items {
+            let text = item.text.lowercased()
+            if text.count == 3, text.hasSuffix("xx"), let hundreds = Int(text.prefix(1)), (1...5).contains(hundreds) {
+                answers.classes.insert(hundreds)
+            } else if text.count == 3, let status = Int(text), (100...599).contains(status) {
+                answers.statuses.insert(status)
+            } else {
+                report(
+                    "Not a status", at: item.range,
+                    "<\(option)> takes HTTP statuses (100–599) and classes (2xx, 4xx); got <\(clip(item.text))>")
+            }
+        }
+        if answers.classes.isEmpty, answers.statuses.isEmpty { answers = Answers() }
+        template?.answers = answers
     }
 
     /// A template whose every `{word}` is a placeholder this place fills in.

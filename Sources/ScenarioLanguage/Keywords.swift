@@ -44,6 +44,9 @@ public enum Keywords {
         "provider.unregister": "METHOD /path body: how the http service forgets a token",
         "provider.call": "METHOD /path body: how the http service is asked to ring a user",
         "provider.auth": "in a provider file: token or certificate, how the provider authenticates to APNs",
+        "provider.register-answers": "the statuses the register template may answer, e.g. [2xx, 409] (default 2xx)",
+        "provider.unregister-answers": "the statuses the unregister template may answer, e.g. [2xx, 404] (default 2xx)",
+        "provider.call-answers": "the statuses the call template may answer, e.g. [2xx, 404] (default 2xx)",
         "provider.settles-within":
             "how late an exec or http provider may push after the step that asked (a job queue's delay; default 0 for exec, 2s for http, at most 5m)",
     ]

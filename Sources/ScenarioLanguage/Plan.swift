@@ -202,11 +202,29 @@ public struct HTTPService: Sendable {
     public var call: RequestTemplate?
 }
 
-/// `METHOD /path [body]`, sent to the service on its port.
+/// `METHOD /path [body]`, sent to the service on its port, with the statuses it may answer.
 public struct RequestTemplate: Sendable {
     public var method: String
     public var path: Template
     public var body: Template?
+    /// What the service may answer (`call-answers: [2xx, 404]`); any other status fails the step.
+    public var answers = Answers()
+}
+
+/// Statuses a service may answer a request template with: whole classes (`2xx`) and single
+/// statuses (`404`: "callee has no devices" is a correct answer to a call).
+public struct Answers: Sendable, Equatable, CustomStringConvertible {
+    /// Hundreds: 2 stands for 2xx.
+    public var classes: Set<Int> = [2]
+    public var statuses: Set<Int> = []
+
+    public init() {}
+
+    public func allows(_ status: Int) -> Bool { classes.contains(status / 100) || statuses.contains(status) }
+
+    public var description: String {
+        (classes.sorted().map { "\($0)xx" } + statuses.sorted().map(String.init)).joined(separator: " or ")
+    }
 }
 
 /// What adapters fill into templates. docs/scenario-language.md lists them; the checker refuses

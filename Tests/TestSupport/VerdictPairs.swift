@@ -559,6 +559,33 @@ public enum VerdictPairs {
                     of: "\n  register:", with: "\n  ready: http://127.0.0.1:{port}/health\n  register:") + ringsAlice,
                 "{port}/health", "{port}/nope"))
         pairs.append(swap(["provider.register"], httpProvider + ringsAlice, "POST /register", "POST /nope"))
+        // A service that answers what its authors chose: a call to a user without devices 404, a
+        // token registered twice 409, an unknown token's logout 404 — correct, once declared.
+        func answering(_ flag: String, _ key: String, _ answers: String) -> String {
+            httpProvider.replacingOccurrences(
+                of: "http_provider.py\n", with: "http_provider.py \(flag)\n  \(key): \(answers)\n")
+        }
+        let twoPhones =
+            "phones:\n  - name: alice\n  - name: carol\nsteps:\n  - register: carol\n"
+        pairs.append(
+            swap(
+                ["provider.call-answers"],
+                answering("--answers-404-without-devices", "call-answers", "[2xx, 404]") + twoPhones
+                    + "  - register: alice\n  - unregister: alice\n  - call: alice\n  - call: carol\n"
+                    + "  - expect phone: carol\n    outcome: rang\n",
+                "[2xx, 404]", "[2xx]"))
+        pairs.append(
+            swap(
+                ["provider.register-answers"],
+                answering("--answers-409-when-known", "register-answers", "[2xx, 409]") + twoPhones
+                    + "  - register: carol\n  - call: carol\n  - expect phone: carol\n    outcome: rang\n",
+                "[2xx, 409]", "[201]"))
+        pairs.append(
+            swap(
+                ["provider.unregister-answers"],
+                answering("--answers-404-when-unknown", "unregister-answers", "[2xx, 404]") + twoPhones
+                    + "  - unregister: alice\n  - call: carol\n  - expect phone: carol\n    outcome: rang\n",
+                "[2xx, 404]", "[2xx]"))
         // A service whose worker pushes 1 s after the request: its count holds only when the
         // runner waits for it to settle.
         let queued = httpProvider.replacingOccurrences(

@@ -16,6 +16,11 @@ Celery, Sidekiq, delayed_job's 5 s); with --redelivers its queue delivers every 
 second time a second later (an at-least-once queue: another apns-id, the same call; CallKit refuses
 it as a duplicate).
 
+Services answer what their authors chose: with --answers-404-without-devices, /call for a user with
+no token answers 404 {"error": "callee has no devices"}; with --answers-409-when-known, /register of
+a token it has answers 409; with --answers-404-when-unknown, /unregister of a token it lacks answers
+404 (a scenario's template declares them: call-answers, register-answers, unregister-answers).
+
 With --keeps-pushing-after-410 it makes incident 2's mistake: it keeps tokens APNs refused for good
 (a negative control: scenario 04 must fail against it). With --queues-pushes it answers /call at once
 and pushes half a second later, as a backend with a job queue does; with --ignores-unregister it
@@ -40,6 +45,9 @@ IGNORES_UNREGISTER = "--ignores-unregister" in sys.argv
 EXITS_AFTER_CALL = "--exits-after-call" in sys.argv
 QUEUE_DELAY = next((float(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--queue-delay=")), None)
 REDELIVERS = "--redelivers" in sys.argv
+NO_DEVICES_404 = "--answers-404-without-devices" in sys.argv
+KNOWN_409 = "--answers-409-when-known" in sys.argv
+UNKNOWN_404 = "--answers-404-when-unknown" in sys.argv
 JWT = {"value": None, "issued": 0}
 
 
@@ -116,14 +124,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", 0))
         data = json.loads(self.rfile.read(length) or b"{}")
         if self.path == "/register":
+            if KNOWN_409 and TOKENS.get(data["token"]) == data["user"]:
+                return self.answer(409, {"error": "already registered"})
             TOKENS[data["token"]] = data["user"]
             self.answer(200, {"registered": data["token"]})
         elif self.path == "/unregister":
+            if UNKNOWN_404 and data["token"] not in TOKENS:
+                return self.answer(404, {"error": "no such token"})
             if not IGNORES_UNREGISTER:
                 TOKENS.pop(data["token"], None)
             self.answer(200, {"unregistered": data["token"]})
         elif self.path == "/call":
             tokens = [token for token, user in list(TOKENS.items()) if user == data["user"]]
+            if NO_DEVICES_404 and not tokens:
+                return self.answer(404, {"error": "callee has no devices"})
             if QUEUES_PUSHES or QUEUE_DELAY is not None or REDELIVERS:
                 JOBS.put((time.time() + (QUEUE_DELAY if QUEUE_DELAY is not None else 0.5), data))
                 if REDELIVERS:
