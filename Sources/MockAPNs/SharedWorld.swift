@@ -21,6 +21,9 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     private var worldReference: Unmanaged<World>
     public let seed: UInt64
     public private(set) var settings: WorldSettings
+    /// Where the app reads the call (`WorldSettings.callPaths`), read before the lock: fixed when the
+    /// world is made (a scenario's provider says it; `reset` keeps it).
+    private let callPaths: CallPaths?
     private var ticker: JoinableThread?
     private let stopFlag = NSCondition()
     private var stopping = false
@@ -68,6 +71,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     var onFinished: (@Sendable ([FinishedPush]) -> Void)?
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
+        callPaths = settings.callPaths
         self.seed = seed
         self.settings = settings
         let world = World(settings: settings, seed: seed)
@@ -230,7 +234,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
         }
         // The push's entry is built before the lock too: its identity's allocation and the retains
         // of the request's strings made every other push wait.
-        var arriving = ArrivingPush(push, call: CallInfo(body: body), apnsId: apnsId, at: now)
+        var arriving = ArrivingPush(push, call: CallInfo(body: body, paths: callPaths), apnsId: apnsId, at: now)
         var finished: [FinishedPush] = []
         let (answer, number) = visit(finished: &finished) { world -> (DeviceLookup, Int?) in
             owedLines.prepare(world.nextPushNumber)
@@ -265,7 +269,7 @@ public final class SharedWorld: DeviceDirectory, @unchecked Sendable {
     /// An accepted push enters the world.
     func accept(_ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: MessageId, at now: Double) {
         if acceptsUnknownTokens, !hasPhones.load(ordering: .acquiring) { return }
-        let call = CallInfo(body: body)
+        let call = CallInfo(body: body, paths: callPaths)
         withWorld { enter($0, push, environment: environment, call: call, apnsId: apnsId, at: now) }
     }
 

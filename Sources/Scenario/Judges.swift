@@ -58,6 +58,8 @@ struct Evidence {
     var tokens: [Int: Set<String>] = [:]
     /// Wall time each call step started: a push sent again belongs to the same call.
     var callStarts: [Double] = []
+    /// Where the app reads the call id (`WorldSettings.callPaths`): a retry is the same call's push.
+    var callPaths: CallPaths?
 
     private(set) var records: [PushRecord] = []
     /// When each connection was opened (wall clock).
@@ -119,10 +121,14 @@ struct CallContext {
     var lines: [String: Int] = [:]
     /// When the named call was placed (world time): a phantom ring after it is the caller's too.
     var namedAt: Double?
+    /// Where the team's app reads the call id (`call-id-at`), quoted when a push carries none there.
+    var callIdPath: String?
 
     /// Whose call a call id is: a call of this scenario (by its line), or none.
     func whose(_ uuid: String?) -> String {
-        guard let uuid = uuid?.lowercased(), !uuid.isEmpty else { return "it carries no call id" }
+        guard let uuid = uuid?.lowercased(), !uuid.isEmpty else {
+            return "it carries no call id" + (callIdPath.map { " at \($0), where the app reads it" } ?? "")
+        }
         if let line = lines[uuid] { return "it carries call id \(uuid), the call at line \(line)" }
         return "it carries call id \(uuid), which no call of this scenario was given"
     }
@@ -428,7 +434,9 @@ enum Judges {
         var waits: [Double] = []
         var answered: [PushIdentity: Double] = [:]
         for record in evidence.records {
-            guard let push = PushIdentity(record, callStarts: evidence.callStarts) else { continue }
+            guard let push = PushIdentity(record, callStarts: evidence.callStarts, paths: evidence.callPaths) else {
+                continue
+            }
             if let since = answered.removeValue(forKey: push) { waits.append(record.at.wall - since) }
             if record.status == 429 || record.status >= 500 { answered[push] = record.at.wall }
         }
@@ -450,7 +458,9 @@ enum Judges {
         var first: [PushIdentity: UInt64] = [:]
         var again = Set<PushIdentity>()
         for record in evidence.records {
-            guard let push = PushIdentity(record, callStarts: evidence.callStarts) else { continue }
+            guard let push = PushIdentity(record, callStarts: evidence.callStarts, paths: evidence.callPaths) else {
+                continue
+            }
             if let connection = first[push] {
                 if connection != record.connection { again.insert(push) }
             } else {
@@ -470,10 +480,12 @@ struct PushIdentity: Hashable {
     let payload: [UInt8]
     let call: Int
 
-    init?(_ record: PushRecord, callStarts: [Double]) {
+    init?(_ record: PushRecord, callStarts: [Double], paths: CallPaths? = nil) {
         guard let token = record.request.deviceToken else { return nil }
         self.token = token.lowercased()
-        payload = CallInfo(body: record.request.body).uuid.map { Array($0.lowercased().utf8) } ?? record.request.body
+        payload =
+            CallInfo(body: record.request.body, paths: paths).uuid.map { Array($0.lowercased().utf8) }
+            ?? record.request.body
         call = callStarts.lastIndex { $0 <= record.at.wall } ?? -1
     }
 }

@@ -492,7 +492,7 @@ public final class ScenarioRunner {
         append(found, at: range, absence: absence, waited: waited)
         let scope = Scope(
             calls: Set(callsById.keys), judgedAt: clock.now(), until: nil,
-            fatesAtLine: readsFates ? world.withWorld { $0.pushes } : [])
+            fatesAtLine: readsFates ? world.withWorld { $0.pushes } : [], paths: plan.world.settings.callPaths)
         judgedLines.append(JudgedLine(index: result.expectations.count - 1, scope: scope, check: check))
     }
 
@@ -699,6 +699,7 @@ public final class ScenarioRunner {
         var evidence = Evidence(events: events)
         evidence.actions = provider.actions
         evidence.callStarts = callStarts
+        evidence.callPaths = plan.world.settings.callPaths
         evidence.tokens = tokens
         return evidence
     }
@@ -725,7 +726,8 @@ public final class ScenarioRunner {
         let id = expectation.phone.index
         let named = expectation.call.flatMap { callIds[$0] }
         let call = CallContext(
-            named: named, latest: lastCall[id], lines: callsById, namedAt: named.flatMap { callPlacedAt[$0] })
+            named: named, latest: lastCall[id], lines: callsById, namedAt: named.flatMap { callPlacedAt[$0] },
+            callIdPath: plan.world.settings.callPaths?.callId.map(CallPaths.written))
         // The phone's story is the world's: settled once the provider's requests were answered.
         record(at: range, within: expectation.within, judging: expectation.judging, settles: true, readsFates: true) {
             [self] scope in

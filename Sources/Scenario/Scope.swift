@@ -17,11 +17,14 @@ struct Scope {
     /// The world's pushes when the line was judged, as they stood then: a stored push that rang
     /// later (after `online:`) was judged as it stood; only pushes that came later are added.
     var fatesAtLine: [PushFate]
+    /// Where the app reads the call id (`WorldSettings.callPaths`).
+    var paths: CallPaths?
 
     /// Whether a request is the line's: it came before the next step, or it is for one of its calls.
     func admits(_ record: PushRecord) -> Bool {
         if let until, record.at.wall >= until.wall {
-            return CallInfo(body: record.request.body).uuid.map { calls.contains($0.lowercased()) } ?? false
+            return CallInfo(body: record.request.body, paths: paths).uuid.map { calls.contains($0.lowercased()) }
+                ?? false
         }
         return true
     }

@@ -309,6 +309,9 @@ struct Lowering {
         }
         plan.provider = provider
         if let node = top.node("world") { plan.world = lowerWorld(node) }
+        // Where the app reads the call: the provider's (its file's, when it is under test).
+        plan.world.settings.callPaths =
+            runsProviderUnderTest ? providerUnderTest?.callPaths : providerCallPaths
         if let node = top.node("phones") { plan.phones = lowerPhones(node, environment: plan.apns.environment) }
         if let node = top.node("steps") {
             if case .sequence(let sequence) = node {
@@ -335,11 +338,14 @@ struct Lowering {
         var result = ProviderUnderTest(setup: lowerProvider(node, inProviderFile: true), directory: directory)
         result.authentication = providerFileAuthentication ?? .token
         result.settlesWithin = providerSettlesWithin
+        result.callPaths = providerCallPaths
         return result
     }
     private var providerFileAuthentication: ProviderAuthentication?
     /// `settles-within:` under `provider:`, in a scenario or a provider file.
     private var providerSettlesWithin: Double?
+    /// `call-id-at:` and `caller-at:` under `provider:`.
+    private var providerCallPaths: CallPaths?
     /// The longest a provider may declare: the scenario's end waits it out.
     static let longestSettling = 300.0
 
@@ -546,6 +552,9 @@ struct Lowering {
                 providerSettlesWithin = duration(block, "settles-within", atMost: Self.longestSettling)
             }
         }
+        let callId = path(block, "call-id-at", builtin: adapters[0] == "builtin")
+        let caller = path(block, "caller-at", builtin: adapters[0] == "builtin")
+        if callId != nil || caller != nil { providerCallPaths = CallPaths(callId: callId, caller: caller) }
         if adapters[0] != "http" {
             for key in [
                 "ready", "register", "unregister", "call", "register-answers", "unregister-answers", "call-answers",
@@ -575,6 +584,32 @@ struct Lowering {
             answers(block, "call", &service.call)
             return .http(service)
         }
+    }
+
+    /// A path of object keys in the payload (`data.call.id`), for a provider whose app reads the
+    /// call there; refused for the built-in provider, whose payload is its own.
+    mutating func path(_ block: Block, _ key: String, builtin: Bool) -> [String]? {
+        guard let scalar = scalar(block, key) else { return nil }
+        if builtin {
+            report(
+                "Not for this provider", at: scalar.range,
+                "the built-in provider's payload carries callUUID and handle at the top: <\(key)> is for exec and http providers"
+            )
+            return nil
+        }
+        let keys = scalar.text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let isKey = { (key: String) in
+            !key.isEmpty && key.count <= 64
+                && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-".contains($0)) }
+        }
+        guard (1...8).contains(keys.count), keys.allSatisfy(isKey) else {
+            report(
+                "Not a path", at: scalar.range,
+                "<\(key)> takes object keys joined by dots, at most 8 (letters, digits, _ and -), like data.call.id; got <\(clip(scalar.text))>"
+            )
+            return nil
+        }
+        return keys
     }
 
     /// `<key>-answers: [2xx, 404]`: the statuses the template may answer, each `Nxx` or a status.

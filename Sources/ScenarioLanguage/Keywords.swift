@@ -47,6 +47,10 @@ public enum Keywords {
         "provider.register-answers": "the statuses the register template may answer, e.g. [2xx, 409] (default 2xx)",
         "provider.unregister-answers": "the statuses the unregister template may answer, e.g. [2xx, 404] (default 2xx)",
         "provider.call-answers": "the statuses the call template may answer, e.g. [2xx, 404] (default 2xx)",
+        "provider.call-id-at":
+            "where the app reads the call id in the payload, a path of keys like data.call.id (default: callUUID and its usual spellings at the top)",
+        "provider.caller-at":
+            "where the app reads the caller in the payload, e.g. data.call.from (default: handle and its usual spellings at the top)",
         "provider.settles-within":
             "how late an exec or http provider may push after the step that asked (a job queue's delay; default 0 for exec, 2s for http, at most 5m)",
     ]

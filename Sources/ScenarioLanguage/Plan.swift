@@ -116,6 +116,8 @@ public struct ProviderUnderTest: Sendable {
     public var alsoDemonstrations = false
     /// `settles-within:` in the provider file; its adapter's default when unsaid.
     public var settlesWithin: Double?
+    /// `call-id-at:`, `caller-at:`: where the team's app reads the call in its payload.
+    public var callPaths: CallPaths?
 
     public init(setup: ProviderSetup, authentication: ProviderAuthentication = .token, directory: String? = nil) {
         self.setup = setup

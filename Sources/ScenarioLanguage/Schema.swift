@@ -17,8 +17,7 @@ public enum Schema {
     public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]
     public static let provider = [
         "builtin", "exec", "http", "ready", "register", "unregister", "call", "auth", "settles-within",
-        "register-answers",
-        "unregister-answers", "call-answers",
+        "call-id-at", "caller-at", "register-answers", "unregister-answers", "call-answers",
     ]
     /// A provider file (`run --provider-file`) holds a `provider:` section only.
     public static let providerFile = ["provider"]

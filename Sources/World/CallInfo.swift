@@ -1,10 +1,27 @@
 import APNs
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// Where a team's app reads the call in its payload (`call-id-at: data.call.id` in a provider
+/// file): object keys from the top, for the call id and the caller. Nil: the top-level keys
+/// `CallInfo` knows.
+public struct CallPaths: Sendable, Codable, Equatable {
+    public var callId: [String]?
+    public var caller: [String]?
+
+    public init(callId: [String]?, caller: [String]?) {
+        self.callId = callId
+        self.caller = caller
+    }
+
+    /// A path as written: `data.call.id`.
+    public static func written(_ path: [String]) -> String { path.joined(separator: ".") }
+}
 
 /// The call a VoIP payload announces: Apple's example carries `callUUID` and `handle` ([PK-VOIP]).
 ///
@@ -26,6 +43,27 @@ public struct CallInfo: Sendable {
     public init(body: [UInt8]) {
         read(body)
         uuidHash = uuid.map(Self.hashOfCallId)
+    }
+
+    /// The call as a team's app reads it, at its own place in the payload (`CallPaths`); the
+    /// top-level keys above when `paths` is nil.
+    public init(body: [UInt8], paths: CallPaths?) {
+        guard let paths else {
+            self.init(body: body)
+            return
+        }
+        self.init(body: [])
+        let object = try? JSONSerialization.jsonObject(with: Data(body))
+        uuid = paths.callId.flatMap { Self.string(in: object, at: $0) }
+        caller = paths.caller.flatMap { Self.string(in: object, at: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        uuidHash = uuid.map(Self.hashOfCallId)
+    }
+
+    /// The string at `path` (object keys) in parsed JSON, if there is one.
+    static func string(in object: Any?, at path: [String]) -> String? {
+        var node = object
+        for key in path { node = (node as? [String: Any])?[key] }
+        return node as? String
     }
 
     /// A call id's hash regardless of case: CallKit reads a UUID in either case as the same call.

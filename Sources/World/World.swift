@@ -493,7 +493,9 @@ public final class World {
     public func accept(
         _ push: AcceptedPush, environment: APNsEnvironment, body: [UInt8], apnsId: MessageId, at now: Double
     ) -> Int {
-        accept(push, environment: environment, call: CallInfo(body: body), apnsId: apnsId, at: now)
+        accept(
+            push, environment: environment, call: CallInfo(body: body, paths: settings.callPaths), apnsId: apnsId,
+            at: now)
     }
 
     /// `accept` with the payload already read (the mock reads it before it locks the world).

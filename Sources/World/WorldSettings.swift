@@ -5,6 +5,8 @@ import APNs
 public struct WorldSettings: Sendable, Codable, Equatable {
     /// Bytes per issued device token (hex digits are twice this); 32 historically ([SEND]: don't assume).
     public var tokenBytes = 32
+    /// Where the app reads the call in its payload (a provider file's `call-id-at`, `caller-at`).
+    public var callPaths: CallPaths?
     /// Seconds from an accepted push to an online phone.
     public var deliveryLatency: Double = 0.05
     /// Extra delay for priority 5 and 1 pushes ([SEND]: may be grouped and delayed).

@@ -588,6 +588,14 @@ public enum VerdictPairs {
                     + "  - register: alice\n  - reinstall: alice\n  - unregister: alice\n  - call: carol\n"
                     + "  - expect phone: carol\n    outcome: rang\n",
                 "[2xx, 404]", "[2xx]"))
+        // A team's app that reads the call where its payload carries it: {"data":{"call":{…}}}.
+        let nested = httpProvider.replacingOccurrences(
+            of: "http_provider.py\n",
+            with: "http_provider.py --nested-payload\n  call-id-at: data.call.id\n  caller-at: data.call.from\n")
+        pairs.append(swap(["provider.call-id-at"], nested + ringsAlice, "data.call.id", "callUUID"))
+        let blocked =
+            "phones:\n  - name: alice\nsteps:\n  - register: alice\n  - block: alice\n    caller: mallory\n  - call: alice\n    from: mallory\n  - expect phone: alice\n    outcome: call-refused\n    reason: filteredByBlockList\n"
+        pairs.append(swap(["provider.caller-at"], nested + blocked, "data.call.from", "data.call.caller"))
         // A service whose worker pushes 1 s after the request: its count holds only when the
         // runner waits for it to settle.
         let queued = httpProvider.replacingOccurrences(

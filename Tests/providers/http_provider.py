@@ -21,6 +21,9 @@ no token answers 404 {"error": "callee has no devices"}; with --answers-409-when
 a token it has answers 409; with --answers-404-when-unknown, /unregister of a token it lacks answers
 404 (a scenario's template declares them: call-answers, register-answers, unregister-answers).
 
+With --nested-payload its payload carries the call where its own app reads it, as many teams' do:
+{"aps": {}, "data": {"call": {"id": …, "from": …}}} (a provider file says call-id-at: data.call.id).
+
 With --keeps-pushing-after-410 it makes incident 2's mistake: it keeps tokens APNs refused for good
 (a negative control: scenario 04 must fail against it). With --queues-pushes it answers /call at once
 and pushes half a second later, as a backend with a job queue does; with --ignores-unregister it
@@ -48,6 +51,7 @@ REDELIVERS = "--redelivers" in sys.argv
 NO_DEVICES_404 = "--answers-404-without-devices" in sys.argv
 KNOWN_409 = "--answers-409-when-known" in sys.argv
 UNKNOWN_404 = "--answers-404-when-unknown" in sys.argv
+NESTED_PAYLOAD = "--nested-payload" in sys.argv
 JWT = {"value": None, "issued": 0}
 
 
@@ -79,7 +83,8 @@ def push(token, call_id, caller):
 
 
 def push_once(token, call_id, caller):
-    payload = json.dumps({"aps": {}, "callUUID": call_id, "handle": caller})
+    payload = json.dumps({"aps": {}, "data": {"call": {"id": call_id, "from": caller}}} if NESTED_PAYLOAD
+                         else {"aps": {}, "callUUID": call_id, "handle": caller})
     result = subprocess.run(
         ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-w", "\n%{http_code}",
          "-H", f"authorization: bearer {jwt()}", "-H", f"apns-topic: {os.environ['APNS_TOPIC']}.voip",
