@@ -220,7 +220,7 @@ public enum Ladder {
             .storedExpired, .deliveredWhenBackOnline, .lowPriorityMissed, .noPushTypeMissed:
             return (.apns, .apns)
         case .handedToApp: return (.phone, .app)
-        case .reportedToCallKit: return (.app, .phone)
+        case .reportedToCallKit, .reportedToLiveCommunicationKit: return (.app, .phone)
         case .killedWhenDelegateReturned, .killedByCallServices: return (.phone, .app)
         case .rang, .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled,
             .regularNotification, .deliveryBlocked, .deliveryStoppedAfterKills, .forceQuit, .dailyVoIPBudget:
@@ -228,7 +228,7 @@ public enum Ladder {
         case .accepted, .completionBeforeReport, .payloadNotWellFormed, .appNeverReports, .blockingRoundTrip,
             .asyncRoundTrip, .beforeIOS13, .ios13MustReport, .mustReportTrue, .noReportInForeground,
             .noReportDuringCall,
-            .noReportAfterNetworkDelay, .notReportedAllowed:
+            .noReportAfterNetworkDelay, .notReportedAllowed, .frameworkUnavailable:
             return (.app, .app)
         }
     }
@@ -238,7 +238,7 @@ public enum Ladder {
         .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
         .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
         .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
-        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed,
+        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed, .frameworkUnavailable,
     ]
 
     /// Each header of a request, with what it means to APNs (`ringside explain HEADER`).

@@ -514,6 +514,7 @@ struct Lowering {
             spec.behaviour = AppBehaviour(name, seconds: seconds, blocking: blocking)
             if let value = word(block, "environment", APNsEnvironment.self) { spec.environment = value }
             if let value = boolean(block, "entitled") { spec.isEntitled = value }
+            if let value = word(block, "reports-with", CallFramework.self) { spec.framework = value }
             specs.append(spec)
         }
         return specs

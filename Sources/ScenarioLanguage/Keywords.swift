@@ -36,6 +36,8 @@ public enum Keywords {
         "app.blocking": "whether the app waits for its server inside the PushKit delegate",
         "app.environment": "which APNs environment issued the app's tokens",
         "app.entitled": "whether the app may use CallKit (false: every report is refused)",
+        "app.reports-with":
+            "which framework the app reports calls to: callkit (default) or livecommunicationkit (iOS 17.4+, the same rule)",
         "provider.builtin": "the reference provider (reference) or a naive profile with a classic mistake",
         "provider.exec": "one shell command per push, with {placeholders}",
         "provider.http": "a long-running service, started, waited for, driven over HTTP and stopped",

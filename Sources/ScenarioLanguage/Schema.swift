@@ -14,7 +14,9 @@ public enum Schema {
         "keep-stored", "wrong-pushes-delivered",
     ]
     public static let phone = ["name", "online", "apps"]
-    public static let app = ["bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled"]
+    public static let app = [
+        "bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled", "reports-with",
+    ]
     public static let provider = [
         "builtin", "exec", "http", "ready", "register", "unregister", "call", "auth", "settles-within",
         "call-id-at", "caller-at", "register-answers", "unregister-answers", "call-answers",

@@ -31,7 +31,9 @@ public enum ChainStep: Sendable, Equatable {
     case killedWhenDelegateReturned(kills: Int, limit: Int)
     case killedByCallServices(check: Double, kills: Int, limit: Int)
     case voipStopped(kills: Int)
-    case reported
+    case reported(CallFramework)
+    /// The app reports to a framework its iOS does not have (LiveCommunicationKit before 17.4).
+    case frameworkUnavailable(CallFramework, OSVersion)
     case unentitled
     case duplicate
     case doNotDisturb
@@ -122,17 +124,22 @@ public enum ChainStep: Sendable, Equatable {
         case .voipStopped(let kills):
             return
                 "after \(kills) unreported pushes the system stops delivering VoIP pushes to this app until it is reinstalled"
-        case .reported:
+        case .reported(let framework):
             return
-                "the app reports the call to CallKit (call \(fate.callUUID ?? "without id"), caller \(fate.caller ?? "unknown"))"
-        case .unentitled: return "CallKit refuses: the app is not entitled to report calls"
+                "the app reports the call to \(framework.name) (call \(fate.callUUID ?? "without id"), caller \(fate.caller ?? "unknown"))"
+        case .frameworkUnavailable(let framework, let ios):
+            return
+                "the app reports the call to \(framework.name), which iOS \(ios) does not have (it came with iOS \(framework.availableFrom)): no call is reported"
+        case .unentitled: return "\(fate.framework.name) refuses: the app is not entitled to report calls"
         case .duplicate:
             return
-                "CallKit refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)"
+                "\(fate.framework.name) refuses with callUUIDAlreadyExists: this call already rang (a second push for the same call)"
         case .doNotDisturb:
-            return "CallKit refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through"
+            return
+                "\(fate.framework.name) refuses with filteredByDoNotDisturb: Focus is on and the caller is not allowed through"
         case .blockedCaller:
-            return "CallKit refuses with filteredByBlockList: the user blocked \(fate.caller ?? "the caller")"
+            return
+                "\(fate.framework.name) refuses with filteredByBlockList: the user blocked \(fate.caller ?? "the caller")"
         case .rangLate(let late):
             return
                 "the phone rings \(Duration.words(late)) after the call was placed: the caller gave up long ago (a ghost call)"
@@ -176,7 +183,9 @@ public enum ChainStep: Sendable, Equatable {
         case .killedWhenDelegateReturned: return .killedWhenDelegateReturned
         case .killedByCallServices: return .killedByCallServices
         case .voipStopped: return .deliveryStoppedAfterKills
-        case .reported: return .reportedToCallKit
+        case .reported(.callKit): return .reportedToCallKit
+        case .reported(.liveCommunicationKit): return .reportedToLiveCommunicationKit
+        case .frameworkUnavailable: return .frameworkUnavailable
         case .unentitled: return .unentitled
         case .duplicate: return .duplicateCall
         case .doNotDisturb: return .doNotDisturb
@@ -270,6 +279,8 @@ public enum PhoneRule: String, Sendable, CaseIterable {
     case killedByCallServices = "killed-by-callservicesd"
     case deliveryStoppedAfterKills = "delivery-stopped-after-kills"
     case reportedToCallKit = "reported-to-callkit"
+    case reportedToLiveCommunicationKit = "reported-to-livecommunicationkit"
+    case frameworkUnavailable = "framework-unavailable"
     case unentitled
     case duplicateCall = "duplicate-call"
     case doNotDisturb = "do-not-disturb"
@@ -320,6 +331,11 @@ public enum PhoneRule: String, Sendable, CaseIterable {
         case .deliveryStoppedAfterKills:
             return "after repeated unreported pushes the system stops delivering VoIP pushes"
         case .reportedToCallKit: return "the app reports the call to CallKit"
+        case .reportedToLiveCommunicationKit:
+            return "the app reports the call to LiveCommunicationKit (iOS 17.4+), under PushKit's same rule"
+        case .frameworkUnavailable:
+            return
+                "the app reports to LiveCommunicationKit on an iOS before 17.4: nothing is reported, and it is killed"
         case .unentitled: return "CallKit refuses an app without the entitlement"
         case .duplicateCall: return "CallKit refuses a second report of the same call (callUUIDAlreadyExists)"
         case .doNotDisturb: return "CallKit refuses while Focus (Do Not Disturb) is on and the caller is not allowed"
@@ -327,5 +343,15 @@ public enum PhoneRule: String, Sendable, CaseIterable {
         case .rangLate: return "the phone rings after the caller gave up: a ghost call"
         case .rang: return "the phone rings"
         }
+    }
+}
+
+extension PushFate {
+    /// The framework the app reported the push's call to, as its story says (CallKit when it says none).
+    public var framework: CallFramework {
+        for event in chain {
+            if case .reported(let framework) = event.step { return framework }
+        }
+        return .callKit
     }
 }

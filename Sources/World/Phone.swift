@@ -95,6 +95,8 @@ public struct VirtualApp: Sendable {
     public var alertToken: TokenValue
     /// CallKit entitlement; without it `reportNewIncomingCall` fails with `unentitled`.
     public var isEntitled = true
+    /// Which framework the app reports its calls to.
+    public var framework = CallFramework.callKit
     /// Set when the system stopped delivering VoIP pushes to the app (until reinstall).
     public var isVoIPBlocked = false
     /// Which issue of tokens the app holds (the world's count): a push keeps the one it was sent to.
@@ -276,6 +278,29 @@ struct RecentCalls: Sendable {
 }
 
 /// What a new app on a phone is made of (control API, scenario files).
+/// Where an app reports an incoming call: CallKit's `reportNewIncomingCall`, or, since iOS 17.4,
+/// LiveCommunicationKit's `ConversationManager.reportNewIncomingConversation`. PushKit's rule is the
+/// same for both: report before the delegate returns (the Sinch guide lets apps use either).
+public enum CallFramework: String, Sendable, CaseIterable, Codable {
+    case callKit = "callkit"
+    case liveCommunicationKit = "livecommunicationkit"
+
+    public var name: String {
+        switch self {
+        case .callKit: return "CallKit"
+        case .liveCommunicationKit: return "LiveCommunicationKit"
+        }
+    }
+
+    /// The first iOS with the framework (LiveCommunicationKit: iOS 17.4, its documentation's availability).
+    public var availableFrom: OSVersion {
+        switch self {
+        case .callKit: return OSVersion(10)
+        case .liveCommunicationKit: return OSVersion(17, 4)
+        }
+    }
+}
+
 public struct AppSpec: Sendable {
     public var bundleId: String
     public var ios: OSVersion
@@ -283,6 +308,8 @@ public struct AppSpec: Sendable {
     public var environment: APNsEnvironment
     /// Without the CallKit entitlement every report fails with `unentitled` ([CX-ERR]).
     public var isEntitled: Bool
+    /// Which framework the app reports its calls to (`reports-with:`).
+    public var framework = CallFramework.callKit
 
     public init(
         bundleId: String, ios: OSVersion = OSVersion(18), behaviour: AppBehaviour = .reportsAtOnce,

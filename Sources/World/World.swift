@@ -213,6 +213,7 @@ public final class World {
             bundleId: spec.bundleId, ios: spec.ios, behaviour: spec.behaviour, environment: spec.environment,
             voipToken: issueToken(), alertToken: issueToken())
         app.isEntitled = spec.isEntitled
+        app.framework = spec.framework
         app.tokenEpoch = nextTokenEpoch()
         phones[id].apps.append(app)
         register(app, phone: id, at: now)
@@ -782,11 +783,16 @@ public final class World {
         let id = Int(peek(number, { $0.phone }))
         guard peek(number, { $0.isPending }), id >= 0 else { return }
         guard let index = app ?? appIndex(of: number, phone: id) else { return appGone(number, at: now) }
-        let isEntitled = phones[id].apps.read(index) { $0.isEntitled }
+        let (isEntitled, framework, ios) = phones[id].apps.read(index) { ($0.isEntitled, $0.framework, $0.ios) }
+        // An app that reports to a framework its iOS lacks reports nothing: PushKit's rule is broken.
+        guard ios >= framework.availableFrom else {
+            self[push: number].note(now, .frameworkUnavailable(framework, ios))
+            return kill(number, .delegateReturnedWithoutReport, at: now)
+        }
         // The call's hash is in the entry and its strings are read only when a rule needs them:
         // the strings were made on another core, and each read or retain was a cache miss.
         let callHash = peek(number, { $0.callHash })
-        self[push: number].note(now, .reported)
+        self[push: number].note(now, .reported(framework))
         if !isEntitled {
             finish(number, .callRefused(.unentitled), now, .unentitled)
         } else if let callHash, phones[id].apps.read(index, { $0.reportedCalls.contains(callHash) }) {

@@ -33,6 +33,7 @@ public enum VerdictPairs {
         words += TestCertificate.allCases.map { "certificate=\($0.rawValue)" }
         words += WorldSettings.Folklore.Rule.allCases.map { "folklore=\($0.rawValue)" }
         words += AppBehaviour.Name.allCases.map { "behaviour=\($0.rawValue)" }
+        words += CallFramework.allCases.map { "reports-with=\($0.rawValue)" }
         words += ProviderProfile.allCases.map { "builtin=\($0.rawValue)" }
         words += TokenKind.allCases.map { "token=\($0.rawValue)" }
         words += RingOutcome.Kind.allCases.map { "outcome=\($0.rawValue)" }
@@ -559,6 +560,13 @@ public enum VerdictPairs {
                     of: "\n  register:", with: "\n  ready: http://127.0.0.1:{port}/health\n  register:") + ringsAlice,
                 "{port}/health", "{port}/nope"))
         pairs.append(swap(["provider.register"], httpProvider + ringsAlice, "POST /register", "POST /nope"))
+        // The framework the app reports to: LiveCommunicationKit is not on iOS 17.0 (killed), CallKit is.
+        pairs.append(
+            swap(
+                ["app.reports-with", "reports-with=callkit", "reports-with=livecommunicationkit"],
+                app(
+                    "ios: \"17.0\"\nreports-with: callkit", steps: "  - expect phone: alice\n    outcome: rang\n"),
+                "reports-with: callkit", "reports-with: livecommunicationkit"))
         // A service that answers what its authors chose: a call to a user without devices 404, a
         // token registered twice 409, an unknown token's logout 404 — correct, once declared.
         func answering(_ flag: String, _ key: String, _ answers: String) -> String {
