@@ -336,6 +336,7 @@ struct ConnectionStateMachine {
             reject(
                 apnsId: current.apnsId, at: now,
                 Rejection(reason, check: .device, detail: "answered by the armed fault plan"), fault: Self.armedFault,
+                after: reason == .expiredProviderToken ? Self.holdUntilANewJWTCanBeTold(request, at: now) : nil,
                 into: &actions)
             return .decided
         case .drop:
@@ -348,6 +349,18 @@ struct ConnectionStateMachine {
         case .goAwayAfterAccepted, nil: break
         }
         return judge(at: now, into: &actions)
+    }
+
+    /// A JWT APNs calls expired is over an hour old, so the one the provider signs next has a later
+    /// `iat`; a fault that calls a fresh JWT expired holds its answer until a second has passed
+    /// since that JWT's `iat`, so the next one can be told from it (a JWT signed again within the
+    /// same second is the same token: `refreshed-jwt`, Scenario/Judges.swift). Nil: nothing to hold.
+    static func holdUntilANewJWTCanBeTold(_ request: PushRequest, at now: Moment) -> Double? {
+        guard let authorization = request.authorization,
+            let token = try? ProviderToken.parse(Substring(authorization.split(separator: " ").last ?? "")).get()
+        else { return nil }
+        let hold = Double(token.issuedAt) + 1 - now.wall
+        return hold > 0 ? hold : nil
     }
 
     /// The rules' checks: every one, or all but the device's when the world admits the push.
