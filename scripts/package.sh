@@ -59,7 +59,7 @@ Architecture: $debarch
 Maintainer: ${RINGSIDE_MAINTAINER:-The Ringside authors <maintainers@users.noreply.a-seed-798ce22a.example>}
 Installed-Size: $(du -sk "$root/usr" | cut -f1)
 Depends: $depends
-Recommends: curl
+Recommends: curl, faketime
 Suggests: python3, python3-h2, openssl
 Section: devel
 Priority: optional

@@ -7,7 +7,8 @@
 # dpkg-shlibdeps computes the .deb's Depends (scripts/package.sh).
 set -euo pipefail
 
-packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl)
+# faketime: libfaketime, which moves an exec or http provider's clock with the scenario's (advance).
+packages=(libnghttp2-dev libssl-dev libcurl4-openssl-dev pkg-config openssl faketime)
 if [[ "${1:-}" == "--package" ]]; then
   packages+=(dpkg-dev)
 fi

@@ -155,9 +155,15 @@ public struct TokenAuthentication: Sendable {
     }
 
     /// The JWT's age: its `iat` age when first seen (wall clock) plus the world time since
-    /// (docs/architecture.md, "Time").
+    /// (docs/architecture.md, "Time"). A provider whose clock follows the world's (a scenario runs
+    /// it under libfaketime: Scenario/ProviderClock.swift) signs on the world's clock: once the
+    /// world runs ahead, an `iat` nearer the world's time than the wall's is read on the world's.
     private func checkAge(issuedAt: Int64, firstSeen: Moment, now: Moment) -> Result<Void, Rejection> {
-        let age = (firstSeen.wall - Double(issuedAt)) + (now.world - firstSeen.world)
+        let iat = Double(issuedAt)
+        let onWorldClock =
+            firstSeen.world - firstSeen.wall > Self.allowedFutureSkew
+            && abs(firstSeen.world - iat) < abs(firstSeen.wall - iat)
+        let age = onWorldClock ? now.world - iat : (firstSeen.wall - iat) + (now.world - firstSeen.world)
         if age > Self.tokenLifetime {
             return .failure(
                 Rejection(

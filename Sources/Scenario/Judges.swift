@@ -387,25 +387,32 @@ enum Judges {
         }
     }
 
-    /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken: the built-in
-    /// provider says so; for others, a later request carries a JWT issued later than the refused
-    /// one (its `iat`). The same header and claims signed again — ECDSA signs differently each
+    /// Whether the provider signed a new JWT after APNs answered ExpiredProviderToken, or renewed it
+    /// before APNs had to: the built-in provider says so; for others, a later request carries a JWT
+    /// issued later than the refused one (its `iat`), or than an earlier one APNs took. The same header and claims signed again — ECDSA signs differently each
     /// time — is the same token, as old as before.
     static func refreshedJWT(_ evidence: Evidence) -> Bool {
         if evidence.actions.contains(.refreshedJWT) { return true }
         var expired: Int64?
+        var taken: Int64?
+        var renewedOnItsOwn = false
         for record in evidence.records {
             let issuedAt = try? ProviderToken.parse(Substring(providerToken(record.request.authorization))).get()
                 .issuedAt
             // A new provider token counts once APNs took it: not refused by the authentication checks.
-            if let expired, let issuedAt, issuedAt > expired, record.rejection?.check != .authentication {
-                return true
-            }
+            let accepted = record.rejection?.check != .authentication
+            if let expired, let issuedAt, issuedAt > expired, accepted { return true }
             if record.rejection?.reason == .expiredProviderToken, let issuedAt {
                 expired = max(expired ?? issuedAt, issuedAt)
             }
+            if accepted, let issuedAt {
+                if let taken, issuedAt > taken { renewedOnItsOwn = true }
+                taken = max(taken ?? issuedAt, issuedAt)
+            }
         }
-        return false
+        // A provider that renews its JWT before it is an hour old (aioapns: every 30 minutes of its
+        // clock, which follows the scenario's: ScenarioRunner's ProviderClock) is never told.
+        return expired == nil && renewedOnItsOwn
     }
 
     /// The JWT of an `authorization` header: the scheme is case-insensitive and the spaces around

@@ -123,6 +123,14 @@ public final class ScenarioRunner {
             }
         }
         if let seedOverride { plan.seed = seedOverride }
+        if !plan.provider.isBuiltin {
+            providerClock = ProviderClock()
+            let advances = plan.steps.contains { if case .advance = $0.action { true } else { false } }
+            if advances, providerClock == nil, providerUnderTest != nil, !plan.pinsProvider {
+                result.skipped = .notApplicable([ProviderClock.missing])
+                return
+            }
+        }
         self.plan = plan
         do {
             defer { stop() }
@@ -247,6 +255,7 @@ public final class ScenarioRunner {
         // `$RINGSIDE token …` in a command signs other JWTs (another key, an old iat).
         if let binary = Self.ringsideBinary { environment["RINGSIDE"] = binary }
         environment["RINGSIDE_CERTS"] = certs
+        if let providerClock { environment = providerClock.environment(adding: environment) }
         let key = try ES256Key(
             pem: String(contentsOfFile: certs + "/AuthKey_\(ProviderContract.keyId).p8", encoding: .utf8))
         let jwt = try ProviderToken.sign(
@@ -257,6 +266,9 @@ public final class ScenarioRunner {
         return values
     }
     private var contract: ContractValues?
+    /// The provider's clock, moved with the scenario's (nil: the built-in provider, which reads the
+    /// mock's clock, or no libfaketime here).
+    private var providerClock: ProviderClock?
 
     /// The `ringside` binary for `$RINGSIDE` in commands: the one running, or `$RINGSIDE` when set
     /// (a test process runs scenarios in-process and names the binary).
@@ -388,6 +400,8 @@ public final class ScenarioRunner {
             }
             let at = now
             world.withWorld { $0.run(until: at) }
+            let moment = clock.now()
+            providerClock?.runsAhead(by: moment.world - moment.wall)
         case .wait(let seconds):
             host.pause(seconds)
         case .exec(let template):

@@ -72,7 +72,9 @@ final class Waiting {
     func isQuiet(since: Double) -> Bool {
         if inProcess { return true }
         if activity.commandsRunning { return false }
-        return !isService || clock.wall - max(since, activity.lastEventAt) >= Self.quietPeriod
+        // A service that pushes at most `settlesWithin` after a step is done once it has been
+        // silent that long: a shorter silence than `quietPeriod` then says as much.
+        return !isService || clock.wall - max(since, activity.lastEventAt) >= min(Self.quietPeriod, settlesWithin)
     }
 
     /// Waits until the provider is settled — quiet, past `settledAt`, and past `notBefore` — for at

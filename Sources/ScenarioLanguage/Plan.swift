@@ -91,6 +91,11 @@ public enum ProviderSetup: Sendable {
     /// A long-running service driven over its own HTTP API.
     case http(HTTPService)
 
+    public var isBuiltin: Bool {
+        if case .builtin = self { return true }
+        return false
+    }
+
     /// How late a provider may push when its block does not say (`settles-within:`). The built-in
     /// provider has sent and been answered when its step returns; an `exec` command's pushes are
     /// over when no process it started still runs; a service may push from a job queue on its own

@@ -27,7 +27,10 @@ enum RunCommand {
         options: [
             .text("--filter", "TEXT", "Keep files whose path or text contains TEXT."),
             .number("--seed", "N", in: OptionSpec.seeds, "Overrides every scenario's seed."),
-            .number("--jobs", "N", in: 1...1024, "Runs N scenarios at once (default 1)."),
+            .number(
+                "--jobs", "N", in: 1...1024,
+                "Runs N scenarios at once (default: one per core with the built-in provider; four per core, at most 16, with an exec or http provider, which mostly waits)."
+            ),
             .text("--shard", "K/N", "Runs the K-th of N slices of the files, after --filter (for CI machines)."),
             .text(
                 "--provider", "PROVIDER",
@@ -73,7 +76,7 @@ enum RunCommand {
             let providerFile = try arguments.value("--provider-file")
             let junit = try arguments.value("--junit")
             let transcripts = try arguments.value("--transcript")
-            let jobs = try arguments.number("--jobs", Int.self) ?? 1
+            let jobsOption = try arguments.number("--jobs", Int.self)
             let report = try arguments.value("--report")
             let seed = try arguments.number("--seed", UInt64.self)
             let shard = try arguments.value("--shard")
@@ -84,6 +87,7 @@ enum RunCommand {
             let certs = try TestCredentials.required(certsOption)
             let paths = named + (library ? [try ScenarioLibrary.required()] : [])
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
+            let jobs = jobsOption ?? Self.defaultJobs(builtin: provider?.underTest.setup.isBuiltin ?? true)
             let files = try scenarioFiles(paths)
             var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in
                 let file = try SourceFile.read(path)
@@ -179,6 +183,14 @@ enum RunCommand {
             }
             return ExitCode.success
         }
+    }
+
+    /// Scenarios at once when `--jobs` is unsaid: the built-in provider works a core each; an exec
+    /// or http provider's scenario mostly waits for the provider, so four a core (at most 16: each
+    /// starts its own service).
+    static func defaultJobs(builtin: Bool) -> Int {
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return builtin ? cores : min(16, 4 * cores)
     }
 
     /// Whether the provider under test ever reached the fake APNs: one that placed calls in

@@ -174,3 +174,39 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)")
     }
 }
+
+/// The provider's clock follows the scenario's (issue 45, C13): a Python service whose JWT comes
+/// from `time.time()` renews it after `advance: 2h` as it would after two real hours.
+@Suite struct ProviderClockTests {
+    static func run(_ command: String) throws -> CommandResult {
+        let file = NSTemporaryDirectory() + "ringside-clock-\(UUID().uuidString).ring"
+        try """
+        provider:
+          http: \(command)
+          register: POST /register {"user":"{user}","token":"{token}"}
+          unregister: POST /unregister {"token":"{token}"}
+          call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
+
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try TestSupport.run(
+            AdapterTests.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider-file", file,
+                Paths.root + "/scenarios/tokens/12-old-token-dies-later.ring",
+            ])
+    }
+
+    @Test("A service whose JWT comes from its own clock renews it after advance: 2h, and passes")
+    func clockFollowsTheScenario() throws {
+        let result = try Self.run("python3 \(AdapterTests.provider)")
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+
+    @Test("Negative control: the same service with its clock left real keeps its JWT and fails")
+    func realClockFails() throws {
+        let result = try Self.run("env -u LD_PRELOAD python3 \(AdapterTests.provider)")
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("the provider kept its JWT"), "\(result.stdout)")
+    }
+}
