@@ -4,8 +4,9 @@ import Foundation
 /// APNs's clock, and a provider that signs its JWT from its own clock (aioapns re-signs every 30
 /// minutes of *real* time) would otherwise be judged on an artefact. An `exec` or `http` provider
 /// runs under libfaketime (Debian's `faketime`), which reads its offset from a file the runner
-/// rewrites at every `advance`. Only the wall clock moves: timers on the monotonic clock (an event
-/// loop's) keep their real pace. A static binary does not load the library; a machine without it
+/// rewrites at every `advance`. Its monotonic clock jumps with it: libfaketime 0.9.10 (Debian 12)
+/// fails every sleep (`EINVAL` from `clock_nanosleep`) when told to leave the monotonic clock alone,
+/// so a provider's timer due within the jump fires at once, as after a suspend. A static binary does not load the library; a machine without it
 /// cannot move a provider's clock at all, and then a requirement that moves the clock is not
 /// applicable, and says why.
 final class ProviderClock {
@@ -37,8 +38,8 @@ final class ProviderClock {
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
-    /// What a provider's processes need in their environment: the library, the file it reads
-    /// again at every call, and only the wall clock faked.
+    /// What a provider's processes need in their environment: the library, and the file it reads
+    /// again at every call.
     func environment(adding to: [String: String]) -> [String: String] {
         var environment = to
         guard let library = Self.library else { return environment }
@@ -46,7 +47,6 @@ final class ProviderClock {
         environment["LD_PRELOAD"] = preload + library
         environment["FAKETIME_TIMESTAMP_FILE"] = file
         environment["FAKETIME_NO_CACHE"] = "1"
-        environment["DONT_FAKE_MONOTONIC"] = "1"
         return environment
     }
 

@@ -107,12 +107,18 @@ enum StarterFiles {
         # `provider:` (builtin, exec, or http with its templates, as in http-service.ring), and `auth:`
         # says how your provider authenticates to APNs: token (a JWT) or certificate. {dir} is this
         # file's folder. Put your service's command in `http:`.
+        # `settles-within:` says how late your service may push after a request: the stand-in has
+        # pushed when it answers (0s). A service that pushes from a job queue says how late (a queue
+        # polled every second: 2s, the default; delayed_job's 5 s: 6s). `call-answers: [2xx, 404]`
+        # lets a call to a user without devices answer 404; `call-id-at: data.call.id` says where your
+        # app reads the call id, when not at the payload's top.
         provider:
           http: python3 "{dir}/example-service.py"
           ready: http://127.0.0.1:{port}/health
           register: POST /register {"user":"{user}","token":"{token}"}
           unregister: POST /unregister {"token":"{token}"}
           call: POST /call {"user":"{user}","callId":"{callId}","caller":"{caller}"}
+          settles-within: 0s
           auth: token
         """#
 
