@@ -16,14 +16,46 @@ public enum ConformanceSummary {
         for result in requirements {
             let mark = result.skipped != nil ? "–" : result.passed ? "✔" : "✘"
             let verdict = result.skipped != nil ? "n/a   " : result.passed ? "passed" : "failed"
+            let basis = result.basis.map { "[\($0.label)] " } ?? ""
             lines.append(
-                "  \(mark) \(verdict)  \(OutsideText.visible(rule(result)))  (\(OutsideText.visible(result.path)))")
+                "  \(mark) \(verdict)  \(basis)\(OutsideText.visible(rule(result)))  (\(OutsideText.visible(result.path)))"
+            )
+        }
+        let causes = firstCauses(requirements)
+        if !causes.isEmpty {
+            lines.append("failures by first cause:")
+            for (cause, count) in causes {
+                lines.append("  \(count) failed: \(OutsideText.visible(cause))")
+            }
         }
         return lines.joined(separator: "\n")
     }
 
-    /// The first sentence of what the scenario teaches, else its name.
+    /// What went wrong first in each failed requirement, and in how many: "27 failed: a VoIP push
+    /// at priority 5 or 1 …" says one mistake where 27 lines would each say it again. Most first.
+    public static func firstCauses(_ results: [ScenarioResult]) -> [(cause: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for result in results where !result.passed && result.skipped == nil {
+            counts[firstCause(result), default: 0] += 1
+        }
+        return counts.map { ($0.key, $0.value) }.sorted { ($0.count, $1.cause) > ($1.count, $0.cause) }
+    }
+
+    /// A failed scenario's first cause: its first failed expectation's, else what it expected.
+    static func firstCause(_ result: ScenarioResult) -> String {
+        if let error = result.error {
+            return "could not run: " + (error.split(whereSeparator: \.isNewline).first.map(String.init) ?? "")
+        }
+        if !result.diagnostics.isEmpty { return "does not check" }
+        let failed = result.expectations.filter { !$0.passed }
+        if let cause = failed.compactMap(\.cause).first { return cause }
+        return failed.first.map { "expected \($0.expected)" } ?? "failed"
+    }
+
+    /// The requirement's obligation of the provider, else the first sentence of what it teaches,
+    /// else its name.
     static func rule(_ result: ScenarioResult) -> String {
+        if let obligation = result.obligation { return obligation }
         guard let teaches = result.teaches?.split(whereSeparator: \.isNewline).joined(separator: " "),
             !teaches.isEmpty
         else { return result.name }

@@ -12,9 +12,14 @@ import ScenarioLanguage
 public enum HTMLReport {
     typealias Party = Ladder.LadderEvent.Party
 
-    public static func render(_ results: [ScenarioResult]) -> String {
+    /// `provider`: the provider under test's name, when the run judged one (`--provider-file`): the
+    /// page then carries the console's conformance summary.
+    public static func render(_ results: [ScenarioResult], provider: String? = nil) -> String {
+        // A skipped scenario (a demonstration, a requirement not applicable) was not judged: it is
+        // neither passed nor failed.
         let skipped = results.filter { $0.skipped != nil }.count
         let failed = results.filter { !$0.passed }.count
+        let passed = results.count - failed - skipped
         let failedExpectations = results.reduce(0) { $0 + $1.expectations.filter { !$0.passed }.count }
         var html = """
             <!doctype html>
@@ -22,14 +27,18 @@ public enum HTMLReport {
             <title>Ringside report</title>
             <style>\(style)</style></head><body class="show-all">
             <header>
-            <h1>Ringside: \(results.count - failed - skipped) passed, \(failed) failed\(skipped > 0 ? ", \(skipped) skipped" : "")</h1>
+            <h1>Ringside: \(passed) passed, \(failed) failed\(skipped > 0 ? ", \(skipped) skipped" : "")</h1>
             <p class="filters">Show:
             <button data-show="all" class="on">all \(results.count)</button>
             <button data-show="failed">failed \(failed)</button>
-            <button data-show="passed">passed \(results.count - failed)</button></p>
-            <table class="summary">
+            <button data-show="passed">passed \(passed)</button>\(skipped > 0 ? "\n<button data-show=\"skipped\">skipped \(skipped)</button>" : "")</p>
 
             """
+        if let provider {
+            html +=
+                "<pre class=\"conformance\">\(escape(ConformanceSummary.render(results, provider: provider)))</pre>\n"
+        }
+        html += "<table class=\"summary\">\n"
         for (index, result) in results.enumerated() {
             let verdict = result.skipped != nil ? "skipped" : result.passed ? "passed" : "failed"
             let failures = result.expectations.filter { !$0.passed }.count
@@ -85,10 +94,10 @@ public enum HTMLReport {
             let line = expectation.range.start.line
             html +=
                 "<p class=\"failure\">✘ <a href=\"#\(id)-L\(line)\">line \(line)</a>: expected \(escape(expectation.expected)); happened: \(escape(expectation.happened))</p>\n"
-            if !expectation.printed.isEmpty {
-                html +=
-                    "<pre class=\"printed\">the provider printed:\n\(escape(expectation.printed.joined(separator: "\n")))</pre>\n"
-            }
+        }
+        // What the provider printed, once: each failure kept the same last lines.
+        if let printed = result.expectations.last(where: { !$0.passed && !$0.printed.isEmpty })?.printed {
+            html += "<pre class=\"printed\">the provider printed:\n\(escape(printed.joined(separator: "\n")))</pre>\n"
         }
         html += diagram(result, id: id)
         html += calls(result, id: id)
@@ -232,6 +241,7 @@ public enum HTMLReport {
         table.summary td { padding: .1em .6em; } .summary .failed .verdict { color: #cf222e; }
         .summary .passed .verdict { color: #1a7f37; } .path { color: #666; font-size: .9em; }
         body.show-failed .passed, body.show-passed .failed { display: none; }
+        body.show-passed .skipped, body.show-skipped .passed, body.show-skipped .failed { display: none; }
         section.scenario { border-top: 1px solid #ddd; padding-top: 1.2em; margin-top: 1.2em; }
         .passed h2::before { content: "✔ "; color: #1a7f37; } .failed h2::before { content: "✘ "; color: #cf222e; }
         .skipped h2::before { content: "– "; color: #888; } body.show-failed .skipped { display: none; }

@@ -234,12 +234,7 @@ public enum Ladder {
     }
 
     /// Steps of a story that mean the call did not ring as it should.
-    static let failing: Set<PhoneRule> = [
-        .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
-        .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
-        .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
-        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed, .frameworkUnavailable,
-    ]
+    static let failing = PhoneRule.failures
 
     /// Each header of a request, with what it means to APNs (`ringside explain HEADER`).
     static func explained(_ request: PushRequest) -> [String] {

@@ -176,7 +176,11 @@ public enum ProcessTree {
 
     /// Makes this process the reaper of its orphaned descendants: a daemon that left its process
     /// group and cleared its environment still ends up here, where `stopOrphans` finds it.
-    public static func adoptOrphans() { _ = ringside_become_subreaper() }
+    public static func adoptOrphans() { adopting.store(ringside_become_subreaper() == 0, ordering: .relaxed) }
+
+    /// Whether this process adopts orphans (`ringside run`; a test process does not, and its other
+    /// children — another test's — are no scenario's).
+    private static let adopting = Atomic<Bool>(false)
 
     /// Kills every child process still running once no scenario runs (orphans adopted by
     /// `adoptOrphans`, and their groups), and reaps them.
@@ -216,8 +220,10 @@ public enum ProcessTree {
         }
         let needles = markers.map(needle)
         let me = getpid()
+        let adopting = adopting.load(ordering: .relaxed)
         return liveProcesses().contains { process in
-            groups.contains(process.group) || (process.parent == me && !known.contains(process.group))
+            groups.contains(process.group)
+                || (adopting && process.parent == me && !known.contains(process.group))
                 || carries(process.pid, anyOf: needles)
         }
     }

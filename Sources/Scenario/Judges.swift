@@ -15,6 +15,9 @@ struct ExpectationResult {
     var chain: [String] = []
     /// The pushes the verdict rests on (the first after a refusal, the one whose story is told).
     var pushes: [PushReference] = []
+    /// What went wrong first, in a few words, when it failed: the first step of the push's story
+    /// that kept it from ringing, or APNs's refusal (failures are grouped by it).
+    var cause: String?
 
     init(passed: Bool, expected: Expected, seen: Seen, chain: [String] = [], pushes: [PushReference] = []) {
         verdict = passed ? .passed : .failed
@@ -229,9 +232,26 @@ enum Judges {
                     missingRules: missing, push: record.map { SeenPush($0) }, apnsId: "\(fate.apnsId)")
             }
             ?? whatAPNsAnswered(phone: id, callUUID: callUUID, since: since, evidence)
-        return ExpectationResult(
+        var result = ExpectationResult(
             passed: fate.map(matches) ?? false, expected: expected, seen: seen, chain: fate?.texts ?? [],
             pushes: record.map { [PushReference($0)] } ?? [])
+        if !result.passed { result.cause = firstCause(fate, evidence, phone: id) }
+        return result
+    }
+
+    /// What kept the phone from ringing, first: the first step of the push's story that means no
+    /// ring, else the first answer APNs refused a request for the phone with.
+    static func firstCause(_ fate: PushFate?, _ evidence: Evidence, phone id: Int) -> String? {
+        if let fate, let rule = fate.chain.compactMap(\.step.rule).first(where: PhoneRule.failures.contains) {
+            return rule.summary
+        }
+        let tokens = evidence.tokens[id] ?? []
+        let refused = evidence.records.first {
+            $0.status != 200 && tokens.contains(($0.request.deviceToken ?? "").lowercased())
+        }
+        if let refused { return "APNs answered \(refused.answer)" }
+        if evidence.records.isEmpty { return "no push reached APNs" }
+        return nil
     }
 
     /// Why no push reached the phone, from what APNs answered to requests for its tokens.

@@ -21,7 +21,13 @@ public struct ScenarioResult: Sendable {
         public var notApplicable = false
         /// The pushes the verdict rests on (`ExpectationResult.pushes`), for a report to point at.
         public var pushes: [PushReference] = []
+        /// What went wrong first, when it failed (`ExpectationResult.cause`): the summary groups by it.
+        public var cause: String? = nil
     }
+
+    /// What a requirement asks of the provider under test (`obligation:`), and on what it rests.
+    public var obligation: String?
+    public var basis: Basis?
 
     /// What the scenario recorded, kept for the reports to draw (Reports/Ladder.swift builds the
     /// sequence diagram and the phone's stories from it): the runner judges, the reports draw.

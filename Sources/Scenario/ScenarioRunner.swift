@@ -112,6 +112,8 @@ public final class ScenarioRunner {
         }
         result.name = plan.name
         result.teaches = plan.teaches
+        result.obligation = plan.obligation
+        result.basis = plan.basis
         if let providerUnderTest {
             if plan.pinsProvider, !providerUnderTest.alsoDemonstrations {
                 result.skipped = .demonstration(provider: Self.describe(plan.provider))
@@ -535,7 +537,7 @@ public final class ScenarioRunner {
             .init(
                 range: range, passed: found.passed, expected: "\(found.expected)", happened: happened,
                 chain: found.chain, printed: found.passed ? [] : provider.output, at: now,
-                notApplicable: found.notApplicable, pushes: found.pushes))
+                notApplicable: found.notApplicable, pushes: found.pushes, cause: found.passed ? nil : found.cause))
     }
 
     /// One step of a check's wait. With the built-in provider, idle once its step has returned,
@@ -615,6 +617,7 @@ public final class ScenarioRunner {
             result.expectations[line.index].happened = happened
             result.expectations[line.index].chain = again.chain
             result.expectations[line.index].printed = provider.output
+            result.expectations[line.index].cause = again.cause
             if !late.isEmpty { result.expectations[line.index].pushes = late.prefix(8).map(PushReference.init) }
         }
     }

@@ -279,6 +279,16 @@ struct Lowering {
             report("Empty name", at: name.keyRange, "<scenario> names what the scenario shows; reports list it")
         }
         plan.teaches = text(top, "teaches")
+        if let scalar = scalar(top, "obligation") {
+            if scalar.text.isEmpty || scalar.text.count > 200 || scalar.text.contains(where: \.isNewline) {
+                report(
+                    "Not an obligation", at: scalar.range,
+                    "<obligation> takes one line of at most 200 characters: what the provider must do")
+            } else {
+                plan.obligation = scalar.text
+            }
+        }
+        plan.basis = word(top, "basis", Basis.self)
         if let seed = scalar(top, "seed") {
             if seed.text.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt64(seed.text) {
                 plan.seed = value

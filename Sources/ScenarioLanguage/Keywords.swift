@@ -10,6 +10,9 @@ public enum Keywords {
         "top.apns": "the fake APNs: environment, validation profile, how the built-in provider authenticates",
         "top.world": "the world's numbers: delivery latency, ring timeout, throttle, storage",
         "top.phones": "the virtual phones, each with its apps",
+        "top.obligation":
+            "a requirement's obligation of the provider under test, in its words (\"retries a 503 with back-off\"): the conformance summary's line",
+        "top.basis": "what the obligation rests on: apple (Apple documents it), practice, or folklore",
         "top.provider": "the provider under test: builtin: PROFILE, exec: COMMAND, or http: COMMAND with templates",
         "top.steps": "what happens, in order: registrations, calls, phone and app events, faults, expectations",
         "apns.environment": "sandbox (default) or production: which token space and host the mock is",

@@ -7,6 +7,11 @@ import World
 public struct ScenarioPlan: Sendable {
     public var name: String
     public var teaches: String?
+    /// What a requirement asks of the provider under test, as an obligation of *its* (`obligation:`
+    /// "retries a 503 with back-off"): the conformance summary's line.
+    public var obligation: String?
+    /// What the obligation rests on (`basis:`).
+    public var basis: Basis?
     public var seed: UInt64 = 1
     public var apns = APNsSetup()
     public var world = WorldSetup()
@@ -26,6 +31,20 @@ public struct ScenarioPlan: Sendable {
 
     /// The test app's bundle ID: the topic certs-test's client certificates carry.
     public static let testBundleId = "com.ringside.testapp"
+}
+
+/// What an obligation rests on: Apple's documentation, the practice of providers that work, or
+/// what practitioners report and Apple does not document (opt-in, `apns: folklore:`).
+public enum Basis: String, Sendable, CaseIterable {
+    case apple, practice, folklore
+
+    public var label: String {
+        switch self {
+        case .apple: return "Apple rule"
+        case .practice: return "practice"
+        case .folklore: return "folklore"
+        }
+    }
 }
 
 /// The fake APNs's side of a scenario (`apns:`).

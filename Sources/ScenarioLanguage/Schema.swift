@@ -6,7 +6,9 @@ import APNs
 /// copy. `docs/scenario-language.md` describes them; `SchemaCoverageTests` shows that each changes a
 /// verdict.
 public enum Schema {
-    public static let top = ["scenario", "teaches", "seed", "apns", "world", "phones", "provider", "steps"]
+    public static let top = [
+        "scenario", "teaches", "obligation", "basis", "seed", "apns", "world", "phones", "provider", "steps",
+    ]
     public static let required = ["scenario", "steps"]
     public static let apns = ["environment", "auth", "certificate", "profile", "folklore"]
     public static let world = [

@@ -355,3 +355,14 @@ extension PushFate {
         return .callKit
     }
 }
+
+extension PhoneRule {
+    /// Steps of a story that mean the call did not ring as it should: the report's failing steps,
+    /// and a failure's first cause (`run --provider-file` groups failures by it).
+    public static let failures: Set<PhoneRule> = [
+        .rangLate, .doNotDisturb, .blockedCaller, .unentitled, .duplicateCall, .appNotInstalled, .regularNotification,
+        .deliveryBlocked, .deliveryStoppedAfterKills, .killedWhenDelegateReturned, .killedByCallServices,
+        .expirationZeroNotStored, .storedExpired, .storedReplacedByNewer, .storedKeepsOldest, .notReportedAllowed,
+        .forceQuit, .dailyVoIPBudget, .tokenRetired, .lowPriorityMissed, .noPushTypeMissed, .frameworkUnavailable,
+    ]
+}

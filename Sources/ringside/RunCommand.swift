@@ -170,7 +170,7 @@ enum RunCommand {
                 try OutputFiles.write(JUnitReport.render(totals.cases), to: junit)
             }
             if let report {
-                try OutputFiles.write(HTMLReport.render(tally.results), to: report)
+                try OutputFiles.write(HTMLReport.render(tally.results, provider: provider?.name), to: report)
             }
             if totals.invalid > 0 { return ExitCode.scenarioInvalid }
             if totals.broken > 0 { return ExitCode.cannotProceed }

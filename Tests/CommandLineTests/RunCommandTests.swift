@@ -258,6 +258,43 @@ import Testing
         #expect(!paddedHasty.stdout.contains("(later)"), "\(paddedHasty.stdout)")
     }
 
+    @Test("The conformance summary groups failures by their first cause: one mistake, one line")
+    func failuresGroupedByFirstCause() throws {
+        let result = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--library", "--provider", "priority-5"],
+            directory: Paths.root)
+        #expect(result.status == 1)
+        let grouped = result.stdout.components(separatedBy: "failures by first cause:\n").last ?? ""
+        let first = grouped.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains("a VoIP push at priority 5 or 1"), "\(grouped)")
+        let count = Int(first.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) ?? 0
+        #expect(count >= 20, "most requirements fail for the one mistake: \(first)")
+        // Negative control: the reference provider fails nothing, and no group is printed.
+        let reference = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--library", "--provider", "reference"], directory: Paths.root)
+        #expect(reference.status == 0)
+        #expect(!reference.stdout.contains("failures by first cause"))
+    }
+
+    @Test("The HTML report counts skipped demonstrations as skipped, and carries the conformance summary")
+    func htmlCountsSkipped() throws {
+        let page = NSTemporaryDirectory() + "ringside-skipped-\(UUID().uuidString).html"
+        defer { try? FileManager.default.removeItem(atPath: page) }
+        let result = try run(
+            Self.binary,
+            ["run", "--certs", Paths.certs, "--library", "--provider", "priority-5", "--report", page],
+            directory: Paths.root)
+        #expect(result.status == 1)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let summary = try #require(result.stdout.split(separator: "\n").last { $0.hasPrefix("requirements: ") })
+        // requirements: 10 passed, 26 failed; demonstrations: 33 skipped; not applicable: …
+        let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        #expect(html.contains("<button data-show=\"passed\">passed \(numbers[0])</button>"), "\(summary)")
+        #expect(html.contains("<button data-show=\"skipped\">skipped"), "skipped scenarios have their own count")
+        #expect(html.contains("conformance of"), "the page carries the summary")
+        #expect(html.contains("failures by first cause"))
+    }
+
     @Test("An expectation failure reads as in the golden file (holes for ids and dates)")
     func expectationFailureGolden() throws {
         let result = try run(

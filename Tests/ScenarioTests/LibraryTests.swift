@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioLanguage
 import TestSupport
 import Testing
 
@@ -17,6 +18,23 @@ import Testing
             #expect(
                 readme.contains("(\((relative as NSString).lastPathComponent))"),
                 "\(folder)/README.md misses \(relative)")
+        }
+    }
+
+    @Test(
+        "Every requirement states its obligation of the provider and what it rests on; folklore only where it is opted in"
+    )
+    func everyRequirementStatesItsObligation() throws {
+        for relative in Paths.bundled {
+            let path = Paths.root + "/scenarios/" + relative
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let plan = try #require(Checker.plan(SourceFile(path: path, text: text)).plan, "\(relative)")
+            guard !plan.pinsProvider else { continue }
+            let obligation = try #require(plan.obligation, "\(relative) states no obligation:")
+            #expect(!obligation.hasPrefix("The reference provider"), "\(relative): the provider's obligation, not ours")
+            let basis = try #require(plan.basis, "\(relative) says no basis:")
+            let optsIn = !plan.apns.folklore.isEmpty
+            #expect((basis == .folklore) == optsIn, "\(relative): basis \(basis) but folklore opted in: \(optsIn)")
         }
     }
 }

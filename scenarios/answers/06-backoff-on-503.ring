@@ -17,3 +17,5 @@ steps:
   - expect apns: the 503s
     count: 2
     reason: ServiceUnavailable
+obligation: retries a 503 ServiceUnavailable with back-off, and the call still rings
+basis: apple

@@ -34,3 +34,5 @@ steps:
     call: meanwhile
   - expect provider: back-off
     retried: 3
+obligation: keeps ringing the other phones while one token is throttled (429)
+basis: apple

@@ -15,3 +15,5 @@ steps:
     outcome: rang
   - expect provider: jwt
     refreshed-jwt: true
+obligation: signs a new JWT after ExpiredProviderToken and sends the push again, once
+basis: apple

@@ -20,3 +20,5 @@ steps:
     count: 0
   - expect provider: no reconnect storm
     connections-at-most: 2
+obligation: stops when its certificate has expired, without a storm of reconnections
+basis: practice

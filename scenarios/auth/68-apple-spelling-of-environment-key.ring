@@ -15,3 +15,5 @@ steps:
   - expect apns: the key is for the other environment
     count: 1
     reason: BadEnvironmentKeyIdInToken
+obligation: reads BadEnvironmentKeyIdInToken as Apple spells it: a configuration error, not a retry
+basis: apple

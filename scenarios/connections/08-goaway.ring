@@ -28,3 +28,5 @@ steps:
   - expect apns: the GOAWAY
     count: 1
     goaway: Shutdown
+obligation: sends again on a new connection what APNs dropped with GOAWAY
+basis: apple

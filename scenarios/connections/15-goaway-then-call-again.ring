@@ -24,3 +24,5 @@ steps:
   - expect phone: bob
     outcome: rang
     call: later
+obligation: opens a new connection after GOAWAY, so the next call still rings
+basis: apple

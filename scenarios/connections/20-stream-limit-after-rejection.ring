@@ -34,3 +34,5 @@ steps:
     outcome: rang
   - expect apns: all pushes answered
     count: 4
+obligation: honours the stream limit APNs lowers after a rejection, and the call still rings
+basis: apple

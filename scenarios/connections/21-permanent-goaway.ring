@@ -25,3 +25,5 @@ steps:
     connections-at-most: 1
   - expect provider: one clear alarm
     stopped: BadCertificateEnvironment
+obligation: stops on GOAWAY BadCertificateEnvironment instead of reconnecting
+basis: practice

@@ -24,3 +24,5 @@ steps:
   - expect phone: alice
     outcome: rang
     call: later
+obligation: replaces a connection that answers 500 to everything, and the call rings
+basis: practice

@@ -16,3 +16,5 @@ steps:
     count: 0
   - expect provider: stops and says why
     stopped: certificate verify failed
+obligation: refuses a server whose certificate does not lead to the configured CA
+basis: apple

@@ -20,3 +20,5 @@ steps:
   - expect apns: the GOAWAY
     count: 1
     goaway: IdleTimeout
+obligation: opens a new connection after GOAWAY IdleTimeout, and the call rings
+basis: apple

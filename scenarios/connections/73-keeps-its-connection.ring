@@ -21,3 +21,5 @@ steps:
     outcome: rang
   - expect provider: one connection for three calls
     connections-at-most: 1
+obligation: keeps one connection to APNs across calls
+basis: apple

@@ -15,3 +15,5 @@ steps:
     outcome: not-delivered
     reason: offline-not-stored
     rules: [expiration-zero-not-stored]
+obligation: sends VoIP pushes with apns-expiration 0, so an offline phone never rings late
+basis: practice

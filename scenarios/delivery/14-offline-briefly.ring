@@ -14,3 +14,5 @@ steps:
   - expect phone: alice
     outcome: not-delivered
     reason: offline-not-stored
+obligation: sends apns-expiration 0: a phone offline at the call misses it rather than ringing later
+basis: practice

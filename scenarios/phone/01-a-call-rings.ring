@@ -21,3 +21,5 @@ steps:
   - expect apns: accepted
     count: 1
     status: 200
+obligation: sends a VoIP push that rings: topic .voip, push type voip, priority 10, expiration 0, the call in its payload
+basis: apple

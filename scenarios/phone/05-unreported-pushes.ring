@@ -29,3 +29,5 @@ steps:
     outcome: not-delivered
     reason: app-blocked
     rules: [delivery-blocked]
+obligation: sends each call's VoIP push to the app; an app that never reports them is cut off by iOS
+basis: apple

@@ -39,3 +39,5 @@ steps:
     rules: [blocking-round-trip, killed-by-callservicesd]
   - expect phone: bob
     outcome: rang
+obligation: sends a VoIP push that carries what the app needs to report the call at once
+basis: apple

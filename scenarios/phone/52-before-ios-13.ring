@@ -17,3 +17,5 @@ steps:
     outcome: not-delivered
     reason: not-reported-allowed
     rules: [handed-to-app, app-never-reports, before-ios-13, not-reported-allowed]
+obligation: sends a VoIP push that reaches an iOS 12 app (which need not report it)
+basis: apple

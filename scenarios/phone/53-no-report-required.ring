@@ -51,3 +51,5 @@ steps:
   - expect phone: alice
     outcome: app-killed
     rules: [must-report-true]
+obligation: sends a VoIP push that reaches an app in the foreground or on another call (iOS 26.4)
+basis: apple

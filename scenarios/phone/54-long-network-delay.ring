@@ -20,3 +20,5 @@ steps:
     outcome: not-delivered
     reason: not-reported-allowed
     rules: [no-report-after-network-delay, not-reported-allowed]
+obligation: sends a VoIP push that reaches the app even after a long network delay (iOS 26.4)
+basis: apple

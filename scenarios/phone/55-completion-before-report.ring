@@ -15,3 +15,5 @@ steps:
   - expect phone: alice
     outcome: rang
     rules: [completion-before-report, reported-to-callkit, rang]
+obligation: sends a VoIP push that rings an app calling the completion handler before it reports
+basis: apple

@@ -36,3 +36,5 @@ steps:
     from: dave
   - expect phone: alice
     outcome: rang
+obligation: sends a correct push even where Focus or a block list stops the ring
+basis: apple

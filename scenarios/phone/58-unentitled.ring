@@ -15,3 +15,5 @@ steps:
     outcome: call-refused
     reason: unentitled
     rules: [unentitled]
+obligation: sends a correct push even to an app without the CallKit entitlement
+basis: apple

@@ -21,3 +21,5 @@ steps:
     from: bob
   - expect phone: alice
     outcome: rang
+obligation: rings an app again once it is launched after a force-quit
+basis: folklore

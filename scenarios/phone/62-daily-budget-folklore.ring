@@ -35,3 +35,5 @@ steps:
     outcome: not-delivered
     reason: daily-budget
     rules: [daily-voip-budget]
+obligation: keeps within a daily budget of VoIP pushes
+basis: folklore

@@ -29,3 +29,5 @@ steps:
     outcome: app-killed
     reason: delegate-returned-without-report
     rules: [framework-unavailable, killed-when-delegate-returned]
+obligation: rings an app that reports its calls to LiveCommunicationKit (iOS 17.4+)
+basis: apple

@@ -20,3 +20,5 @@ steps:
     header: "apns-priority: 10"
   - expect phone: alice
     outcome: rang
+obligation: sends VoIP pushes as Apple asks: topic .voip, push type voip, priority 10, expiration 0
+basis: apple

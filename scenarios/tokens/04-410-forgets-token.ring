@@ -17,3 +17,5 @@ steps:
     reason: Unregistered
   - expect provider: tokens
     never-pushes: alice
+obligation: forgets a token after 410 Unregistered and never pushes it again
+basis: apple

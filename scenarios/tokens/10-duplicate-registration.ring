@@ -16,3 +16,5 @@ steps:
   - expect phone: alice
     outcome: rang
     rules: [ios13-must-report, reported-to-callkit]
+obligation: stores a device registered twice once, and rings it once
+basis: practice

@@ -30,3 +30,5 @@ steps:
   - expect provider: tokens
     never-pushes: alice
     refreshed-jwt: true
+obligation: forgets an old token once it answers 410, and renews its JWT within the hour
+basis: apple

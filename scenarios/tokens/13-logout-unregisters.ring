@@ -19,3 +19,5 @@ steps:
   - expect apns: nothing sent to alice
     phone: alice
     count: 0
+obligation: forgets a user's token at logout, and pushes it no more
+basis: practice

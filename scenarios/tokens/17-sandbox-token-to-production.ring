@@ -24,3 +24,5 @@ steps:
     phone: alice
   - expect provider: tokens
     never-pushes: alice
+obligation: forgets a development token refused by production (BadDeviceToken)
+basis: apple

@@ -18,3 +18,5 @@ steps:
     reason: ExpiredToken
   - expect provider: tokens
     never-pushes: alice
+obligation: forgets a token after 410 ExpiredToken, as after Unregistered
+basis: apple

@@ -34,3 +34,5 @@ steps:
     from: dave
   - expect phone: zoe
     outcome: rang
+obligation: stops pushing dead tokens before a 410 storm gets the app throttled
+basis: folklore
