@@ -20,9 +20,13 @@ public enum ConformanceSummary {
             lines.append(
                 "  \(mark) \(verdict)  \(basis)\(OutsideText.visible(rule(result)))  (\(OutsideText.visible(result.path)))"
             )
+            if result.skipped == nil, !result.passed {
+                lines.append("      first cause: \(OutsideText.visible(firstCause(result)))")
+            }
         }
+        // Grouped once there is more than one failure to group (one says its cause on its own line).
         let causes = firstCauses(requirements)
-        if !causes.isEmpty {
+        if causes.map(\.count).reduce(0, +) > 1 {
             lines.append("failures by first cause:")
             for (cause, count) in causes {
                 lines.append("  \(count) failed: \(OutsideText.visible(cause))")
