@@ -255,8 +255,13 @@ public enum ProcessTree {
             else { return nil }
             // After the command's name: state, parent, process group.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, fields[0] != "Z", let parent = pid_t(fields[1]), let group = pid_t(fields[2])
-            else { return nil }
+            guard fields.count > 2, let parent = pid_t(fields[1]), let group = pid_t(fields[2]) else { return nil }
+            // A zombie is gone — unless only its main thread ended (`pthread_exit`) and others run on.
+            if fields[0] == "Z",
+                ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/task"))?.count ?? 0) <= 1
+            {
+                return nil
+            }
             return LiveProcess(pid: pid, parent: parent, group: group)
         }
     }

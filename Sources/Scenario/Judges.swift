@@ -83,16 +83,17 @@ struct Evidence {
     /// and that failed on the certificates (one that refused the server's by closing counts). A TCP
     /// probe, a handshake never begun, cleartext to the TLS port or a GET is no attempt to push.
     var showsSignsOfLife: Bool {
-        records.contains { $0.request.deviceToken != nil && $0.request.method == "POST" }
-            || refusals.contains { refusal in
-                !Self.noAttempt.contains { refusal.why.hasPrefix($0) }
-            }
+        records.contains { !($0.request.deviceToken ?? "").isEmpty && $0.request.method == "POST" }
+            || refusals.contains { Self.failedOnCertificates($0.why) }
     }
 
-    /// The refusals of connections that never tried to push.
-    static let noAttempt = [
-        "closed before the TLS handshake", "the TLS handshake did not finish", "the client did not speak TLS",
-    ]
+    /// Whether a handshake failed on the certificates — the server's refused by the client (with an
+    /// alert, or by closing after it), or the client's refused by the server: a provider that tried
+    /// to push. A probe, cleartext, HTTP/1.1's ALPN or an old TLS version never got that far.
+    static func failedOnCertificates(_ why: String) -> Bool {
+        why.hasPrefix("the client closed the connection after the server's certificate")
+            || why.contains("certificate") || why.contains("unknown ca")
+    }
 
     private mutating func index() {
         records = []
@@ -171,11 +172,42 @@ enum Judges {
         // of the scenario was given (a made-up one, or none): the user lived through that ring.
         let judged = evidence.fates.filter { push in
             guard push.phone == id, push.sentAt >= (since ?? -.infinity) else { return false }
-            guard let callUUID else { return true }
+            guard let callUUID else {
+                // Another call's push that came after this one was placed (a job queue's, late) is
+                // that call's: its own expectation judges it. A made-up id, or none, is a phantom.
+                let pushCall = push.callUUID?.lowercased()
+                return pushCall == thisCall || pushCall.map { call.lines[$0] == nil } ?? true
+            }
             let pushCall = push.callUUID?.lowercased()
             if pushCall == callUUID { return true }
             return push.sentAt >= (call.namedAt ?? .infinity) && pushCall.map { call.lines[$0] == nil } ?? true
                 && ringsAnotherCall(push)
+        }
+        func isDuplicate(_ fate: PushFate) -> Bool {
+            if case .duplicate = fate.outcome { return true } else { return false }
+        }
+        /// The push that rang, when `duplicate` is a resend of it after an ambiguous failure — the
+        /// same request, its apns-id and call id, sent again because no answer had come back when
+        /// it was sent (dropped, or late). CallKit refuses it as a duplicate: the call still rang,
+        /// once. Resending a push whose 200 had arrived is the provider's mistake, and a second push
+        /// of another request is no resend.
+        func excusedResend(_ duplicate: PushFate) -> PushFate? {
+            guard case .duplicate(let uuid) = duplicate.outcome,
+                let rung = judged.last(where: {
+                    $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == duplicate.apnsId && matches($0)
+                }),
+                // The request whose push rang, and the resend.
+                let rang = records.last(where: {
+                    $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
+                        && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
+                }),
+                let resend = records.last(where: {
+                    $0.apnsId == duplicate.apnsId && $0.at.world <= duplicate.sentAt
+                        && $0.request.deviceToken?.lowercased() == duplicate.token.lowercased()
+                })
+            else { return nil }
+            // An answer that said it failed (a fault's 5xx) also asks for the resend.
+            return rang.status != 200 || rang.answeredAt.map({ $0 > resend.at.wall }) ?? true ? rung : nil
         }
         var fate = judged.last
         var note: FateNote?
@@ -192,30 +224,17 @@ enum Judges {
         {
             fate = ghost
             note = .ghost
-        } else if let latest = fate, !matches(latest), case .duplicate(let uuid) = latest.outcome,
-            // A resend after an ambiguous failure — the same request, its apns-id and call id,
-            // sent again because no answer had come back when it was sent (dropped, or late) — is
-            // refused by CallKit as a duplicate: the call still rang, once. Resending a push whose
-            // answer had arrived is the provider's mistake, and a second push of another request
-            // is no resend.
-            let rung = judged.last(where: {
-                $0.callUUID?.lowercased() == uuid.lowercased() && $0.apnsId == latest.apnsId && matches($0)
-            }),
-            // The request whose push rang, and the resend: no 200 may have reached the provider
-            // before the resend was sent.
-            let rang = records.last(where: {
-                $0.apnsId == rung.apnsId && $0.at.world <= rung.sentAt
-                    && $0.request.deviceToken?.lowercased() == rung.token.lowercased()
-            }),
-            let resend = records.last(where: {
-                $0.apnsId == latest.apnsId && $0.at.world <= latest.sentAt
-                    && $0.request.deviceToken?.lowercased() == latest.token.lowercased()
-            }),
-            // An answer that said it failed (a fault's 5xx) also asks for the resend.
-            rang.status != 200 || rang.answeredAt.map({ $0 > resend.at.wall }) ?? true
-        {
-            fate = rung
-            note = .resentDuplicate
+        } else if let latest = fate, !matches(latest), let rung = excusedResend(latest) {
+            // Every other duplicate of the call must be an excused resend too: one that is not
+            // (another request for the same call) is the provider's mistake, whatever came after.
+            if let unexcused = judged.last(where: {
+                $0.number != latest.number && isDuplicate($0) && excusedResend($0) == nil
+            }) {
+                fate = unexcused
+            } else {
+                fate = rung
+                note = .resentDuplicate
+            }
         }
         var missing: [PhoneRule] = []
         if let fate {

@@ -141,7 +141,10 @@ public final class ScenarioRunner {
                 do {
                     host.stepBegins()
                     markStep(step)
-                    if !step.action.isExpectation { closeScopes() }
+                    // What the provider still pushes for earlier steps meets the world as those steps
+                    // left it: a step that changes the phone, the clock or the mock waits for it.
+                    if step.action.changesTheWorld, waiting.drivenAt != nil { _ = waiting.untilSettled() }
+                    if step.action.drivesProvider { closeScopes() }
                     defer { if step.action.drivesProvider { waiting.providerDriven() } }
                     try perform(step)
                 } catch let failure as StepFailure {
@@ -442,7 +445,7 @@ public final class ScenarioRunner {
     /// Whether a TLS handshake the provider began failed on the certificates since `wall`.
     private func refusedTheServer(since wall: Double) -> Bool {
         Evidence(events: recorder.events).refusals.contains { refusal in
-            refusal.at.wall >= wall && !Evidence.noAttempt.contains { refusal.why.hasPrefix($0) }
+            refusal.at.wall >= wall && Evidence.failedOnCertificates(refusal.why)
         }
     }
 
@@ -520,8 +523,8 @@ public final class ScenarioRunner {
     }
     private var judgedLines: [JudgedLine] = []
 
-    /// A step that changes something begins: the lines judged so far own what came before it, and
-    /// later only pushes for their calls.
+    /// A step that drives the provider begins: the lines judged so far own what came before it, and
+    /// later only pushes for their calls (a world step — `advance`, `online:` — asks for no push).
     private func closeScopes() {
         let at = clock.now()
         for index in judgedLines.indices where judgedLines[index].scope.until == nil {
@@ -772,6 +775,14 @@ extension Step.Action {
     var isExpectation: Bool {
         switch self {
         case .expectAPNs, .expectPhone, .expectProvider: return true
+        default: return false
+        }
+    }
+
+    /// Whether the step changes what a push meets — the phone, its apps, the clock, the mock's faults.
+    var changesTheWorld: Bool {
+        switch self {
+        case .app, .connectivity, .phoneState, .advance, .fault: return true
         default: return false
         }
     }

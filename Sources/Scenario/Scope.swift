@@ -11,8 +11,8 @@ struct Scope {
     var calls: Set<String>
     /// When the line's verdict was taken.
     var judgedAt: Moment
-    /// When the next step that changes anything began (nil: none came): what came before it is
-    /// the line's, whatever call it was for.
+    /// When the next step that drives the provider began (nil: none came): what came before it is
+    /// the line's, whatever call it was for, or none.
     var until: Moment?
     /// The world's pushes when the line was judged, as they stood then: a stored push that rang
     /// later (after `online:`) was judged as it stood; only pushes that came later are added.

@@ -4,6 +4,34 @@ import ScenarioLanguage
 import TestSupport
 import Testing
 
+/// Scenarios that went red on a correct provider (Tests/false-reds/, issue 45's second adversary):
+/// a service that pushes from a job queue within its `settles-within`. Each must pass; told that the
+/// service settles at once, the runner judges too early and the same scenario fails.
+@Suite struct FalseRedTests {
+    @Test(
+        "A correct queued service passes",
+        arguments: [
+            "01-two-calls-from-a-queue.ring", "02-online-before-the-queued-push.ring",
+            "03-advance-before-the-queued-push.ring",
+        ])
+    func queuedServicePasses(name: String) throws {
+        let path = Paths.root + "/Tests/false-reds/" + name
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let result = ScenarioRunner.run(SourceFile(path: path, text: text), certs: Paths.certs)
+        #expect(result.passed, "\(name): \(result.expectations.map(\.happened)) \(result.error ?? "")")
+    }
+
+    @Test("Negative control: told the service settles at once, the runner changes the phone before its push")
+    func declaredTooShortFails() throws {
+        let path = Paths.root + "/Tests/false-reds/02-online-before-the-queued-push.ring"
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "--queue-delay=1\n", with: "--queue-delay=1\n  settles-within: 0s\n")
+        #expect(text.contains("settles-within: 0s"))
+        let result = ScenarioRunner.run(SourceFile(path: path, text: text), certs: Paths.certs)
+        #expect(!result.passed, "\(result.expectations.map(\.happened))")
+    }
+}
+
 /// Scenarios that went green on a provider that should fail (issue 26): each in
 /// Tests/false-greens/ pins the broken provider and expects what a correct one would do, so it must
 /// fail, and its failure must say why. Each passed on the code before the fix (the closing note
@@ -43,6 +71,10 @@ import Testing
             ("23-phantom-ring-before-a-named-call.ring", "a phantom ring"),
             ("24-same-jwt-signed-again.ring", "the provider kept its JWT"),
             ("25-stamped-retries-without-back-off.ring", "2 retries, after 0.0"),
+            ("27-http11-is-no-sign-of-life.ring", "nothing to judge"),
+            ("28-missing-token-is-no-sign-of-life.ring", "nothing to judge"),
+            ("29-excused-resend-hides-a-duplicate.ring", "duplicate"),
+            ("30-daemon-whose-main-thread-ended.ring", "2 of 2 requests matched"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)
@@ -75,6 +107,18 @@ import Testing
             ),
             // Retries 300 ms apart, each stamped: a retry is the same token and call (was "0 retries").
             ("25-stamped-retries-without-back-off.ring", "sleep 0;", "sleep 0.3;"),
+            // Only the excusable resend: the call rang once.
+            (
+                "29-excused-resend-hides-a-duplicate.ring",
+                #"curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token} ; sleep 0.1 ; "#,
+                ""
+            ),
+            // No daemon left behind.
+            (
+                "30-daemon-whose-main-thread-ended.ring",
+                #"; python3 {dir}/../providers/ghost.py 1 /usr/bin/curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token} >/dev/null 2>&1 &"#,
+                ""
+            ),
         ])
     func correctTwinPasses(name: String, mistake: String, correct: String) throws {
         let path = Paths.root + "/Tests/false-greens/" + name
