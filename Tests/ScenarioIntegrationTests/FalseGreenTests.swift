@@ -75,6 +75,7 @@ import Testing
             ("28-missing-token-is-no-sign-of-life.ring", "nothing to judge"),
             ("29-excused-resend-hides-a-duplicate.ring", "duplicate"),
             ("30-daemon-whose-main-thread-ended.ring", "2 of 2 requests matched"),
+            ("31-late-push-without-a-call-id.ring", "it held at its line, but not once the provider had settled"),
         ])
     func brokenProviderFails(name: String, saying: String) throws {
         let result = try Self.run(name)
@@ -113,6 +114,7 @@ import Testing
                 #"curl -s -o /dev/null --http2 --max-time 5 --cacert "{ca}" -H "authorization: bearer {jwt}" -H "apns-topic: {topic}" -H "apns-push-type: voip" -H "apns-priority: 10" -H "apns-expiration: 0" -d '{payload}' {url}/3/device/{token} ; sleep 0.1 ; "#,
                 ""
             ),
+            ("31-late-push-without-a-call-id.ring", " --late-push-without-call-id=3", ""),
             // No daemon left behind.
             (
                 "30-daemon-whose-main-thread-ended.ring",

@@ -21,6 +21,9 @@ no token answers 404 {"error": "callee has no devices"}; with --answers-409-when
 a token it has answers 409; with --answers-404-when-unknown, /unregister of a token it lacks answers
 404 (a scenario's template declares them: call-answers, register-answers, unregister-answers).
 
+With --late-push-without-call-id=S it pushes each call's tokens again S seconds later, a payload that
+names no call ({"aps": {}, "event": "cancel"}): a push nothing can tie to a call but its time.
+
 With --nested-payload its payload carries the call where its own app reads it, as many teams' do:
 {"aps": {}, "data": {"call": {"id": …, "from": …}}} (a provider file says call-id-at: data.call.id).
 
@@ -52,6 +55,8 @@ NO_DEVICES_404 = "--answers-404-without-devices" in sys.argv
 KNOWN_409 = "--answers-409-when-known" in sys.argv
 UNKNOWN_404 = "--answers-404-when-unknown" in sys.argv
 NESTED_PAYLOAD = "--nested-payload" in sys.argv
+LATE_WITHOUT_ID = next((float(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--late-push-without-call-id=")),
+                       None)
 JWT = {"value": None, "issued": 0}
 
 
@@ -82,8 +87,8 @@ def push(token, call_id, caller):
     return answer
 
 
-def push_once(token, call_id, caller):
-    payload = json.dumps({"aps": {}, "data": {"call": {"id": call_id, "from": caller}}} if NESTED_PAYLOAD
+def push_once(token, call_id, caller, payload=None):
+    payload = payload or json.dumps({"aps": {}, "data": {"call": {"id": call_id, "from": caller}}} if NESTED_PAYLOAD
                          else {"aps": {}, "callUUID": call_id, "handle": caller})
     result = subprocess.run(
         ["curl", "-s", "--http2", "--cacert", os.environ["APNS_CA_FILE"], "-w", "\n%{http_code}",
@@ -150,6 +155,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.answer(202, {"queued": len(tokens)})
             else:
                 results = [push(token, data["callId"], data.get("caller", "")) for token in tokens]
+                if LATE_WITHOUT_ID is not None:
+                    def late():
+                        time.sleep(LATE_WITHOUT_ID)
+                        for token in tokens:
+                            push_once(token, "", "", payload=json.dumps({"aps": {}, "event": "cancel"}))
+                    threading.Thread(target=late, daemon=True).start()
                 self.answer(200, {"pushes": results})
             if EXITS_AFTER_CALL:
                 self.wfile.flush()
