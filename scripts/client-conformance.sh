@@ -5,11 +5,15 @@
 # client, each cell passed, failed (with the first cause of the failure) or n/a (written for the
 # other authentication). docs/clients.md shows it.
 #
-# usage: bash scripts/client-conformance.sh [CLIENT…]   (default: all five)
-# Uses the ringside on PATH, else the checkout's debug build. Prints the table as Markdown.
+# usage: bash scripts/client-conformance.sh [--runs N] [CLIENT…]   (default: 1 run, all five clients)
+# Uses the ringside on PATH, else the checkout's debug build. Prints the table as Markdown. With
+# --runs N each client runs the library N times: a cell that differs between runs is shown as
+# unstable, with each verdict's count (a cell is a test: it must say the same every time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ringside=$(command -v ringside || echo .build/debug/ringside)
+runs=1
+if [[ "${1:-}" == --runs ]]; then runs=$2; shift 2; fi
 clients=("$@")
 ((${#clients[@]})) || clients=(aioapns kalyke apns2 aapns django)
 work=$(mktemp -d)
@@ -28,30 +32,38 @@ provider:
   settles-within: 0s
   auth: $auth
 EOF
-  "$ringside" run --certs certs-test --provider-file "$work/$client.ring" scenarios >"$work/$client.out" 2>&1 || true
+  for run in $(seq "$runs"); do
+    "$ringside" run --certs certs-test --provider-file "$work/$client.ring" scenarios >"$work/$client.$run.out" 2>&1 || true
+  done
 done
 
 # The summary's lines: "  ✔ passed  [basis] obligation  (path)", "      first cause: …".
-python3 - "$work" "${clients[@]}" <<'EOF'
-import re, sys
-work, clients = sys.argv[1], sys.argv[2:]
-cells, names = {}, {}
+python3 - "$work" "$runs" "${clients[@]}" <<'EOF'
+import collections, re, sys
+work, runs, clients = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+seen, names = collections.defaultdict(list), {}
 for client in clients:
-    lines = open(f"{work}/{client}.out").read().split("\n")
-    start = next((i for i, l in enumerate(lines) if l.startswith("conformance of ")), None)
-    if start is None:
-        sys.exit(f"client-conformance: {client} gave no conformance summary:\n" + "\n".join(lines[-20:]))
-    path = None
-    for line in lines[start + 1:]:
-        match = re.match(r"  (✔|✘|–) (passed|failed|n/a)\s+(\[[^\]]+\] )?(.*)  \((.*)\)$", line)
-        if match:
-            path = match.group(5).split("scenarios/")[-1]
-            names[path] = (match.group(3) or "").strip() + " " + match.group(4)
-            cells[(path, client)] = {"passed": "pass", "failed": "fail", "n/a": "n/a"}[match.group(2)]
-        elif line.startswith("      first cause: ") and path:
-            cells[(path, client)] += ": " + line[len("      first cause: "):]
-        elif not line.startswith("      "):
-            path = None
+    for run in range(1, runs + 1):
+        lines = open(f"{work}/{client}.{run}.out").read().split("\n")
+        start = next((i for i, l in enumerate(lines) if l.startswith("conformance of ")), None)
+        if start is None:
+            sys.exit(f"client-conformance: {client} gave no conformance summary:\n" + "\n".join(lines[-20:]))
+        path = None
+        for line in lines[start + 1:]:
+            match = re.match(r"  (✔|✘|–) (passed|failed|n/a)\s+(\[[^\]]+\] )?(.*)  \((.*)\)$", line)
+            if match:
+                path = match.group(5).split("scenarios/")[-1]
+                names[path] = (match.group(3) or "").strip() + " " + match.group(4)
+                seen[(path, client)].append({"passed": "pass", "failed": "fail", "n/a": "n/a"}[match.group(2)])
+            elif line.startswith("      first cause: ") and path:
+                seen[(path, client)][-1] += ": " + line[len("      first cause: "):]
+            elif not line.startswith("      "):
+                path = None
+cells = {}
+for key, verdicts in seen.items():
+    counts = collections.Counter(verdicts)
+    cells[key] = verdicts[0] if len(counts) == 1 else "unstable: " + "; ".join(
+        f"{verdict} ({count} of {runs})" for verdict, count in counts.most_common())
 print("| requirement | " + " | ".join(clients) + " |")
 print("|---|" + "---|" * len(clients))
 for path in sorted(names):
