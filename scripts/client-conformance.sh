@@ -6,12 +6,14 @@
 # other authentication). docs/clients.md shows it.
 #
 # usage: bash scripts/client-conformance.sh [--runs N] [CLIENT…]   (default: 1 run, all five clients)
-# Uses the ringside on PATH, else the checkout's debug build. Prints the table as Markdown. With
+# Prints the table as Markdown. With
 # --runs N each client runs the library N times: a cell that differs between runs is shown as
 # unstable, with each verdict's count (a cell is a test: it must say the same every time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ringside=$(command -v ringside || echo .build/debug/ringside)
+# $RINGSIDE when set, else the checkout's debug build, else the ringside on PATH.
+ringside=${RINGSIDE:-.build/debug/ringside}
+[[ -x $ringside ]] || ringside=$(command -v ringside)
 runs=1
 if [[ "${1:-}" == --runs ]]; then runs=$2; shift 2; fi
 clients=("$@")
@@ -33,7 +35,7 @@ provider:
   auth: $auth
 EOF
   for run in $(seq "$runs"); do
-    "$ringside" run --certs certs-test --provider-file "$work/$client.ring" scenarios >"$work/$client.$run.out" 2>&1 || true
+    "$ringside" run --jobs 4 --certs certs-test --provider-file "$work/$client.ring" scenarios >"$work/$client.$run.out" 2>&1 || true
   done
 done
 

@@ -48,7 +48,9 @@ public enum ConformanceSummary {
     /// A failed scenario's first cause: its first failed expectation's, else what it expected.
     static func firstCause(_ result: ScenarioResult) -> String {
         if let error = result.error {
-            return "could not run: " + (error.split(whereSeparator: \.isNewline).first.map(String.init) ?? "")
+            // Its first line, up to what changes from run to run (the port of a ready URL).
+            let line = error.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            return "could not run: " + (line.components(separatedBy: " before http").first ?? line)
         }
         if !result.diagnostics.isEmpty { return "does not check" }
         let failed = result.expectations.filter { !$0.passed }
