@@ -15,7 +15,9 @@ import Testing
         let docs = try String(contentsOfFile: Paths.root + "/docs/clients.md", encoding: .utf8)
         let section = try #require(docs.components(separatedBy: "<!-- client-conformance -->\n").dropFirst().first)
         let table = Substring(section.components(separatedBy: "<!-- /client-conformance -->")[0])
-        let header = try #require(table.split(separator: "\n").first).split(separator: "|").map {
+        let header = try #require(table.split(separator: "\n").first).split(
+            separator: "|", omittingEmptySubsequences: false
+        ).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
         let column = try #require(header.firstIndex(of: "aioapns"))

@@ -15,8 +15,8 @@ says where to listen. Its HTTP API is Ringside's http adapter's:
   POST /call       {"user": …, "callId": …, "caller": …}   one VoIP push per token of the user
 What the service itself does is what Ringside asks of every provider and is the same for every
 client: one client for the whole service, push type voip, priority 10, expiration 0 (or "now" where
-the client cannot send 0), a token forgotten after 410 or BadDeviceToken, 429 and 5xx retried with
-back-off. It answers /call 200 with the pushes' results, or 502 when no push could be sent.
+the client cannot send 0), a token forgotten after 410 or BadDeviceToken, 429, 5xx and no answer
+retried with back-off. It answers /call 200 with the pushes' results, or 502 when no push could be sent.
 """
 import asyncio
 import http.server
@@ -198,7 +198,8 @@ def ring(send, user, call_id, caller):
                 status, reason = send(token, call_id, caller)
             except Exception as error:  # no answer at all (a refused handshake, a closed connection)
                 status, reason = 0, f"{type(error).__name__}: {error}"
-            if status != 429 and status < 500 or attempt == 3:
+            # No answer (the connection closed under it: a GOAWAY) is sent again too, as 429 and 5xx.
+            if status != 0 and status != 429 and status < 500 or attempt == 3:
                 break
             time.sleep(0.2 * 2 ** attempt)
         if status == 410 or reason == "BadDeviceToken":
@@ -235,7 +236,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(200, {"unregistered": data["token"]})
         elif self.path == "/call":
             results = ring(SENDER, data["user"], data["callId"], data["caller"])
-            print(json.dumps(results), flush=True)
+            print(json.dumps(results), flush=True)  # the runner shows a failure's provider output
             sent = not results or any(result["status"] != 0 for result in results)
             self.answer(200 if sent else 502, {"pushes": results})
         else:
