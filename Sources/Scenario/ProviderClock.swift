@@ -2,8 +2,8 @@ import Foundation
 
 /// The provider's clock follows the scenario's (issue 45, C13): `advance: 2h` moves the fake
 /// APNs's clock, and a provider that signs its JWT from its own clock (aioapns re-signs every 30
-/// minutes of *real* time) would otherwise be judged on an artefact. An `exec` or `http` provider
-/// runs under libfaketime (Debian's `faketime`), which reads its offset from a file the runner
+/// minutes of *real* time) would otherwise be judged on an artefact. In a scenario that advances
+/// the clock, an `exec` or `http` provider runs under libfaketime (Debian's `faketime`), which reads its offset from a file the runner
 /// rewrites at every `advance`. Its monotonic clock jumps with it: libfaketime 0.9.10 (Debian 12)
 /// fails every sleep (`EINVAL` from `clock_nanosleep`) when told to leave the monotonic clock alone,
 /// so a provider's timer due within the jump fires at once, as after a suspend. A static binary does not load the library; a machine without it

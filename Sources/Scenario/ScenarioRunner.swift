@@ -125,10 +125,12 @@ public final class ScenarioRunner {
             }
         }
         if let seedOverride { plan.seed = seedOverride }
-        if !plan.provider.isBuiltin {
+        // Only a scenario that moves the clock moves the provider's: libfaketime in every curl made
+        // one push in about thirty fail with exit 92 (an HTTP/2 stream error), in 45, 47 and 49.
+        let advances = plan.steps.contains { if case .advance = $0.action { true } else { false } }
+        if !plan.provider.isBuiltin, advances {
             providerClock = ProviderClock()
-            let advances = plan.steps.contains { if case .advance = $0.action { true } else { false } }
-            if advances, providerClock == nil, providerUnderTest != nil, !plan.pinsProvider {
+            if providerClock == nil, providerUnderTest != nil, !plan.pinsProvider {
                 result.skipped = .notApplicable([ProviderClock.missing])
                 return
             }
