@@ -19,6 +19,9 @@ public struct FaultSpec: Sendable, Equatable {
         case lowerStreamsAfterRejection = "lower-streams-after-rejection"
         /// New connections get a server certificate from a CA the provider does not trust.
         case untrustedServerCertificate = "untrusted-server-certificate"
+        /// New connections get their SETTINGS only after some seconds: a client that does not wait
+        /// for them sends its burst over the limit of one stream (requirement 24, made certain).
+        case holdSettings = "hold-settings"
 
         /// What the action does, for help texts and `ringside explain`.
         public var summary: String {
@@ -30,6 +33,7 @@ public struct FaultSpec: Sendable, Equatable {
             case .staleConnections: return "answer 500 on a connection idle for longer than some seconds"
             case .lowerStreamsAfterRejection: return "drop MAX_CONCURRENT_STREAMS to 1 after a rejected push"
             case .untrustedServerCertificate: return "present a server certificate the provider does not trust"
+            case .holdSettings: return "read what a new connection sends for some seconds before sending SETTINGS"
             }
         }
 
@@ -38,7 +42,8 @@ public struct FaultSpec: Sendable, Equatable {
         public var isPerRequest: Bool {
             switch self {
             case .answer, .drop, .delay, .goaway: return true
-            case .staleConnections, .lowerStreamsAfterRejection, .untrustedServerCertificate: return false
+            case .staleConnections, .lowerStreamsAfterRejection, .untrustedServerCertificate, .holdSettings:
+                return false
             }
         }
     }
@@ -53,6 +58,9 @@ public struct FaultSpec: Sendable, Equatable {
         case staleConnections(idleSeconds: Double)
         case lowerStreamsAfterRejection(on: Bool)
         case untrustedServerCertificate(on: Bool)
+        /// A new connection's first frames (SETTINGS) wait `seconds` after its handshake, and what
+        /// the client sent meanwhile is read at once; 0 switches it off.
+        case holdSettings(seconds: Double)
 
         public var action: Action {
             switch self {
@@ -63,6 +71,7 @@ public struct FaultSpec: Sendable, Equatable {
             case .staleConnections: return .staleConnections
             case .lowerStreamsAfterRejection: return .lowerStreamsAfterRejection
             case .untrustedServerCertificate: return .untrustedServerCertificate
+            case .holdSettings: return .holdSettings
             }
         }
     }
@@ -98,4 +107,7 @@ public struct FaultSpec: Sendable, Equatable {
     /// useful, and arithmetic on them could trap.
     public static let counts = 1...1_000_000
     public static let seconds = 0.0...86_400.0
+    /// How long SETTINGS may be held: a handshake's worth, never long enough to look like a dead
+    /// server to a client that waits for them.
+    public static let heldSettings = 0.0...5.0
 }

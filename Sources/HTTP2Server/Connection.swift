@@ -75,7 +75,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         if let tls {
             let ok = tls.receive(bytes) { plaintext in
                 if session == nil { startHTTP2() }
-                if session?.receive(plaintext) == false { endReason = "HTTP/2 error: \(session?.failure ?? "")" }
+                feed(plaintext)
             }
             if tls.isHandshakeComplete, session == nil { startHTTP2() }
             if !ok {
@@ -104,8 +104,8 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
             return receiveHTTP1(all)
         } else if http1 != nil {
             return receiveHTTP1(Array(bytes))
-        } else if session?.receive(bytes) == false {
-            endReason = "HTTP/2 error: \(session?.failure ?? "")"
+        } else {
+            feed(bytes)
         }
         flush()
         return endReason == nil && (session?.isAlive ?? true)
@@ -114,7 +114,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     /// Moves what nghttp2 and TLS have ready into `output`. nghttp2 hands out a frame at a time;
     /// gathering them first makes one TLS record per flush instead of one per frame.
     func flush() {
-        if let session {
+        if let session, heldInput == nil {
             if let tls {
                 session.drainOutput { chunk in plaintextOut.append(contentsOf: chunk) }
                 if !plaintextOut.isEmpty {
@@ -145,6 +145,36 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
         let session = HTTP2Session(limits: limits, initialMaxConcurrentStreams: handler!.initialMaxConcurrentStreams)
         session.delegate = self
         self.session = session
+        let hold = handler!.holdsSettings
+        if hold > 0 {
+            heldInput = []
+            after(hold) { [self] in releaseHeldInput() }
+        }
+    }
+
+    /// What the client sent while the connection's first frames were held (`holdsSettings`): nil
+    /// when nothing is held.
+    private var heldInput: [UInt8]?
+
+    /// HTTP/2 bytes for the session, or kept while the first frames are held.
+    private func feed(_ bytes: UnsafeRawBufferPointer) {
+        if heldInput != nil {
+            heldInput!.append(contentsOf: bytes)
+            // A client that sends more than a burst meanwhile is served at once.
+            if heldInput!.count >= limits.maximumPendingOutput { releaseHeldInput() }
+        } else if session?.receive(bytes) == false {
+            endReason = "HTTP/2 error: \(session?.failure ?? "")"
+        }
+    }
+
+    /// Reads at once everything held: the streams of a burst arrive together, over the limit of
+    /// one, as at APNs for a client that did not wait for SETTINGS.
+    private func releaseHeldInput() {
+        guard let held = heldInput else { return }
+        heldInput = nil
+        held.withUnsafeBytes { feed($0) }
+        if endReason != nil || session?.isAlive == false { closeAfterFlush = true }
+        flush()
     }
 
     private func receiveHTTP1(_ bytes: [UInt8]) -> Bool {

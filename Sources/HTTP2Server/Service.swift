@@ -25,10 +25,17 @@ extension HTTP2Service {
     public func turnEnded() {}
 }
 
+extension HTTP2ConnectionHandler {
+    public var holdsSettings: Double { 0 }
+}
+
 /// Serves one connection; every call comes from the connection's worker thread.
 public protocol HTTP2ConnectionHandler: AnyObject {
     /// MAX_CONCURRENT_STREAMS of the connection's first SETTINGS.
     var initialMaxConcurrentStreams: UInt32 { get }
+    /// Seconds the connection's first frames wait after its handshake, what the client sends
+    /// meanwhile read at once when they go (a fault: a burst sent before SETTINGS, made certain).
+    var holdsSettings: Double { get }
     /// A complete request. Answer through `connection` (now or later on this thread).
     func handle(_ request: HTTP2Request, connection: ConnectionControl)
     /// The connection was idle for the configured time; the returned debug data goes in its GOAWAY.

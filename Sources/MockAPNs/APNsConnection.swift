@@ -27,6 +27,7 @@ final class APNsConnection: HTTP2ConnectionHandler {
         machine = ConnectionStateMachine(info: info, configuration: mock.configuration, validator: mock.validator)
         clock = mock.configuration.clock
         inputs = Inputs(mock.configuration)
+        holdsSettings = mock.configuration.faults.holdSettings ?? 0
     }
 
     var authenticationDescription: String {
@@ -37,6 +38,9 @@ final class APNsConnection: HTTP2ConnectionHandler {
     }
 
     var initialMaxConcurrentStreams: UInt32 { machine.initialMaxConcurrentStreams }
+
+    /// Read when the connection opens: a `hold-settings` armed later holds the next connection's.
+    let holdsSettings: Double
 
     /// The state machine decides; this carries its actions out, in order.
     func handle(_ http: HTTP2Request, connection: ConnectionControl) {

@@ -200,6 +200,7 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         case .delay: keys = ["seconds", "count"]
         case .goaway: keys = ["afterAccepted", "reason"]
         case .staleConnections: keys = ["idleSeconds"]
+        case .holdSettings: keys = ["seconds"]
         case .lowerStreamsAfterRejection, .untrustedServerCertificate: keys = ["on"]
         }
         let matchKeys = action.isPerRequest ? ["token", "connection", "from", "until"] : []
@@ -243,6 +244,11 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
                     throw Answer.error(400, "stale-connections needs \"idleSeconds\"")
                 }
                 kind = .staleConnections(idleSeconds: idle)
+            case .holdSettings:
+                guard let hold = try seconds(input, "seconds", in: FaultSpec.heldSettings) else {
+                    throw Answer.error(400, "hold-settings needs \"seconds\" (0 switches it off)")
+                }
+                kind = .holdSettings(seconds: hold)
             case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: on ?? true)
             case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: on ?? true)
             }

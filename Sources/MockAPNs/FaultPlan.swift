@@ -49,6 +49,7 @@ public final class FaultPlan: Sendable {
         var acceptedSinceArmed: [Int] = []
         var staleAfterIdle: Double?
         var lowerStreamsAfterRejection = false
+        var holdSettings: Double?
 
         var hasConnectionRules: Bool { staleAfterIdle != nil || lowerStreamsAfterRejection }
 
@@ -78,6 +79,12 @@ public final class FaultPlan: Sendable {
     public var lowerStreamsAfterRejection: Bool {
         get { hasConnectionRules.load(ordering: .acquiring) ? locked { $0.lowerStreamsAfterRejection } : false }
         set { locked { $0.lowerStreamsAfterRejection = newValue } }
+    }
+
+    /// How long a new connection's SETTINGS wait (`hold-settings`); read once per connection.
+    public var holdSettings: Double? {
+        get { locked { $0.holdSettings } }
+        set { locked { $0.holdSettings = newValue } }
     }
 
     public init() {}
@@ -179,6 +186,7 @@ public final class FaultPlan: Sendable {
             arm(Fault(action: .goAwayAfterAccepted(after, reason), count: 1, match: spec.match))
         case .staleConnections(let idle): staleAfterIdle = idle
         case .lowerStreamsAfterRejection(let on): lowerStreamsAfterRejection = on
+        case .holdSettings(let seconds): holdSettings = seconds > 0 ? seconds : nil
         case .untrustedServerCertificate: return false
         }
         return true

@@ -171,9 +171,12 @@ public final class MockAPNs: HTTP2Service, @unchecked Sendable {
         emit(
             .settings(
                 connection: connection.id, maxConcurrentStreams: handler.initialMaxConcurrentStreams,
-                why: handler.initialMaxConcurrentStreams == 1
+                why: (handler.initialMaxConcurrentStreams == 1
                     ? "one stream until a request carries a valid JWT ([SEND])"
-                    : "a certificate connection is authenticated by its handshake", at: now))
+                    : "a certificate connection is authenticated by its handshake")
+                    + (handler.holdsSettings > 0
+                        ? "; sent \(handler.holdsSettings) s after the handshake (hold-settings)" : ""),
+                at: now))
         return handler
     }
 

@@ -171,5 +171,5 @@ public final class MockAssembly: @unchecked Sendable {
     }
 
     /// The fake APNs's URL.
-    public var url: String { "https://\(server.configuration.host):\(server.port)" }
+    public var url: String { "\(certificates == nil ? "http" : "https")://\(server.configuration.host):\(server.port)" }
 }

@@ -190,6 +190,7 @@ public final class ScenarioRunner {
         var options = MockOptions(certs: certs)
         options.validation.environment = plan.apns.environment
         options.validation.profile = plan.apns.profile
+        options.plaintext = plan.apns.transport == .cleartext
         options.seed = plan.seed
         options.worldSettings = plan.world.settings
         for rule in plan.apns.folklore { options.worldSettings.folklore.enable(rule) }
@@ -428,7 +429,7 @@ public final class ScenarioRunner {
             // connections (GOAWAY, certificates, SETTINGS) is not in the recording and is armed again.
             switch fault.spec.kind.action {
             case .answer, .drop, .delay, .staleConnections: if replay != nil { return }
-            case .goaway, .lowerStreamsAfterRejection, .untrustedServerCertificate: break
+            case .goaway, .lowerStreamsAfterRejection, .untrustedServerCertificate, .holdSettings: break
             }
             var spec = fault.spec
             if let phone = fault.phone {

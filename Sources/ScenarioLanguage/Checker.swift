@@ -57,6 +57,8 @@ struct Lowering {
     var problems: [Diagnostic] = []
 
     init(lines: [String]) { self.lines = lines }
+    /// `apns: transport: cleartext`: no TLS, so no certificate to change.
+    var cleartext = false
     var phones: [String: PhoneRef] = [:]
     /// The phones' names as messages list them (kept: a file may name thousands).
     var phoneNames = ""
@@ -394,6 +396,15 @@ struct Lowering {
         }
         for rule in words(block, "folklore", WorldSettings.Folklore.Rule.self, what: "rule names") {
             setup.folklore.insert(rule)
+        }
+        if let entry = block.entry("transport"), let transport = word(block, "transport", APNsTransport.self) {
+            setup.transport = transport
+            if transport == .cleartext, isBuiltin, setup.authentication == .certificate {
+                report(
+                    "Needs TLS", at: entry.keyRange,
+                    "a client certificate needs TLS; drop <auth: certificate> or <transport: cleartext>")
+            }
+            cleartext = transport == .cleartext
         }
         return setup
     }

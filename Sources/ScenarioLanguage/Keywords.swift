@@ -20,6 +20,8 @@ public enum Keywords {
         "apns.certificate": "the provider's client certificate from certs-test (voip, novoip, expired …)",
         "apns.profile": "apple (what Apple accepts) or voip-lint (also refuses what a VoIP provider must never send)",
         "apns.folklore": "opt-in rules practitioners report and Apple does not document",
+        "apns.transport":
+            "tls (default, as APNs) or cleartext: HTTP/2 without TLS (h2c), an opt-in for a provider's local set-up; a cleartext provider fails every other scenario",
         "world.unregister-delay": "how long a retired token still answers 200 before 410",
         "world.unreported-limit": "unreported VoIP pushes before the system stops delivering to the app",
         "world.ring-timeout": "how long a caller waits: a phone that rings later rang late (a ghost call)",

@@ -61,6 +61,15 @@ public struct APNsSetup: Sendable {
     public var certificate: TestCertificate = .voip
     /// Opt-in rules that practitioners report and Apple does not document (`folklore:`).
     public var folklore: Set<WorldSettings.Folklore.Rule> = []
+    /// How the mock speaks: APNs is TLS only, and a provider that sends its JWT and payloads in
+    /// cleartext fails unless a scenario opts in.
+    public var transport: APNsTransport = .tls
+}
+
+public enum APNsTransport: String, Sendable, CaseIterable {
+    case tls
+    /// HTTP/2 with prior knowledge, no TLS (h2c): `{url}` and `APNS_URL` say `http://`.
+    case cleartext
 }
 
 public enum ProviderAuthentication: String, Sendable, CaseIterable {

@@ -10,7 +10,7 @@ public enum Schema {
         "scenario", "teaches", "obligation", "basis", "seed", "apns", "world", "phones", "provider", "steps",
     ]
     public static let required = ["scenario", "steps"]
-    public static let apns = ["environment", "auth", "certificate", "profile", "folklore"]
+    public static let apns = ["environment", "auth", "certificate", "profile", "folklore", "transport"]
     public static let world = [
         "unregister-delay", "unreported-limit", "ring-timeout", "delivery-latency", "throttle", "accept-unknown-tokens",
         "keep-stored", "wrong-pushes-delivered",

@@ -66,7 +66,7 @@ import Testing
                 "happened: 1 of 1 requests matched"
             ),
             (
-                "24-burst-before-settings.ring", "drops-refused-streams", "24-burst-before-settings.ring:32:5",
+                "24-burst-before-settings.ring", "drops-refused-streams", "24-burst-before-settings.ring:38:5",
                 "refused unprocessed (REFUSED_STREAM, over MAX_CONCURRENT_STREAMS 1"
             ),
             (

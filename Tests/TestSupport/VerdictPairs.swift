@@ -32,6 +32,7 @@ public enum VerdictPairs {
         words += ProviderAuthentication.allCases.map { "auth=\($0.rawValue)" }
         words += TestCertificate.allCases.map { "certificate=\($0.rawValue)" }
         words += WorldSettings.Folklore.Rule.allCases.map { "folklore=\($0.rawValue)" }
+        words += APNsTransport.allCases.map { "transport=\($0.rawValue)" }
         words += AppBehaviour.Name.allCases.map { "behaviour=\($0.rawValue)" }
         words += CallFramework.allCases.map { "reports-with=\($0.rawValue)" }
         words += ProviderProfile.allCases.map { "builtin=\($0.rawValue)" }
@@ -221,6 +222,14 @@ public enum VerdictPairs {
                 ["apns.profile", "profile=apple", "profile=voip-lint", "builtin=priority-5"],
                 "apns:\n  profile: apple\nworld:\n  wrong-pushes-delivered: true\nprovider:\n  builtin: priority-5\n"
                     + ringsAlice, "profile: apple", "profile: voip-lint"))
+        // APNs is TLS only: a provider that speaks cleartext HTTP/2 passes only where a scenario opts in.
+        let cleartextCurl =
+            "curl -s -o /dev/null --http2-prior-knowledge --max-time 2 -H \"authorization: bearer {jwt}\" -H \"apns-topic: {topic}\" -H \"apns-push-type: voip\" -H \"apns-expiration: 0\" --data-binary '{payload}' http://127.0.0.1:$APNS_PORT/3/device/{token}"
+        pairs.append(
+            swap(
+                ["apns.transport", "transport=tls", "transport=cleartext"],
+                "apns:\n  transport: cleartext\nprovider:\n  exec: \(cleartextCurl)\n" + ringsAlice,
+                "transport: cleartext", "transport: tls"))
         // What Apple says may become of a VoIP push at priority 5 or without a push type: missed by default.
         pairs.append(
             swap(
@@ -735,6 +744,12 @@ public enum VerdictPairs {
                 ["fault=untrusted-server-certificate"],
                 ringsAlice,
                 "  - register: alice\n", "  - register: alice\n  - fault: untrusted-server-certificate\n"))
+        // SETTINGS held 3 s: the first push is answered after them, and a caller who waits 2 s has gone.
+        pairs.append(
+            swap(
+                ["fault=hold-settings"],
+                "world:\n  ring-timeout: 2s\n" + ringsAlice,
+                "  - register: alice\n", "  - fault: hold-settings\n    seconds: 3s\n  - register: alice\n"))
         pairs.append(
             swap(
                 ["step.fault.phone"],

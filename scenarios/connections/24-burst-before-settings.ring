@@ -5,9 +5,13 @@ teaches: |
   reading those SETTINGS gets every stream but the first refused with REFUSED_STREAM. Those pushes
   were never processed and may be sent again at once; a client that retries only on HTTP statuses
   (node-apn does) loses them, and four of the five phones stay silent. A careful client starts a new
-  connection at one stream.
+  connection at one stream. Here the mock holds its SETTINGS for half a second after the handshake,
+  so a client that does not wait for them always bursts, and a caller waits 5 s: a refused push sent
+  again only after a timeout rings late.
 apns:
   auth: token
+world:
+  ring-timeout: 5s
 phones:
   - name: alice
   - name: bob
@@ -15,6 +19,8 @@ phones:
   - name: dave
   - name: erin
 steps:
+  - fault: hold-settings
+    seconds: 0.5s
   - register: alice
     as: team
   - register: bob

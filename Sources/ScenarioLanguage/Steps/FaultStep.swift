@@ -30,7 +30,7 @@ public struct FaultStep: Sendable {
         case .answer, .drop: return ["count", "phone"]
         case .delay: return ["count", "phone", "seconds"]
         case .goaway: return ["after-accepted", "phone", "reason"]
-        case .staleConnections: return ["seconds"]
+        case .staleConnections, .holdSettings: return ["seconds"]
         case .lowerStreamsAfterRejection, .untrustedServerCertificate: return []
         }
     }
@@ -89,8 +89,21 @@ extension Lowering {
             guard let seconds = requiredDuration(block, "seconds", for: argument, atMost: FaultSpec.seconds.upperBound)
             else { return nil }
             kind = .staleConnections(idleSeconds: seconds)
+        case .holdSettings:
+            guard
+                let seconds = requiredDuration(
+                    block, "seconds", for: argument, atMost: FaultSpec.heldSettings.upperBound)
+            else { return nil }
+            kind = .holdSettings(seconds: seconds)
         case .lowerStreamsAfterRejection: kind = .lowerStreamsAfterRejection(on: true)
-        case .untrustedServerCertificate: kind = .untrustedServerCertificate(on: true)
+        case .untrustedServerCertificate:
+            if cleartext {
+                report(
+                    "Needs TLS", at: argument.range,
+                    "a cleartext mock (<transport: cleartext>) has no certificate to change")
+                return nil
+            }
+            kind = .untrustedServerCertificate(on: true)
         }
         var step = FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
         if let phone {
