@@ -17,6 +17,35 @@ public enum OutputFiles {
         }
     }
 
+    /// Links a user may name to write to the standard streams; a link anywhere else is refused.
+    static let standardStreams: Set<String> = ["/dev/stdout", "/dev/stderr", "/dev/tty"]
+
+    /// Whether `path` is an existing character device or pipe (`/dev/null`, a FIFO, `/dev/stdout`),
+    /// which is written through in place: renaming a new file over it, as root, replaces the system's
+    /// device with a regular file (issue 46). A block device or a socket is refused, and so is a
+    /// link to a device other than the standard streams.
+    public static func isDeviceOrPipe(_ path: String) throws -> Bool {
+        var entry = stat()
+        guard lstat(path, &entry) == 0 else { return false }
+        let isLink = entry.st_mode & S_IFMT == S_IFLNK
+        var target = entry
+        if isLink, stat(path, &target) != 0 { return false }
+        switch target.st_mode & S_IFMT {
+        case S_IFCHR, S_IFIFO:
+            if isLink, !standardStreams.contains(path), target.st_mode & S_IFMT != S_IFIFO {
+                throw Refused(
+                    description:
+                        "\(path) is a symbolic link to a device; Ringside writes only where it is asked, never through a link")
+            }
+            return true
+        case S_IFBLK:
+            throw Refused(description: "\(path) is a block device; Ringside never writes over a device")
+        case S_IFSOCK:
+            throw Refused(description: "\(path) is a socket; give a file, a pipe or /dev/stdout")
+        default: return false
+        }
+    }
+
     /// The folder a path names a file in: `.` for a bare name, `/` for a file at the root. Not
     /// `NSString.deletingLastPathComponent`, which traps on a one-character path here (`--junit j`,
     /// `init x`: swift-corelibs-foundation 6.3).
@@ -30,6 +59,14 @@ public enum OutputFiles {
     /// Replaces `path` with `text` as a whole: written to a new file beside it (created exclusively,
     /// never through a link), then renamed into place, so that nobody reads half of it.
     public static func write(_ text: String, to path: String) throws {
+        if try isDeviceOrPipe(path) {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            let failure = writeAll(Array(text.utf8), to: fd)
+            close(fd)
+            if failure != 0 { throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))") }
+            return
+        }
         try refuseLink(path)
         // A folder (`--junit ./`) is not a file to replace: said so, not "Device or resource busy".
         var isFolder: ObjCBool = false
@@ -77,7 +114,8 @@ public enum OutputFiles {
 
     /// Opens `path` to write as events come (a transcript): created or emptied, never through a link.
     public static func openForStreaming(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let follow = try isDeviceOrPipe(path) ? 0 : O_NOFOLLOW
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | follow, 0o644)
         guard fd >= 0 else {
             if errno == ELOOP { try refuseLink(path) }
             throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")

@@ -89,7 +89,7 @@ final class ExecProvider: ProviderDriver {
             values[.callId] = callUUID
             values[.caller] = caller
             values[.user] = user
-            let command = template.filled(values)
+            let command = template.filledForShell(values)
             let run = try ShellCommand.run(
                 command, environment: contract.environment, timeout: 30, children: children)
             output = Array((output + run.output).suffix(ShellCommand.keptLines))
@@ -122,7 +122,7 @@ final class HTTPServiceProvider: ProviderDriver {
         log = try OutputFile()
         var values = contract.placeholders
         values[.port] = String(port)
-        let command = service.command.filled(values)
+        let command = service.command.filledForShell(values)
         var environment = contract.environment
         environment["PORT"] = String(port)
         (process, marker) = try children.start(command, environment: environment, output: log.handle)

@@ -417,7 +417,7 @@ public final class ScenarioRunner {
             // One command run to its end with the provider contract in its environment (what
             // `ringside record` records).
             let values = try contractValues()
-            let command = template.filled(values.placeholders)
+            let command = template.filledForShell(values.placeholders)
             let run = try ShellCommand.run(command, environment: values.environment, timeout: 60, children: children)
             if run.status != 0 {
                 throw StepFailure(

@@ -183,6 +183,65 @@ public struct Template: Sendable, Equatable {
         return result
     }
 
+    /// The text of a shell command with each placeholder's value as part of one word, whatever it
+    /// holds (`$()`, backticks, quotes, spaces, newlines): quoted for where it stands — bare, inside
+    /// `'…'` or inside `"…"` — so that a folder named `repo $(touch M)` is a folder, not a command
+    /// (issue 46). `'{payload}'`, `"{dir}/service.py"` and a bare `{dir}` all mean the value.
+    public func filledForShell(_ values: [Placeholder: String]) -> String {
+        var result = ""
+        var quoting = ShellQuoting.none
+        for piece in Self.pieces(text) {
+            switch piece {
+            case .literal(let text):
+                result += text
+                quoting.read(text)
+            case .placeholder(let name, _):
+                let value = Placeholder(rawValue: name).flatMap { values[$0] } ?? "{\(name)}"
+                result += quoting.quote(value)
+            }
+        }
+        return result
+    }
+
+    /// Where a POSIX shell reading a command is, as far as quoting goes.
+    enum ShellQuoting {
+        case none, single, double
+        /// After a backslash outside single quotes: the next character is taken as it is.
+        case escaped(ShellQuotingReturn)
+
+        enum ShellQuotingReturn { case none, double }
+
+        mutating func read(_ text: String) {
+            for character in text {
+                switch (self, character) {
+                case (.escaped(let back), _): self = back == .none ? .none : .double
+                case (.none, "\\"): self = .escaped(.none)
+                case (.none, "'"): self = .single
+                case (.none, "\""): self = .double
+                case (.single, "'"): self = .none
+                case (.double, "\\"): self = .escaped(.double)
+                case (.double, "\""): self = .none
+                default: break
+                }
+            }
+        }
+
+        /// `value` as it must be written here to stand for itself.
+        func quote(_ value: String) -> String {
+            switch self {
+            case .single: return value.replacingOccurrences(of: "'", with: "'\\''")
+            case .double, .escaped(.double):
+                var quoted = ""
+                for character in value {
+                    if "\\\"$`".contains(character) { quoted.append("\\") }
+                    quoted.append(character)
+                }
+                return quoted
+            case .none, .escaped(.none): return "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            }
+        }
+    }
+
     /// A template's text, read once: literal text, and `{name}`s with their offset in characters.
     public enum Piece: Equatable {
         case literal(String)

@@ -73,6 +73,62 @@ import Testing
         }
     }
 
+    /// Issue 46: `--junit /dev/full` run as root replaced the system's device with a regular file.
+    /// A device or a pipe is written through in place, or refused; never renamed over. The devices
+    /// here are made in a temporary folder (`mknod`, as root), so that a regression replaces those.
+    @Test(
+        "--junit and --report write through a device or a FIFO, never replace it",
+        .enabled(if: getuid() == 0, "mknod needs root"))
+    func devicesAreWrittenThrough() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, minor) in [("null", "3"), ("full", "7")] {
+            let made = try run("/usr/bin/mknod", [folder + "/" + name, "c", "1", minor])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        func isCharacterDevice(_ path: String) -> Bool {
+            var status = stat()
+            return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
+        }
+        for option in ["--junit", "--report"] {
+            let toNull = try run(
+                Self.binary,
+                ["run", "--certs", Paths.certs, option, folder + "/null", Paths.scenario("01-a-call-rings.ring")])
+            #expect(toNull.status == 0, "\(option): \(toNull.stderr.suffix(300))")
+            let toFull = try run(
+                Self.binary,
+                ["run", "--certs", Paths.certs, option, folder + "/full", Paths.scenario("01-a-call-rings.ring")])
+            #expect(toFull.status == 3, "\(option): \(toFull.status)")
+            #expect(toFull.stderr.contains("No space left on device"), "\(option): \(toFull.stderr.suffix(300))")
+            #expect(isCharacterDevice(folder + "/null") && isCharacterDevice(folder + "/full"), "\(option)")
+        }
+        // A FIFO is written through: its reader gets the report.
+        #expect(try run("/usr/bin/mkfifo", [folder + "/fifo"]).status == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "timeout 20 cat \"$0\" > \"$0.read\"", folder + "/fifo"]
+        try reader.run()
+        let toFIFO = try run(
+            Self.binary,
+            ["run", "--certs", Paths.certs, "--junit", folder + "/fifo", Paths.scenario("01-a-call-rings.ring")])
+        reader.waitUntilExit()
+        #expect(toFIFO.status == 0, "\(toFIFO.stderr.suffix(300))")
+        #expect(try String(contentsOfFile: folder + "/fifo.read", encoding: .utf8).contains("<testsuite"))
+        var status = stat()
+        #expect(lstat(folder + "/fifo", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        // A planted link to a device is refused, as a link to a file is.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/linked", withDestinationPath: folder + "/null")
+        let linked = try run(
+            Self.binary,
+            ["run", "--certs", Paths.certs, "--junit", folder + "/linked", Paths.scenario("01-a-call-rings.ring")])
+        #expect(linked.status == 3 && linked.stderr.contains("symbolic link to a device"), "\(linked.stderr)")
+        // /dev/stdout, a link to the standard output, is where the user asked for it.
+        let toStdout = try run(
+            Self.binary,
+            ["run", "--certs", Paths.certs, "--junit", "/dev/stdout", Paths.scenario("01-a-call-rings.ring")])
+        #expect(toStdout.status == 0 && toStdout.stdout.contains("<testsuite"), "\(toStdout.stderr.suffix(300))")
+    }
+
     @Test("serve --transcript refuses a planted link")
     func serveRefusesLink() throws {
         let folder = try Self.folder()

@@ -27,6 +27,26 @@ import Testing
         try text.replacingOccurrences(of: old, with: new).write(toFile: path, atomically: true, encoding: .utf8)
     }
 
+    /// Issue 46: `{dir}` reached the shell as text, so a checkout in a folder named like a command
+    /// ran it when the provider file started the stand-in.
+    @Test("init in a folder named like a shell command runs its stand-in, and runs nothing else")
+    func hostileFolderName() throws {
+        let outer = NSTemporaryDirectory() + "ringside-init-\(UUID().uuidString)"
+        let folder = outer + "/repo $(touch MARK) `touch MARK2` it's"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outer) }
+        #expect(try run(Self.binary, ["init"], directory: folder).status == 0)
+        let result = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider-file", folder + "/ringside/provider.ring",
+                Paths.scenario("01-a-call-rings.ring"),
+            ], directory: outer)
+        #expect(result.status == 0, "\(result.stdout.suffix(600))")
+        let marks = try FileManager.default.subpathsOfDirectory(atPath: outer).filter { $0.hasSuffix("MARK") || $0.hasSuffix("MARK2") }
+        #expect(marks.isEmpty, "the folder's name ran as a command: \(marks)")
+    }
+
     @Test("init writes scenarios that pass as written, and refuses to overwrite them")
     func starterScenariosPass() throws {
         let folder = try Self.initialized()

@@ -1,0 +1,40 @@
+import Foundation
+import ScenarioLanguage
+import TestSupport
+import Testing
+
+/// A placeholder's value is one shell word, whatever it holds (issue 46): `init` in a folder named
+/// `repo $(touch M)` ran `touch M` through `{dir}`. Each value is run through `sh -c` in each place
+/// a template may write it, and must come out as itself with nothing run.
+@Suite struct ShellPlaceholderTests {
+    static let hostile = [
+        "repo $(touch MARK)", "`touch MARK`", "it's", "a \"b\" c", #"back\slash"#, "new\nline", "$HOME",
+        " lead and trail ", "*", "", "'; touch MARK; '", "\"; touch MARK; \"", "${IFS}x",
+    ]
+    /// Where a template may write a placeholder, and what the shell then prints of it.
+    static let places = [
+        ("bare", "{dir}", ""), ("single-quoted", "'{dir}'", ""), ("double-quoted", "\"{dir}\"", ""),
+        ("in a word", "x{dir}/service.py", "x|/service.py"), ("in quotes with text", "\"-d {dir}\"", "-d |"),
+        ("after an escaped quote", "\\' {dir}", "'|"),
+    ]
+
+    @Test("Every value comes out of sh -c as itself, in every place, and runs nothing", arguments: hostile)
+    func oneWord(value: String) throws {
+        let folder = NSTemporaryDirectory() + "ringside-shell-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, written, around) in Self.places {
+            let template = Template(
+                text: "printf '%s|' " + written, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+            let command = template.filledForShell([.dir: value])
+            let result = try run("/bin/sh", ["-c", command], directory: folder)
+            let parts = around.split(separator: "|", omittingEmptySubsequences: false)
+            let expected =
+                (around.isEmpty ? value : parts[0] + value + parts[1]).replacingOccurrences(of: "|", with: "") + "|"
+            // An escaped quote ends the word before the value: two words, each printed.
+            let printed = name == "after an escaped quote" ? "'|" + value + "|" : expected
+            #expect(result.stdout == printed, "\(name): \(command)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/MARK"), "\(name) ran a command: \(command)")
+        }
+    }
+}
