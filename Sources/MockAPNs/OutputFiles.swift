@@ -35,7 +35,8 @@ public enum OutputFiles {
             if isLink, !standardStreams.contains(path), target.st_mode & S_IFMT != S_IFIFO {
                 throw Refused(
                     description:
-                        "\(path) is a symbolic link to a device; Ringside writes only where it is asked, never through a link")
+                        "\(path) is a symbolic link to a device; Ringside writes only where it is asked, never through a link"
+                )
             }
             return true
         case S_IFBLK:
@@ -61,10 +62,14 @@ public enum OutputFiles {
     public static func write(_ text: String, to path: String) throws {
         if try isDeviceOrPipe(path) {
             let fd = open(path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
             let failure = writeAll(Array(text.utf8), to: fd)
             close(fd)
-            if failure != 0 { throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))") }
+            if failure != 0 {
+                throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
+            }
             return
         }
         try refuseLink(path)

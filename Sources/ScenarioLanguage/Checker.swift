@@ -15,6 +15,16 @@ public struct Checker {
     public static func plan(_ file: SourceFile, provider: ProviderUnderTest? = nil) -> (
         plan: ScenarioPlan?, diagnostics: [Diagnostic]
     ) {
+        if let unreadable = file.unreadable {
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        "Unreadable file", at: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1),
+                        detail: unreadable)
+                ]
+            )
+        }
         switch Parser.parse(file) {
         case .failure(let diagnostic): return (nil, [diagnostic])
         case .success(let root):

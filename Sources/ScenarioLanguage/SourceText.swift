@@ -29,6 +29,15 @@ public struct SourceFile: Sendable {
     public var path: String
     public var text: String
     public let lines: [Substring]
+    /// Why the file could not be read (too large, not a regular file): it is one scenario that does
+    /// not check, and the others in its folder still run (issue 46).
+    public var unreadable: String?
+
+    /// A file that could not be read, standing in the run for the scenario it was meant to be.
+    public init(path: String, unreadable: String) {
+        self.init(path: path, text: "")
+        self.unreadable = unreadable
+    }
 
     public init(path: String, text: String) {
         self.path = path

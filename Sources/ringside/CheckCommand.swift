@@ -37,11 +37,13 @@ enum CheckCommand {
         }
         var failed = false
         for path in arguments {
-            let file: SourceFile
-            do { file = try SourceFile.read(path) } catch {
-                Output.error("error: \(OutsideText.visible("\(error)"))")
+            // A path that names nothing is a wrong argument; a file too large or not regular is a
+            // scenario that does not check (exit 2), as `run` counts it.
+            guard FileManager.default.fileExists(atPath: path) else {
+                Output.error("error: no file <\(OutsideText.visible(path))>")
                 return ExitCode.usage
             }
+            let file = SourceFile.readOrExplain(path)
             let problems = Checker.check(file)
             if problems.isEmpty {
                 Output.out("\(OutsideText.visible(path)): ok")

@@ -41,7 +41,7 @@ enum InitCommand {
             // Only where asked: not through a link, not over a folder that holds anything, and never
             // half-written — the files go to a new folder beside it, renamed into place at the end.
             do { try OutputFiles.refuseLink(folder) } catch {
-                throw InitError(description: "\(error); nothing was written")
+                throw InitError(description: "\(FileErrorText.describe(error)); nothing was written")
             }
             var isDirectory: ObjCBool = false
             if manager.fileExists(atPath: folder, isDirectory: &isDirectory) {
@@ -72,7 +72,10 @@ enum InitCommand {
             } catch {
                 try? manager.removeItem(atPath: staging)
                 if let error = error as? InitError { throw error }
-                throw InitError(description: "cannot write the starter folder \(folder): \(error); nothing was written")
+                throw InitError(
+                    description:
+                        "cannot write the starter folder \(folder): \(FileErrorText.describe(error)); nothing was written"
+                )
             }
             for file in StarterFiles.all { Output.out("wrote \(folder)/\(file.path)") }
             Output.out("next: ringside run \(folder)")

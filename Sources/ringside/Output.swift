@@ -1,5 +1,6 @@
 import APNs
 import Dispatch
+import Foundation
 import Glibc
 import Scenario
 
@@ -56,8 +57,30 @@ func runCommand(_ body: () throws -> Int32) -> Int32 {
     } catch is ProviderFileInvalid {
         return ExitCode.scenarioInvalid
     } catch {
-        Output.error("error: \(error)")
+        Output.error("error: \(FileErrorText.describe(error))")
         return ExitCode.cannotProceed
+    }
+}
+
+/// Foundation's file errors in words. Its own text is `Error Domain=NSCocoaErrorDomain Code=516 …`
+/// (issue 46): here, which path, and the system's reason.
+enum FileErrorText {
+    static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        guard ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain else { return "\(error)" }
+        let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
+        let underlying = (ns.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        let why: String
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
+            why = String(cString: strerror(Int32(underlying.code)))
+        } else if ns.domain == NSPOSIXErrorDomain {
+            why = String(cString: strerror(Int32(ns.code)))
+        } else if ns.code == CocoaError.fileWriteFileExists.rawValue {
+            why = "it already exists"
+        } else {
+            why = ns.localizedDescription
+        }
+        return OutsideText.visible(path.map { "cannot use \($0): \(why)" } ?? why)
     }
 }
 

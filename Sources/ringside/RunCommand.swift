@@ -89,8 +89,8 @@ enum RunCommand {
             let provider = try ProviderOption.read(text: providerText, file: providerFile)
             let jobs = jobsOption ?? Self.defaultJobs(builtin: provider?.underTest.setup.isBuiltin ?? true)
             let files = try scenarioFiles(paths)
-            var selected: [(path: String, file: SourceFile)] = try files.compactMap { path in
-                let file = try SourceFile.read(path)
+            var selected: [(path: String, file: SourceFile)] = files.compactMap { path in
+                let file = SourceFile.readOrExplain(path)
                 if let filter, !path.contains(filter), !file.text.contains(filter) { return nil }
                 // A provider file beside the scenarios (`ringside init` writes one) is no scenario.
                 if !paths.contains(path), Checker.isProviderFile(file) { return nil }
@@ -114,6 +114,12 @@ enum RunCommand {
             }
             if let transcripts {
                 try OutputFiles.refuseLink(transcripts)
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: transcripts, isDirectory: &isFolder), !isFolder.boolValue {
+                    throw UsageError(
+                        "--transcript takes a folder (one .jsonl file per scenario is written in it); <\(OutsideText.visible(transcripts))> is a file"
+                    )
+                }
                 try FileManager.default.createDirectory(atPath: transcripts, withIntermediateDirectories: true)
                 var names = Set<String>()
                 for (path, _) in selected where !names.insert((path as NSString).lastPathComponent).inserted {
@@ -391,6 +397,11 @@ extension SourceFile {
     /// Why a file was not read, naming it.
     public struct Unreadable: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// A scenario file, or one that says why it could not be read: a scenario that does not check.
+    public static func readOrExplain(_ path: String) -> SourceFile {
+        do { return try read(path) } catch { return SourceFile(path: path, unreadable: "\(error)") }
     }
 
     /// Reads a scenario or provider file, refusing one larger than `largest` before reading it.

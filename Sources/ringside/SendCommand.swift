@@ -49,7 +49,7 @@ enum SendCommand {
             return ExitCode.success
         }
         return runCommand {
-            let certs = TestCredentials.directory(try arguments.value("--certs")) ?? "certs-test"
+            let certs = try TestCredentials.directory(try arguments.value("--certs")) ?? "certs-test"
             let url = try arguments.value("--url") ?? "https://127.0.0.1:2197"
             let ca = try arguments.value("--ca") ?? "\(certs)/ca.pem"
             let token = try arguments.value("--device-token") ?? String(repeating: "ab", count: 32)

@@ -177,7 +177,12 @@ enum ServeCommand {
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        guard let certs = TestCredentials.directory(options.certs) else {
+        let found: String?
+        do { found = try TestCredentials.directory(options.certs) } catch {
+            Output.error("error: \(FileErrorText.describe(error))")
+            return ExitCode.cannotProceed
+        }
+        guard let certs = found else {
             Output.error("error: cannot find certs-test/ (with keys.json); pass --certs DIR")
             return ExitCode.cannotProceed
         }
@@ -218,7 +223,7 @@ enum ServeCommand {
         do {
             assembly = try MockAssembly(mockOptions)
         } catch {
-            Output.error("error: \(error)")
+            Output.error("error: \(FileErrorText.describe(error))")
             return ExitCode.cannotProceed
         }
         if let file = options.worldFile {
@@ -236,7 +241,7 @@ enum ServeCommand {
             do {
                 assembly.mock.addObserver(try TranscriptWriter(path: path))
             } catch {
-                Output.error("error: cannot write the transcript: \(error)")
+                Output.error("error: cannot write the transcript: \(FileErrorText.describe(error))")
                 return ExitCode.cannotProceed
             }
         }
@@ -244,7 +249,7 @@ enum ServeCommand {
         do {
             try assembly.start()
         } catch {
-            Output.error("error: \(error)")
+            Output.error("error: \(FileErrorText.describe(error))")
             return ExitCode.cannotProceed
         }
         if !loopback {

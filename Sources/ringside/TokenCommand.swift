@@ -36,7 +36,7 @@ enum TokenCommand {
             let age = try arguments.number("--age", Int64.self) ?? 0
             let der = arguments.flag("--der")
             try arguments.finish()
-            guard let path = keyFile ?? TestCredentials.directory(certs).map({ "\($0)/AuthKey_\(keyId).p8" }) else {
+            guard let path = try keyFile ?? TestCredentials.directory(certs).map({ "\($0)/AuthKey_\(keyId).p8" }) else {
                 Output.error("error: cannot find certs-test/; pass --key FILE")
                 return ExitCode.cannotProceed
             }

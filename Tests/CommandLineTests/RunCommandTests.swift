@@ -102,6 +102,51 @@ import Testing
             "\(failing.stdout)")
     }
 
+    /// Issue 46: a `.ring` over 1 MiB in a folder stopped the run (exit 3, nothing judged, no JUnit).
+    @Test("An oversized scenario in a folder is one scenario that does not check; the others run")
+    func oversizedScenario() throws {
+        let folder = NSTemporaryDirectory() + "ringside-large-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(
+            atPath: Paths.scenario("01-a-call-rings.ring"), toPath: folder + "/01-a-call-rings.ring")
+        try ("scenario: huge\n" + String(repeating: "#", count: 1 << 20)).write(
+            toFile: folder + "/02-huge.ring", atomically: true, encoding: .utf8)
+        let result = try run(Self.binary, ["run", "--certs", Paths.certs, "--junit", folder + "/j.xml", folder])
+        #expect(result.status == 2, "\(result.stdout) \(result.stderr.suffix(300))")
+        #expect(result.stdout.contains("1 passed, 1 failed"), "\(result.stdout)")
+        #expect((result.stdout + result.stderr).contains("larger than 1 MiB"))
+        let junit = try String(contentsOfFile: folder + "/j.xml", encoding: .utf8)
+        #expect(junit.contains("02-huge") && junit.contains("tests=\"2\""), "\(junit.prefix(400))")
+        let checked = try run(Self.binary, ["check", folder + "/02-huge.ring"])
+        #expect(checked.status == 2, "\(checked.stderr)")
+        #expect(try run(Self.binary, ["check", folder + "/none.ring"]).status == 64)
+    }
+
+    /// Issue 46: a `--certs` or `RINGSIDE_CERTS` that named no credentials fell back to
+    /// `./certs-test` in silence, and `--transcript FILE` printed Foundation's NSError text.
+    @Test("What the user named is used or is an error, said in words")
+    func namedPathsAreUsedOrRefused() throws {
+        let ring = Paths.scenario("01-a-call-rings.ring")
+        // Run in the checkout, where ./certs-test exists to fall back on.
+        let typo = try run(Self.binary, ["run", "--certs", Paths.root + "/certs-tset", ring], directory: Paths.root)
+        #expect(typo.status == 3 && typo.stderr.contains("holds no test credentials"), "\(typo.stderr)")
+        let environment = try run(
+            Self.binary, ["run", ring], directory: Paths.root, environment: ["RINGSIDE_CERTS": "/nonexistent/certs"])
+        #expect(environment.status == 3 && environment.stderr.contains("RINGSIDE_CERTS"), "\(environment.stderr)")
+        let file = NSTemporaryDirectory() + "ringside-transcript-\(UUID().uuidString)"
+        try "".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for target in [file, file + "/inside"] {
+            let result = try run(Self.binary, ["run", "--certs", Paths.certs, "--transcript", target, ring])
+            #expect(result.status != 0, "\(target)")
+            #expect(!result.stderr.contains("Domain="), "\(target): \(result.stderr)")
+            #expect(
+                result.stderr.contains("takes a folder") || result.stderr.contains("Not a directory"),
+                "\(result.stderr)")
+        }
+    }
+
     @Test("An exec provider that is a curl one-liner is driven end to end; ignoring 410 fails at the expectation")
     func execProvider() throws {
         let golden = Paths.root + "/Tests/golden/scenarios"

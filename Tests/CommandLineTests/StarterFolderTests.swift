@@ -43,7 +43,9 @@ import Testing
                 Paths.scenario("01-a-call-rings.ring"),
             ], directory: outer)
         #expect(result.status == 0, "\(result.stdout.suffix(600))")
-        let marks = try FileManager.default.subpathsOfDirectory(atPath: outer).filter { $0.hasSuffix("MARK") || $0.hasSuffix("MARK2") }
+        let marks = try FileManager.default.subpathsOfDirectory(atPath: outer).filter {
+            $0.hasSuffix("MARK") || $0.hasSuffix("MARK2")
+        }
         #expect(marks.isEmpty, "the folder's name ran as a command: \(marks)")
     }
 

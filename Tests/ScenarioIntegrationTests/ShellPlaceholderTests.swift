@@ -25,7 +25,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (name, written, around) in Self.places {
             let template = Template(
-                text: "printf '%s|' " + written, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+                text: "printf '%s|' " + written,
+                range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
             let command = template.filledForShell([.dir: value])
             let result = try run("/bin/sh", ["-c", command], directory: folder)
             let parts = around.split(separator: "|", omittingEmptySubsequences: false)
