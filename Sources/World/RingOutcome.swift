@@ -100,3 +100,89 @@ public struct ChainEvent: Sendable, Equatable {
     /// Set when a folklore rule (tag F) decided this step.
     public var folklore: String? { step.folklore }
 }
+
+/// What each reason a push did not ring means and what the provider (or the app) changes, for
+/// `ringside explain REASON` (issue 46: "why a push ended not-delivered" said nothing).
+extension RingOutcome.Kind {
+    public static func advice(forReason reason: String) -> String? {
+        if let reason = NotDelivered(rawValue: reason) { return reason.advice }
+        if let reason = KillRule(rawValue: reason) { return reason.advice }
+        if let reason = CallKitError(rawValue: reason) { return reason.advice }
+        return nil
+    }
+}
+
+extension NotDelivered {
+    public var advice: String {
+        switch self {
+        case .expired:
+            return
+                "the push's apns-expiration passed before the phone came online. Send a call with apns-expiration: 0: it is delivered now or never, and never rings late."
+        case .offlineNotStored:
+            return
+                "the phone was offline and the push had apns-expiration: 0, so APNs did not store it. That is right for a call; the call is missed, not late."
+        case .replacedWhileStored:
+            return
+                "APNs keeps one push per app for an offline phone; a later one replaced this. Calls should not wait offline: send them with apns-expiration: 0."
+        case .appBlocked:
+            return
+                "iOS stopped delivering VoIP pushes to an app that did not report earlier pushes to CallKit. Report every VoIP push as a call; send messages as alert pushes."
+        case .tokenDead:
+            return
+                "the token was unregistered (the app deleted or the token rotated); APNs answered 410. Forget the token on 410 and push to the newer one."
+        case .appNotInstalled:
+            return
+                "the app is not on the phone. The provider kept a token of a deleted app: forget tokens APNs answers 410 for."
+        case .notAVoIPPush:
+            return
+                "the push went to the regular token or topic, which PushKit never sees. Send calls to the PushKit (VoIP) token with the topic <bundle>.voip and apns-push-type: voip."
+        case .notReportedAllowed:
+            return
+                "the app did not report the push to CallKit, which this phone's iOS allowed (before iOS 13, or the entitlement). No call rang; report every VoIP push."
+        case .forceQuit:
+            return
+                "folklore: the user force-quit the app and iOS withheld VoIP pushes. Nothing a provider can change; an opt-in rule."
+        case .dailyBudget:
+            return
+                "folklore: the app used up a reported daily budget of unreported VoIP pushes. Report every VoIP push to CallKit."
+        case .lowPriority:
+            return
+                "the VoIP push had apns-priority 5 or 1, which Apple says may be delayed or not delivered. Send calls with apns-priority: 10 (or no priority header)."
+        case .noPushType:
+            return
+                "the push had no apns-push-type. Apple says to send the header (required on watchOS 6 and later) and that a push without the right type may be delayed or dropped. Send apns-push-type: voip."
+        }
+    }
+}
+
+extension KillRule {
+    public var advice: String {
+        switch self {
+        case .delegateReturnedWithoutReport:
+            return
+                "the app's PushKit delegate returned before it reported the call to CallKit, so iOS killed it. The app must call reportNewIncomingCall before the completion handler."
+        case .callServicesCheck:
+            return
+                "the app reported the call too late (about 7 s after the push), so callservicesd killed it (0xbaadca11). Report at once, before any network work."
+        }
+    }
+}
+
+extension CallKitError {
+    public var advice: String {
+        switch self {
+        case .unentitled:
+            return
+                "CallKit refused the report: the app lacks the VoIP entitlement or CallKit is unavailable in its region. Not the provider's to fix."
+        case .callUUIDAlreadyExists:
+            return
+                "CallKit refused the report: a call with this UUID is already on the phone. Do not push the same call twice; resend only when no answer came."
+        case .filteredByDoNotDisturb:
+            return
+                "CallKit refused the report: Focus (Do Not Disturb) is on and the caller is not allowed through. The user's setting; not the provider's to fix."
+        case .filteredByBlockList:
+            return
+                "CallKit refused the report: the user blocked the caller. The user's setting; not the provider's to fix."
+        }
+    }
+}

@@ -25,9 +25,98 @@ struct Concept {
             + scenarios.map { "ringside run scenarios/\($0)" }.joined(separator: "\n        ")
     }
 
-    static let all: [Concept] = [pushKit, priority, pushType, expiration, topic, voipLint, expect]
+    static let all: [Concept] = [
+        pushKit, priority, pushType, expiration, topic, voipLint, expect, signsOfLife, requirement, demonstration,
+        notApplicable, refusedStream, maxConcurrentStreams,
+    ]
 
-    static func named(_ word: String) -> Concept? { all.first { $0.name == word } }
+    /// The page a word names, written as Ringside's output writes it: `signs of life`,
+    /// `REFUSED_STREAM` and `not applicable` find their pages (issue 46).
+    static func named(_ word: String) -> Concept? {
+        let name = word.lowercased().replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: "_", with: "-")
+        return all.first { $0.name == name }
+    }
+
+    static let signsOfLife = Concept(
+        name: "signs-of-life",
+        text: """
+            signs-of-life: what makes an expectation of absence count. `count: 0`, `never-pushes` or
+            `stopped: false` hold trivially for a provider that never started, never read APNS_URL or
+            crashed at once, so each counts only if the provider showed signs of life in the same
+            scenario: a POST to /3/device/<token> reached the mock, or its TLS handshake failed on the
+            certificates (a refusal is an answer). A port probe, cleartext to the TLS port, a GET or an
+            HTTP/1.1 request is no sign of life. Without one the check fails with "nothing to judge":
+            make the provider push in the scenario (a `call:` before the check), or find why it never
+            reached the mock (its output is quoted under the failure).
+            """,
+        sources: ["docs/scenario-language.md (\"When an expectation is judged\")"],
+        scenarios: ["delivery/02-expiration-zero-no-ghost.ring", "connections/23-impostor-server.ring"])
+
+    static let requirement = Concept(
+        name: "requirement",
+        text: """
+            requirement: a bundled scenario that names no provider of its own. `ringside run
+            --provider-file FILE --library` runs every requirement against your provider, and the
+            conformance summary lists each as an obligation of your provider ("retries a 503 with
+            back-off"), tagged [Apple rule], [practice] or [folklore] (its `basis:`). A failed
+            requirement is your provider's to fix; its first cause says what the mock saw.
+            """,
+        sources: ["docs/scenario-language.md (the `provider` key)", "docs/ci.md"],
+        scenarios: ["phone/01-a-call-rings.ring"])
+
+    static let demonstration = Concept(
+        name: "demonstration",
+        text: """
+            demonstration: a bundled scenario that pins its own provider (a broken built-in profile, a
+            curl one-liner) to show what goes wrong. Run alone it teaches; run with --provider-file it is
+            skipped (JUnit <skipped>), because it judges the provider it names, not yours.
+            """,
+        sources: ["docs/scenario-language.md (the `provider` key)"],
+        scenarios: ["auth/44-missing-provider-token.ring"])
+
+    static let notApplicable = Concept(
+        name: "not-applicable",
+        text: """
+            not-applicable: a requirement that cannot judge your provider, said with why — never a
+            failure, never a pass. It happens when the requirement is written for the other kind of
+            authentication (token against a certificate provider), when your provider file lacks a
+            template the scenario needs (no `unregister:`), or when the requirement moves the clock
+            and libfaketime is missing (install Debian's `faketime`). Give what the reason names and
+            the requirement runs.
+            """,
+        sources: ["docs/scenario-language.md (provider files)"],
+        scenarios: ["auth/19-expired-provider-certificate.ring"])
+
+    static let refusedStream = Concept(
+        name: "refused-stream",
+        text: """
+            refused-stream: RST_STREAM with the error code REFUSED_STREAM (RFC 9113 §8.7) — the server
+            did not process the request at all, so the client may send it again at once, even if it was
+            not idempotent. APNs refuses streams beyond MAX_CONCURRENT_STREAMS, which is 1 on a new
+            token connection until a request carries a valid JWT. A client that treats a reset as a
+            failure, or waits for a timeout before sending again, loses or delays the call: send a
+            refused push again at once, and start a new connection at one stream.
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns",
+            "docs/apns-facts.md",
+        ],
+        scenarios: ["connections/24-burst-before-settings.ring"])
+
+    static let maxConcurrentStreams = Concept(
+        name: "max-concurrent-streams",
+        text: """
+            max-concurrent-streams: SETTINGS_MAX_CONCURRENT_STREAMS, how many requests may be open at
+            once on a connection. APNs allows one on a new token connection "until you post a request
+            with a valid authentication token", then raises it (Ringside's mock to 1000); after a
+            rejected push it may lower it again. Streams over the limit are refused (refused-stream).
+            A provider reads the server's SETTINGS before it multiplexes, and keeps one connection.
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns",
+            "docs/apns-facts.md",
+        ],
+        scenarios: ["connections/24-burst-before-settings.ring", "connections/20-stream-limit-after-rejection.ring"])
 
     static let pushKit = Concept(
         name: "pushkit",

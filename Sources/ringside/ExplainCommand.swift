@@ -117,10 +117,53 @@ enum ExplainCommand {
                     + (kind.reasons.isEmpty ? "" : ", for: " + kind.reasons.joined(separator: ", ")))
         }
         if let kind = RingOutcome.Kind.allCases.first(where: { $0.reasons.contains(word) }) {
-            found.append("outcome reason \(word): why a push ended \(kind.rawValue) (`ringside explain outcomes`)")
+            found.append(
+                "outcome reason \(word) (a push that ended \(kind.rawValue)): "
+                    + (RingOutcome.Kind.advice(forReason: word) ?? "`ringside explain outcomes` lists them"))
         }
         if let keyword = Keywords.explain(word) { found.append(keyword) }
+        if found.isEmpty, let scenario = explainScenario(word) { found.append(scenario) }
         return found.isEmpty ? nil : found.joined(separator: "\n")
+    }
+
+    /// A scenario of the library named by its file (`01-a-call-rings.ring`, `phone/01-a-call-rings`)
+    /// or its title, as run's output names it, or a `.ring` file given by its path: what it checks,
+    /// what it teaches, and how to run it.
+    static func explainScenario(_ word: String) -> String? {
+        var candidates: [String] = []
+        if word.hasSuffix(".ring"), FileManager.default.fileExists(atPath: word) { candidates.append(word) }
+        if let library = ScenarioLibrary.directory {
+            let files = (FileManager.default.enumerator(atPath: library)?.compactMap { $0 as? String } ?? [])
+                .filter { $0.hasSuffix(".ring") }.sorted()
+            let wanted = word.hasSuffix(".ring") ? word : word + ".ring"
+            candidates += files.filter { $0 == wanted || ($0 as NSString).lastPathComponent == wanted }
+                .map { library + "/" + $0 }
+            if candidates.isEmpty {
+                candidates += files.map { library + "/" + $0 }.filter { path in
+                    guard let text = try? SourceFile.read(path).text else { return false }
+                    return field("scenario", in: text)?.lowercased() == word.lowercased()
+                        || field("obligation", in: text)?.lowercased() == word.lowercased()
+                }
+            }
+        }
+        guard let path = candidates.first, let text = try? SourceFile.read(path).text else { return nil }
+        var lines = ["scenario \(field("scenario", in: text) ?? "(untitled)")", "file: \(path)"]
+        if let obligation = field("obligation", in: text) {
+            lines.append("requirement: your provider \(obligation) [\(field("basis", in: text) ?? "?")]")
+        } else if text.contains("\nprovider:") {
+            lines.append("demonstration: it pins its own provider (skipped with --provider-file)")
+        }
+        let teaches = text.components(separatedBy: "\n").drop { !$0.hasPrefix("teaches:") }.dropFirst()
+            .prefix { $0.hasPrefix("  ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        if !teaches.isEmpty { lines.append("teaches: " + teaches.joined(separator: " ")) }
+        lines.append("run it: ringside run \(path)")
+        return lines.map(OutsideText.visible).joined(separator: "\n")
+    }
+
+    /// A top-level `key: value` line's value.
+    private static func field(_ key: String, in text: String) -> String? {
+        text.components(separatedBy: "\n").first { $0.hasPrefix(key + ": ") }
+            .map { String($0.dropFirst(key.count + 2)).trimmingCharacters(in: .whitespaces) }
     }
 
     static func retry(_ reason: Reason) -> String {

@@ -6,7 +6,11 @@ import Testing
 /// (or our language reference) says it and ends with bundled scenarios that show it.
 @Suite struct ConceptTests {
     /// The concepts a newcomer asks about first; a page dropped from `Concept.all` fails here.
-    static let concepts = ["pushkit", "priority", "push-type", "expiration", "topic", "voip-lint", "expect"]
+    static let concepts = [
+        "pushkit", "priority", "push-type", "expiration", "topic", "voip-lint", "expect", "signs-of-life",
+        "requirement",
+        "demonstration", "not-applicable", "refused-stream", "max-concurrent-streams",
+    ]
 
     @Test("Each concept page cites its source and ends with scenarios of the library that exist", arguments: concepts)
     func page(_ name: String) throws {

@@ -9,6 +9,35 @@ import World
 @Suite struct ExplainTests {
     static let binary = Paths.ringside
 
+    /// Issue 46: the words of Ringside's own output, and a scenario's file or title, all exited 64.
+    @Test(
+        "explain knows the words Ringside's output uses, and the library's scenarios by file or title",
+        arguments: [
+            ("signs of life", "POST to /3/device"), ("requirement", "conformance summary"),
+            ("demonstration", "skipped"), ("not applicable", "said with why"),
+            ("REFUSED_STREAM", "send it again at once"), ("MAX_CONCURRENT_STREAMS", "valid authentication token"),
+            ("01-a-call-rings.ring", "requirement: your provider sends a VoIP push that rings"),
+            ("phone/01-a-call-rings", "run it: ringside run"),
+            ("A 410 storm gets the whole app throttled (folklore)", "tokens/70-410-storm.ring"),
+            ("low-priority", "Send calls with apns-priority: 10"),
+            ("delegate-returned-without-report", "reportNewIncomingCall before"),
+        ])
+    func outputWords(word: String, says: String) throws {
+        let result = try run(Self.binary, ["explain", word])
+        #expect(result.status == 0, "\(word): \(result.stderr)")
+        #expect(result.stdout.contains(says), "\(word): \(result.stdout)")
+    }
+
+    /// Every reason a push may not ring says what happened and what to change, not only its kind.
+    @Test("Every outcome reason has advice")
+    func reasonsAdvise() {
+        for kind in RingOutcome.Kind.allCases {
+            for reason in kind.reasons {
+                #expect((RingOutcome.Kind.advice(forReason: reason) ?? "").count > 40, "\(reason)")
+            }
+        }
+    }
+
     static let goldens: [(String, [String])] = [
         ("explain-unregistered", ["explain", "Unregistered"]),
         ("explain-apns-priority", ["explain", "apns-priority"]),
