@@ -660,8 +660,10 @@ public final class ScenarioRunner {
                 case .push(let record): return record.at.wall >= fault.at && record.fault != nil
                 case .goAway(_, _, _, let at): return at.wall >= fault.at && fault.action == "goaway"
                 case .connectionRefused(_, _, let at), .connectionOpened(_, _, _, _, let at):
-                    // The impostor's certificate meets every connection made after it was armed.
-                    return at.wall >= fault.at && fault.action == "untrusted-server-certificate"
+                    // The impostor's certificate, and held SETTINGS, meet every connection made after
+                    // the fault was armed.
+                    return at.wall >= fault.at
+                        && (fault.action == "untrusted-server-certificate" || fault.action == "hold-settings")
                 case .settings(_, _, _, let at), .streamRefused(_, _, _, let at):
                     return at.wall >= fault.at && fault.action == "lower-streams-after-rejection"
                 default: return false
@@ -679,7 +681,9 @@ public final class ScenarioRunner {
             ? "; the fault armed at \(unmet.joined(separator: ", ")) never met a push: the provider never connected to the fake APNs (does it read APNS_URL and APNS_CA_FILE?)"
             : "; the fault armed at \(unmet.joined(separator: ", ")) never met a push of the provider's"
                 + " (\(pushes) push\(pushes == 1 ? "" : "es") on \(connections) connection\(connections == 1 ? "" : "s"):"
-                + " a provider that opens a new connection for each push escapes a sick one)"
+                + (connections >= pushes && pushes > 1
+                    ? " a provider that opens a new connection for each push escapes a sick one)"
+                    : " a provider that closes an idle connection and opens another escapes a sick one)")
         for index in result.expectations.indices where !result.expectations[index].passed {
             result.expectations[index].happened += note
         }

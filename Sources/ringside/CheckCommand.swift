@@ -44,7 +44,13 @@ enum CheckCommand {
                 return ExitCode.usage
             }
             let file = SourceFile.readOrExplain(path)
-            let problems = Checker.check(file)
+            // A provider file (`init` writes one) is checked as one, as `--provider-file` reads it.
+            let problems =
+                Checker.isProviderFile(file)
+                ? Checker.providerFile(
+                    file, directory: URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+                ).diagnostics
+                : Checker.check(file)
             if problems.isEmpty {
                 Output.out("\(OutsideText.visible(path)): ok")
             } else {

@@ -49,6 +49,18 @@ import Testing
         #expect(marks.isEmpty, "the folder's name ran as a command: \(marks)")
     }
 
+    /// Found by a new user: `check` of init's provider.ring said "a scenario needs <scenario>".
+    @Test("check takes a provider file as --provider-file reads it")
+    func checkProviderFile() throws {
+        let folder = try Self.initialized()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let good = try run(Self.binary, ["check", "ringside/provider.ring"], directory: folder)
+        #expect(good.status == 0, "\(good.stderr)")
+        try Self.edit(folder + "/ringside/provider.ring", "settles-within:", "settles-whithin:")
+        let bad = try run(Self.binary, ["check", "ringside/provider.ring"], directory: folder)
+        #expect(bad.status == 2 && bad.stderr.contains("settles-whithin"), "\(bad.stderr)")
+    }
+
     @Test("init writes scenarios that pass as written, and refuses to overwrite them")
     func starterScenariosPass() throws {
         let folder = try Self.initialized()

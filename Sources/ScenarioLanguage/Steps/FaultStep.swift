@@ -14,7 +14,8 @@ public struct FaultStep: Sendable {
         "after-accepted", .number(FaultSpec.counts), "GOAWAY after this many accepted pushes")
     static let seconds = Option(
         "seconds", .duration(atMost: FaultSpec.seconds.upperBound),
-        "the delay, or the idle time after which a connection answers 500")
+        "delay: how late; stale-connections: the idle time after which a connection answers 500; hold-settings: how long new connections wait for SETTINGS"
+    )
 
     static let kind = StepKind(
         "fault", "<APNs reason or action>", "the fake APNs misbehaves: an answer, a drop, a delay, a GOAWAY …",
