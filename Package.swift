@@ -82,7 +82,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport",
+                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "HTTP2Server",
+                "TestSupport",
             ]),
 
         // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
@@ -118,10 +119,10 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "MockAPNs", "APNs", "World", "Provider", "Scenario", "ScenarioLanguage", "Reports", "RingsideTesting",
-                "TestSupport",
+                "HTTP2Server", "TestSupport",
             ]),
         // The command line: each command's option table against its `--help` and its parser.
-        .testTarget(name: "RingsideTests", dependencies: ["ringside"]),
+        .testTarget(name: "RingsideTests", dependencies: ["ringside", "HTTP2Server"]),
     ],
     swiftLanguageModes: [.v6]
 )

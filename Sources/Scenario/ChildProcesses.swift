@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import HTTP2Server
 import Synchronization
 
 /// A child's standard output and error, kept in a temporary file (a pipe nobody reads would fill
@@ -23,7 +24,7 @@ final class OutputFile {
         defer { try? reader.close() }
         let size = (try? reader.seekToEnd()) ?? 0
         try? reader.seek(toOffset: size > 8192 ? size - 8192 : 0)
-        let data = (try? reader.readToEnd()) ?? Data()
+        let data = reader.readAllRetryingInterrupts()
         let text = String(decoding: data, as: UTF8.self)
         return text.split(separator: "\n", omittingEmptySubsequences: true).suffix(lines).map { line in
             String(line.map { $0.isASCII && ($0.asciiValue! < 32 || $0.asciiValue! == 127) && $0 != "\t" ? "�" : $0 })

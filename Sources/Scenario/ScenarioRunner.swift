@@ -100,6 +100,10 @@ public final class ScenarioRunner {
     public func run() -> ScenarioResult {
         let started = Date()
         execute()
+        // The judges hold the runner (they read its recorder and world): let go of them, or every
+        // scenario's mock, provider log and clock file would live until the process ends.
+        judgedLines = []
+        atEnd = []
         result.seconds = Date().timeIntervalSince(started)
         return result
     }

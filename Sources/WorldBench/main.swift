@@ -125,7 +125,7 @@ h2load.arguments = [
 let pipe = Pipe()
 h2load.standardOutput = pipe
 try h2load.run()
-let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+let output = String(decoding: pipe.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
 h2load.waitUntilExit()
 shared.withWorld { $0.run(until: assembly.worldClock.now().world + 1) }
 let cpu = cpuSeconds() - cpuBefore

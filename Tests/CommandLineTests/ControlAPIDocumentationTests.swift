@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2Server
 import TestSupport
 import Testing
 
@@ -69,7 +70,7 @@ import Testing
             let out = Pipe()
             process.standardOutput = out
             try process.run()
-            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
             process.waitUntilExit()
             let lines = output.split(separator: "\n").map(String.init)
             let expectedLines = example.expected.split(separator: "\n").map(String.init)

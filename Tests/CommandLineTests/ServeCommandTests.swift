@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import HTTP2Server
 import Provider
 import TestSupport
 import Testing
@@ -25,7 +26,7 @@ import Testing
             try process.run()
             var text = ""
             while !text.contains("RINGSIDE_CONTROL_URL") {
-                let chunk = out.fileHandleForReading.availableData
+                let chunk = out.fileHandleForReading.readSomeRetryingInterrupts()
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)
             }

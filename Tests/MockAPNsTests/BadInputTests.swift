@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import HTTP2Server
 import MockAPNs
 import TestSupport
 import Testing
@@ -102,7 +103,7 @@ import Testing
         }
         var contract = ""
         while !contract.contains("RINGSIDE_CONTROL_URL") {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = out.fileHandleForReading.readSomeRetryingInterrupts()
             if chunk.isEmpty { break }
             contract += String(decoding: chunk, as: UTF8.self)
         }

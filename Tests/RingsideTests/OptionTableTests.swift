@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2Server
 import Testing
 
 @testable import ringside
@@ -100,8 +101,8 @@ struct OptionTableTests {
         process.standardError = err
         try process.run()
         // Help and usage errors are a few kilobytes: neither pipe fills while the other is read.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stdout = out.fileHandleForReading.readAllRetryingInterrupts()
+        let stderr = err.fileHandleForReading.readAllRetryingInterrupts()
         process.waitUntilExit()
         return (
             process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2Server
 import Testing
 
 @testable import Scenario
@@ -57,7 +58,7 @@ import Testing
         thief.standardOutput = pipe
         try thief.run()
         thief.waitUntilExit()
-        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: pipe.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
         #expect(
             !children.anyRunning(),
             "the thief (\(said.trimmingCharacters(in: .whitespacesAndNewlines))) is not the command's")

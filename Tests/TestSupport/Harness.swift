@@ -168,10 +168,10 @@ public func run(
     nonisolated(unsafe) var errData = Data()
     group.enter()
     DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        errData = err.fileHandleForReading.readAllRetryingInterrupts()
         group.leave()
     }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = out.fileHandleForReading.readAllRetryingInterrupts()
     group.wait()
     process.waitUntilExit()
     return CommandResult(
