@@ -33,6 +33,8 @@ strip "$stage/$name/bin/ringside"
 cp -R certs-test docs scenarios LICENSE "$stage/$name/"
 sed -e "s/VERSION/$version/g" -e "s/ARCH/$arch/g" packaging/INSTALL >"$stage/$name/INSTALL"
 tar -C "$stage" -czf "dist/$name.tar.gz" "$name"
+# Its checksum, for CI jobs that fetch it (docs/ci.md: RINGSIDE_TARBALL_SHA256, `sha256sum -c`).
+(cd dist && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
 
 # The .deb: the same stripped binary and files, laid out for /usr; files 0644, folders and the
 # binary 0755, all owned by root (--root-owner-group), whoever builds it.

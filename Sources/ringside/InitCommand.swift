@@ -14,7 +14,7 @@ enum InitCommand {
               exec-curl.ring        a provider that is one curl command per push (the exec adapter)
               http-service.ring     a long-running service driven over HTTP (the http adapter)
               provider.ring         your provider, for the bundled library's requirements:
-                                    ringside run <the release's scenarios/> --provider-file ringside/provider.ring
+                                    ringside run --library --provider-file ringside/provider.ring
               example-service.py    the stand-in service both start (one HTTP/2 connection; needs python3-h2);
                                     it passes every requirement; replace it with yours
               ci/github-actions.yml and ci/gitlab-ci.yml   CI jobs that run the folder (docs/ci.md)

@@ -21,7 +21,7 @@ enum StarterFiles {
           it to register tokens and place calls, and stops it. `example-service.py` stands in for
           your service until you put your own command in `http:`.
         - `provider.ring` — your provider, described once: the bundled library's requirements run
-          against it (`ringside run <the release's scenarios/> --provider-file provider.ring`) and
+          against it (`ringside run --library --provider-file provider.ring`) and
           each says what your provider does and does not do. `example-service.py` stands in for it: it
           keeps one HTTP/2 connection (Python's `h2`: `apt-get install python3-h2` or `pip install
           h2`) and passes every requirement; `STARTER_MISTAKE=expiration-hour` or
@@ -101,7 +101,7 @@ enum StarterFiles {
 
     static let providerFile = #"""
         # Your provider, for the bundled library of requirements:
-        #   ringside run <the release's scenarios/> --provider-file ringside/provider.ring
+        #   ringside run --library --provider-file ringside/provider.ring
         # Every scenario that names no provider of its own (a requirement) runs against this one; those
         # that pin a broken provider to demonstrate an incident are skipped. The section is a scenario's
         # `provider:` (builtin, exec, or http with its templates, as in http-service.ring), and `auth:`
@@ -287,7 +287,8 @@ enum StarterFiles {
     static let githubActions = #"""
         # .github/workflows/ringside.yml: the scenarios in ringside/ on every push, in two shards, and
         # the bundled library's requirements against your provider (ringside/provider.ring) in the first.
-        # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it).
+        # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it), and
+        # RINGSIDE_TARBALL_SHA256: the hash in the .sha256 file written beside it.
         name: ringside
         on: [push, pull_request]
         jobs:
@@ -299,20 +300,29 @@ enum StarterFiles {
                 shard: [1, 2]
             steps:
               - uses: actions/checkout@v4
-              - name: Install Ringside
+              - name: Install Ringside (the tarball, checked against its published SHA-256)
                 run: |
-                  test -n "$RINGSIDE_TARBALL_URL" || { echo "set the repository variable RINGSIDE_TARBALL_URL"; exit 1; }
-                  curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
+                  test -n "$RINGSIDE_TARBALL_URL" && test -n "$RINGSIDE_TARBALL_SHA256" || { echo "set the repository variables RINGSIDE_TARBALL_URL and RINGSIDE_TARBALL_SHA256"; exit 1; }
+                  curl -sSfL -o ringside.tar.gz "$RINGSIDE_TARBALL_URL"
+                  echo "$RINGSIDE_TARBALL_SHA256  ringside.tar.gz" | sha256sum -c -
+                  tar xzf ringside.tar.gz
                   echo "$PWD/$(ls -d ringside-*/ | head -n 1)bin" >> "$GITHUB_PATH"
-                  echo "RINGSIDE_LIBRARY=$PWD/$(ls -d ringside-*/ | head -n 1)scenarios" >> "$GITHUB_ENV"
-                  sudo apt-get install -y -qq python3-h2
                 env:
                   RINGSIDE_TARBALL_URL: ${{ vars.RINGSIDE_TARBALL_URL }}
+                  RINGSIDE_TARBALL_SHA256: ${{ vars.RINGSIDE_TARBALL_SHA256 }}
+              - uses: actions/setup-python@v5
+                with:
+                  python-version: "3.12"
+              - name: Install your provider's dependencies
+                # h2 is for init's stand-in service; add what your own service needs to run.
+                run: |
+                  pip install h2
+                  if [ -f requirements.txt ]; then pip install -r requirements.txt; fi
               - name: Run the scenarios
                 run: ringside run --format github --shard ${{ matrix.shard }}/2 --junit junit-${{ matrix.shard }}.xml --report report-${{ matrix.shard }}.html ringside/
               - name: Run the bundled requirements against your provider
                 if: matrix.shard == 1
-                run: ringside run --format github --jobs 2 --junit requirements.xml --provider-file ringside/provider.ring "$RINGSIDE_LIBRARY"
+                run: ringside run --format github --jobs 2 --junit requirements.xml --report requirements.html --provider-file ringside/provider.ring --library
               - uses: actions/upload-artifact@v4
                 if: always()
                 with:
@@ -321,21 +331,26 @@ enum StarterFiles {
                     junit-${{ matrix.shard }}.xml
                     report-${{ matrix.shard }}.html
                     requirements.xml
+                    requirements.html
         """#
 
     static let gitlabCI = #"""
         # .gitlab-ci.yml: the scenarios in ringside/ in two parallel jobs, and the bundled library's
         # requirements against your provider (ringside/provider.ring); JUnit shown in merge requests.
-        # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it).
+        # RINGSIDE_TARBALL_URL: where your team keeps the release (scripts/package.sh writes it), and
+        # RINGSIDE_TARBALL_SHA256: the hash in the .sha256 file written beside it.
         ringside:
           image: debian:12
           parallel: 2
           before_script: &install
-            - apt-get update -qq && apt-get install -y -qq curl ca-certificates libnghttp2-14 libssl3 libcurl4 python3 python3-h2 openssl
-            - test -n "$RINGSIDE_TARBALL_URL" || { echo "set the CI/CD variable RINGSIDE_TARBALL_URL"; exit 1; }
-            - curl -sSfL "$RINGSIDE_TARBALL_URL" | tar xz
+            - apt-get update -qq && apt-get install -y -qq curl ca-certificates libnghttp2-14 libssl3 libcurl4 python3 python3-h2 python3-pip openssl
+            - test -n "$RINGSIDE_TARBALL_URL" && test -n "$RINGSIDE_TARBALL_SHA256" || { echo "set the CI/CD variables RINGSIDE_TARBALL_URL and RINGSIDE_TARBALL_SHA256"; exit 1; }
+            - curl -sSfL -o ringside.tar.gz "$RINGSIDE_TARBALL_URL"
+            - echo "$RINGSIDE_TARBALL_SHA256  ringside.tar.gz" | sha256sum -c -
+            - tar xzf ringside.tar.gz
             - export PATH="$PWD/$(ls -d ringside-*/ | head -n 1)bin:$PATH"
-            - export RINGSIDE_LIBRARY="$PWD/$(ls -d ringside-*/ | head -n 1)scenarios"
+            # Your provider's own dependencies (python3-h2 above is for init's stand-in service).
+            - if [ -f requirements.txt ]; then pip3 install --break-system-packages -r requirements.txt; fi
           script:
             - ringside run --shard $CI_NODE_INDEX/$CI_NODE_TOTAL --junit junit.xml --report report.html ringside/
           artifacts:
@@ -347,9 +362,10 @@ enum StarterFiles {
           image: debian:12
           before_script: *install
           script:
-            - ringside run --jobs 2 --junit requirements.xml --provider-file ringside/provider.ring "$RINGSIDE_LIBRARY"
+            - ringside run --jobs 2 --junit requirements.xml --report requirements.html --provider-file ringside/provider.ring --library
           artifacts:
             when: always
+            paths: [requirements.html]
             reports:
               junit: requirements.xml
         """#

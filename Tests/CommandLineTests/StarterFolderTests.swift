@@ -132,6 +132,20 @@ import Testing
         for (recipe, file) in zip(recipes, ["github-actions.yml", "gitlab-ci.yml"]) {
             #expect(recipe == (try String(contentsOfFile: folder + "/ringside/ci/" + file, encoding: .utf8)), "\(file)")
         }
+        // What a CI job owes the machine it runs on (issue 46, point 7): a package list fetched before
+        // installing from it, a tarball checked against its published hash before it is unpacked, the
+        // team's own dependencies, and both reports kept.
+        for recipe in recipes {
+            let lines = recipe.split(separator: "\n").map(String.init)
+            if let install = lines.firstIndex(where: { $0.contains("apt-get install") }) {
+                #expect(lines[...install].contains { $0.contains("apt-get update") }, "\(lines[install])")
+            }
+            #expect(recipe.contains("sha256sum -c") && !recipe.contains("| tar"), "\(recipe)")
+            #expect(recipe.contains("requirements.txt"), "\(recipe)")
+            for line in lines where line.contains("ringside run ") {
+                #expect(line.contains("--junit ") && line.contains("--report "), "\(line)")
+            }
+        }
         // GitHub's matrix and GitLab's parallel jobs, each shard in turn.
         var commands: [String] = []
         for recipe in recipes {
@@ -153,9 +167,7 @@ import Testing
         commands = commands.filter { seen.insert($0).inserted }
         #expect(commands.count == 6, "\(commands)")
         for command in commands {
-            let words = command.split(separator: " ").map {
-                $0 == "\"$RINGSIDE_LIBRARY\"" ? Paths.root + "/scenarios" : String($0)
-            }
+            let words = command.split(separator: " ").map(String.init)
             let result = try run(Self.binary, Array(words.dropFirst()) + ["--certs", Paths.certs], directory: folder)
             #expect(result.status == 0, "\(command)\n\(result.stdout)")
             let summary =

@@ -67,7 +67,17 @@ cd "$work/repo"
 recipe=$(awk '/^## Any other CI/{found=1} found && /^```sh$/{inside=1; next} inside && /^```$/{exit} inside' \
   "$root/docs/ci.md")
 [[ -n "$recipe" ]] || fail "docs/ci.md has no 'Any other CI' recipe"
+# The checksum package.sh wrote beside the tarball (a tarball given as $1 may come without it).
+sha256=$(cut -d' ' -f1 "$tarball.sha256" 2>/dev/null || sha256sum "$tarball" | cut -d' ' -f1)
+[[ "$sha256" == "$(sha256sum "$tarball" | cut -d' ' -f1)" ]] || fail "the .sha256 beside the tarball is not its hash"
+echo "== the recipe refuses a tarball whose hash is not the one published" >&2
+status=0
 env -i PATH=/usr/bin:/bin HOME="$work/elsewhere" RINGSIDE_TARBALL_URL="file://$tarball" \
+  RINGSIDE_TARBALL_SHA256="$(printf '0%.0s' {1..64})" bash -euo pipefail -c "$recipe" >"$work/refused" 2>&1 || status=$?
+[[ $status -ne 0 ]] && ! ls -d ringside-*/ >/dev/null 2>&1 || fail "the recipe unpacked a tarball with another hash (exit $status)"
+rm -f ringside.tar.gz
+echo "== the recipe with the published hash" >&2
+env -i PATH=/usr/bin:/bin HOME="$work/elsewhere" RINGSIDE_TARBALL_URL="file://$tarball" RINGSIDE_TARBALL_SHA256="$sha256" \
   bash -euo pipefail -c "$recipe" | tee "$work/recipe" >&2
 grep -q "scenarios: 2 passed, 0 failed" "$work/recipe" || fail "the recipe's scenarios did not pass"
 [[ -s junit.xml && -s report.html ]] || fail "the recipe wrote no junit.xml or report.html"
