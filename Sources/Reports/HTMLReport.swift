@@ -53,8 +53,28 @@ public enum HTMLReport {
                     : failures > 0 ? "\(failures) failed" : result.error != nil ? "could not run" : "does not check")
             html += "</td></tr>\n"
         }
-        html += "</table></header>\n"
-        for (index, result) in results.enumerated() { html += section(result, index: index) }
+        // Failures whole; passes whole until they fill their budget, then summarised.
+        var sections = ""
+        var spentOnPasses = 0
+        var summarised = 0
+        for (index, result) in results.enumerated() {
+            if !result.passed {
+                sections += section(result, index: index)
+            } else if spentOnPasses < passedDetailBudget {
+                let whole = section(result, index: index)
+                spentOnPasses += whole.utf8.count
+                sections += whole
+            } else {
+                sections += section(result, index: index, summarised: true)
+                summarised += 1
+            }
+        }
+        html += "</table>\n"
+        if summarised > 0 {
+            html +=
+                "<p class=\"left-out\">\(summarised) of \(results.count - failed) passing or skipped scenarios are summarised below (name, file, time): their diagrams, calls and source were left out to keep the page small, once the first ones filled the \(passedDetailBudget >> 20) MB kept for passes. Failures are always shown whole. Run a scenario on its own, or with <code>--transcript DIR</code>, for the rest.</p>\n"
+        }
+        html += "</header>\n" + sections
         html += """
             <script>
             // The title says what a reader sees (checked by a headless browser test).
@@ -75,7 +95,11 @@ public enum HTMLReport {
         return html
     }
 
-    static func section(_ result: ScenarioResult, index: Int) -> String {
+    /// How many bytes of passing scenarios' sections a page holds whole (issue 46: 2,040 passing
+    /// scenarios made a 30.6 MB page); past it a pass is summarised. Failures are never cut.
+    public static let passedDetailBudget = 3 << 20
+
+    static func section(_ result: ScenarioResult, index: Int, summarised: Bool = false) -> String {
         let id = "scenario-\(index)"
         let verdict = result.skipped != nil ? "skipped" : result.passed ? "passed" : "failed"
         var html = "<section class=\"scenario \(verdict)\" id=\"\(id)\">\n"
@@ -98,6 +122,10 @@ public enum HTMLReport {
         // What the provider printed, once: each failure kept the same last lines.
         if let printed = result.expectations.last(where: { !$0.passed && !$0.printed.isEmpty })?.printed {
             html += "<pre class=\"printed\">the provider printed:\n\(escape(printed.joined(separator: "\n")))</pre>\n"
+        }
+        if summarised {
+            return html
+                + "<p class=\"left-out\">diagram, calls and source left out (see the note at the top)</p>\n</section>\n"
         }
         html += diagram(result, id: id)
         html += calls(result, id: id)

@@ -44,7 +44,7 @@ enum RunCommand {
                 "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>)."),
             .text(
                 "--report", "FILE.html",
-                "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Reports and transcripts are never written through a symbolic link (exit 3)."
+                "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Failures are always shown whole; once passes fill 3 MB, the rest are summarised and the page says how many. Reports and transcripts are never written through a symbolic link (exit 3)."
             ),
             .text("--transcript", "DIR", "Writes one JSONL transcript per scenario."),
             .choice(
