@@ -18,7 +18,13 @@ extension FileHandle {
     public func readSomeRetryingInterrupts(upTo count: Int = 65_536) -> Data {
         var buffer = [UInt8](repeating: 0, count: count)
         while true {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, count) }
+            let got = buffer.withUnsafeMutableBytes { bytes in
+                #if os(Linux)
+                    Glibc.read(fileDescriptor, bytes.baseAddress, count)
+                #else
+                    Darwin.read(fileDescriptor, bytes.baseAddress, count)
+                #endif
+            }
             if got >= 0 { return Data(buffer[0..<got]) }
             if errno != EINTR { return Data() }
         }

@@ -15,6 +15,10 @@ final class Worker: @unchecked Sendable {
     private var acceptPausedUntil: Double?
     private var hasReportedAcceptLimit = false
     private var hasReportedConnectionCap = false
+    /// A descriptor held for the moment the process has none left (the accepting worker's): closed
+    /// to accept the connection that waits, while a stranger is shed to make room, then reopened.
+    /// Without it, idle clients holding every descriptor left a valid push unanswered (issue 46).
+    private var reserve: Int32 = -1
     static let acceptPause = 0.1
     /// Bytes read from one connection per turn of the event loop (four reads of the buffer).
     static let readPerTurn = 1 << 18
@@ -35,9 +39,9 @@ final class Worker: @unchecked Sendable {
     private struct Inbox {
         var stopRequest: (debugData: [UInt8], grace: Double)?
         /// Accepted sockets handed over by the accepting worker, with their peer's address.
-        var adopted: [(fd: Int32, peer: String)] = []
+        var adopted: [(fd: Int32, peer: String, shedsStranger: Bool)] = []
 
-        mutating func takeAdopted() -> [(fd: Int32, peer: String)] {
+        mutating func takeAdopted() -> [(fd: Int32, peer: String, shedsStranger: Bool)] {
             defer { adopted.removeAll() }
             return adopted
         }
@@ -64,7 +68,10 @@ final class Worker: @unchecked Sendable {
         tlsSlot = TLSContextSlot(configuration.tls)
         readiness = try Readiness(kind: configuration.eventLoop)
         wakeup = try Wakeup(kind: readiness.kind)
-        if index == 0 { readiness.watch(listener, for: .read) }
+        if index == 0 {
+            readiness.watch(listener, for: .read)
+            reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
         readiness.watch(wakeup.fd, for: .read)
     }
 
@@ -123,6 +130,7 @@ final class Worker: @unchecked Sendable {
         }
         // Connections handed over after the stop began: close them unserved.
         for socket in inbox.withLock({ $0.takeAdopted() }) { close(socket.fd) }
+        if reserve >= 0 { close(reserve) }
     }
 
     private func runTimers(now: Double) {
@@ -138,14 +146,53 @@ final class Worker: @unchecked Sendable {
 
     private var isStopRequested: Bool { inbox.withLock { $0.stopRequest != nil } }
 
-    /// Takes a connection accepted by the first worker (called from that worker's thread).
-    func handOver(fd: Int32, peer: String) {
-        inbox.withLock { $0.adopted.append((fd, peer)) }
+    /// Takes a connection accepted by the first worker (called from that worker's thread); with
+    /// `shedsStranger`, it comes in only in the place of a connection not yet trusted.
+    func handOver(fd: Int32, peer: String, shedsStranger: Bool) {
+        inbox.withLock { $0.adopted.append((fd, peer, shedsStranger)) }
         wakeup.ring()
     }
 
     private func adoptHandedOver(now: Double) {
-        for socket in inbox.withLock({ $0.takeAdopted() }) { adopt(fd: socket.fd, peer: socket.peer, now: now) }
+        for socket in inbox.withLock({ $0.takeAdopted() }) {
+            if socket.shedsStranger, !shedStranger() {
+                refuse(socket.fd, peer: socket.peer, why: overCapacity)
+            } else {
+                adopt(fd: socket.fd, peer: socket.peer, now: now)
+            }
+        }
+    }
+
+    /// Closes the oldest connection the handler has not trusted (`ConnectionControl.trust()`: an
+    /// authenticated request, the control API's token): at the connection cap or out of
+    /// descriptors, a newcomer takes its place, so strangers cannot lock out a client that proves
+    /// who it is. A trusted connection is never shed. False when there is none.
+    private func shedStranger() -> Bool {
+        guard
+            // Ids are taken in the order of accept; many connections share a loop turn's `openedAt`.
+            let oldest = connections.values.filter({ !$0.isTrusted && $0.endReason == nil }).min(by: { $0.id < $1.id })
+        else { return false }
+        oldest.endReason = "shed for a newer connection: \(overCapacity), and it had not authenticated"
+        closeConnection(oldest.fd)
+        return true
+    }
+
+    /// Said once: out of descriptors or memory, what the server does about it.
+    private func reportAcceptLimit(_ error: Int32) {
+        guard !hasReportedAcceptLimit else { return }
+        hasReportedAcceptLimit = true
+        let text =
+            "ringside: cannot accept connections (\(String(cString: strerror(error)))); each new one takes the place of the oldest that has not authenticated, and with none, accepting is retried every \(Int(Self.acceptPause * 1000)) ms while open connections are served\n"
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
+    private var overCapacity: String {
+        configuration.maximumConnections.map { "over --max-connections \($0)" } ?? "out of file descriptors"
+    }
+
+    private func refuse(_ fd: Int32, peer: String, why: String) {
+        close(fd)
+        service.refused(peer: peer, why: why)
     }
 
     private func beginStop(now: Double) -> Double {
@@ -162,11 +209,30 @@ final class Worker: @unchecked Sendable {
     /// Accepts every waiting connection and deals them to the workers in turn.
     private func acceptAll(now: Double) {
         while true {
+            if reserve < 0, index == 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept(listener, $0, &length)
+            func acceptOne() -> Int32 {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        accept(listener, $0, &length)
+                    }
+                }
+            }
+            var fd = acceptOne()
+            var shedsStranger = false
+            if fd < 0, errno == EMFILE || errno == ENFILE { reportAcceptLimit(errno) }
+            if fd < 0, errno == EMFILE || errno == ENFILE, reserve >= 0 {
+                // Out of descriptors: the reserve makes room for the connection that waits, and a
+                // stranger makes room for the reserve.
+                close(reserve)
+                reserve = -1
+                fd = acceptOne()
+                shedsStranger = fd >= 0
+                if fd < 0 {
+                    let failure = errno
+                    reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                    errno = failure
                 }
             }
             if fd < 0 {
@@ -177,28 +243,22 @@ final class Worker: @unchecked Sendable {
                 if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
                     readiness.forget(listener)
                     acceptPausedUntil = now + Self.acceptPause
-                    if !hasReportedAcceptLimit {
-                        hasReportedAcceptLimit = true
-                        let text =
-                            "ringside: cannot accept connections (\(String(cString: strerror(error)))); retrying every \(Int(Self.acceptPause * 1000)) ms while open connections are served\n"
-                        _ = text.withCString { write(2, $0, strlen($0)) }
-                    }
+                    reportAcceptLimit(error)
                 }
                 return
             }
             if let cap = configuration.maximumConnections,
                 (team.isEmpty ? connectionCount : team.reduce(0) { $0 + $1.connectionCount }) >= cap
             {
-                // Over the cap: closed at once, so that the client learns it now, not after a timeout.
-                close(fd)
-                service.refused(peer: Self.describe(storage), why: "over --max-connections \(cap)")
+                // Over the cap: the newcomer takes the place of the oldest stranger, or is closed at
+                // once (every connection authenticated), so that the client learns it now.
+                shedsStranger = true
                 if !hasReportedConnectionCap {
                     hasReportedConnectionCap = true
                     let text =
-                        "ringside: \(cap) connections open (--max-connections); closing new ones until some end\n"
+                        "ringside: \(cap) connections open (--max-connections); each new one takes the place of the oldest that has not authenticated, or is closed\n"
                     _ = text.withCString { write(2, $0, strlen($0)) }
                 }
-                continue
             }
             // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks (and Darwin has none): set
             // the flags after accept.
@@ -207,9 +267,24 @@ final class Worker: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             let peer = Self.describe(storage)
             let serving = configuration.acceptorOnly && team.count > 1 ? team.dropFirst() : team[...]
-            let target = serving.isEmpty ? self : serving[serving.startIndex + nextWorker % serving.count]
+            var target = serving.isEmpty ? self : serving[serving.startIndex + nextWorker % serving.count]
             nextWorker += 1
-            if target === self { adopt(fd: fd, peer: peer, now: now) } else { target.handOver(fd: fd, peer: peer) }
+            // Shedding here frees a descriptor at once: the reserve is back before the next accept.
+            let selfServes = serving.isEmpty || serving.contains { $0 === self }
+            if shedsStranger, selfServes, shedStranger() {
+                adopt(fd: fd, peer: peer, now: now)
+                continue
+            }
+            if shedsStranger, target === self { target = serving.first { $0 !== self } ?? self }
+            if target === self {
+                if shedsStranger {
+                    refuse(fd, peer: peer, why: overCapacity)
+                } else {
+                    adopt(fd: fd, peer: peer, now: now)
+                }
+            } else {
+                target.handOver(fd: fd, peer: peer, shedsStranger: shedsStranger)
+            }
         }
     }
 

@@ -61,7 +61,15 @@ final class APNsConnection: HTTP2ConnectionHandler {
             swap(&action, &actions[index])
             carryOut(action, http, at: now, connection: connection)
         }
+        // A client that authenticated is never shed for a newcomer at the connection cap or out of
+        // descriptors (`ServerConfiguration.untrustedTimeout`'s trust; Worker.shedStranger).
+        if !trusted, machine.streams.isAuthenticated {
+            trusted = true
+            connection.trust()
+        }
     }
+
+    private var trusted = false
 
     /// Where the machine's inputs come from: the fault plan, the replay and the world.
     struct Inputs {

@@ -64,7 +64,8 @@ enum ServeCommand {
                 "Close TLS connections whose handshake has not finished (default 10)."),
             .number(
                 "--max-connections", "N", in: 1...1_000_000,
-                "Connections open at once (default 10000); more are closed at once and logged as refused."),
+                "Connections open at once (default 10000); one more takes the place of the oldest that has not authenticated, or is closed at once and logged as refused."
+            ),
             .text(
                 "--reset-limit", "B/R",
                 "End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs, refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its default (libcurl 7.88 resets every finished stream). Default: no limit, as Apple documents none."
@@ -216,8 +217,11 @@ enum ServeCommand {
         let needed = UInt64(options.maximumConnections) + 64
         if files < needed {
             Output.error(
-                "warning: the open-file limit is \(files), fewer than --max-connections \(options.maximumConnections) needs (about \(needed)): connections past it will fail in accept; raise the hard limit (ulimit -Hn)"
+                "warning: the open-file limit is \(files), fewer than --max-connections \(options.maximumConnections) needs (about \(needed)): past it, a new connection takes the place of the oldest that has not authenticated, or is closed; raise the hard limit (ulimit -Hn)"
             )
+        } else {
+            Output.error(
+                "ringside: open-file limit \(files), room for --max-connections \(options.maximumConnections)")
         }
         let assembly: MockAssembly
         do {
