@@ -111,7 +111,9 @@ extension Expected: CustomStringConvertible {
         case .refreshedJWT(let refreshed):
             return refreshed ? "a new JWT after ExpiredProviderToken" : "no new JWT after ExpiredProviderToken"
         case .retries(let atLeast, let minimumWait):
-            return "at least \(atLeast) retries with back-off (each after at least \(Int(minimumWait * 1000)) ms)"
+            return atLeast == 0
+                ? "no retry sooner than \(Int(minimumWait * 1000)) ms after its answer (none is needed)"
+                : "at least \(atLeast) retries with back-off (each after at least \(Int(minimumWait * 1000)) ms)"
         case .connections(let most): return "at most \(most) connection\(most == 1 ? "" : "s") to APNs"
         case .stopped(let stopped):
             return stopped == "false"

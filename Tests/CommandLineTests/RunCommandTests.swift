@@ -46,7 +46,7 @@ import Testing
                 "happened: 2 retries, after 0.000 s, 0.000 s"
             ),
             (
-                "16-per-token-throttling.ring", "no-backoff-on-503", "16-per-token-throttling.ring:35:5",
+                "16-per-token-throttling.ring", "no-backoff-on-503", "16-per-token-throttling.ring:36:5",
                 "happened: 3 retries, after 0.000 s, 0.000 s, 0.000 s"
             ),
             (

@@ -110,4 +110,24 @@ import Testing
         #expect(result.status == 1, "\(result.stdout)")
         #expect(result.stdout.contains("3 opened"), "\(result.stdout)")
     }
+
+    /// A curl per push never uses an old connection, so scenario 22's sick one is never met: the
+    /// requirement did not test it (as aioapns, which closes a connection idle for 10 s). A silent
+    /// provider is not excused (HarnessCanFailTests.sendsNothing), nor one that meets the fault
+    /// (RunCommandTests: sticks-to-sick-connection).
+    @Test("A requirement whose fault the provider never met, every call rung, is not applicable and says why")
+    func faultNeverMetIsNotApplicable() throws {
+        let result = try run(
+            Self.binary,
+            [
+                "run", "--certs", Paths.certs, "--provider", "exec: " + VerdictPairs.curl(),
+                Paths.scenario("22-sick-connection.ring"), Paths.scenario("01-a-call-rings.ring"),
+            ])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "not applicable: the provider never met the fault armed at line 14 (stale-connections) (2 pushes on 2 connections"
+            ), "\(result.stdout)")
+        #expect(result.stdout.contains("requirements: 1 passed, 0 failed"), "\(result.stdout)")
+    }
 }

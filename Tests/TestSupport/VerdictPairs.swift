@@ -523,6 +523,11 @@ public enum VerdictPairs {
                 ["step.expect apns.refused-streams"], burst + "  - expect apns: none refused\n    refused-streams: 0\n",
                 "refused-streams: 0", "refused-streams: 1"))
         pairs.append(swap(["step.expect provider.retried"], backOff, "retried: 2", "retried: 3"))
+        // `retried: 0` owes no retry, but one sent at once to a throttled token fails (scenario 16).
+        let throttled = bundled("16-per-token-throttling.ring")
+        pairs.append(
+            swap(
+                ["step.expect provider.retried"], throttled, "builtin: reference", "builtin: no-backoff-on-503"))
         pairs.append(
             swap(["step.fault.count"], backOff, "count: 2", "count: 1").withSteps(
                 "  - expect apns: refused twice\n    status: 503\n    count: 2\n"))
