@@ -27,6 +27,8 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "providers"))
+from json_service import JSONHandler  # noqa: E402
 
 CLIENT = sys.argv[1]
 TOKENS = {}  # user -> set of tokens
@@ -209,23 +211,10 @@ def ring(send, user, call_id, caller):
     return results
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def answer(self, status, value):
-        body = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self):
-        self.answer(200 if self.path == "/health" else 404, {"ok": self.path == "/health"})
+class Handler(JSONHandler):
 
     def do_POST(self):
-        data = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        data = self.request_json()
         if self.path == "/register":
             with LOCK:
                 TOKENS.setdefault(data["user"], set()).add(data["token"])

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+from json_service import JSONHandler
 
 TOKENS = {}  # token -> user
 KEEPS_DEAD_TOKENS = "--keeps-pushing-after-410" in sys.argv
@@ -115,24 +116,10 @@ def worker():
             push(token, data["callId"], data.get("caller", ""))
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def answer(self, status, value):
-        body = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self):
-        self.answer(200 if self.path == "/health" else 404, {"ok": self.path == "/health"})
+class Handler(JSONHandler):
 
     def do_POST(self):
-        length = int(self.headers.get("content-length", 0))
-        data = json.loads(self.rfile.read(length) or b"{}")
+        data = self.request_json()
         if self.path == "/register":
             if KNOWN_409 and TOKENS.get(data["token"]) == data["user"]:
                 return self.answer(409, {"error": "already registered"})
