@@ -82,8 +82,7 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "HTTP2Server",
-                "TestSupport",
+                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport",
             ]),
 
         // What the tests share: MemoryMock (the mock in memory), and for the integration tests the
@@ -111,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioIntegrationTests",
             dependencies: [
-                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "TestSupport",
+                "Scenario", "ScenarioLanguage", "MockAPNs", "APNs", "World", "Provider", "Reports", "HTTP2Server",
+                "TestSupport",
             ]),
         // The ringside binary as a user meets it: run, serve, explain, init, its reports and the docs'
         // examples; and RingsideTesting, the library a provider's own tests use.
@@ -119,10 +119,10 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "MockAPNs", "APNs", "World", "Provider", "Scenario", "ScenarioLanguage", "Reports", "RingsideTesting",
-                "HTTP2Server", "TestSupport",
+                "HTTP2Server", "TestSupport", "ringside",
             ]),
         // The command line: each command's option table against its `--help` and its parser.
-        .testTarget(name: "RingsideTests", dependencies: ["ringside", "HTTP2Server"]),
+        .testTarget(name: "RingsideTests", dependencies: ["ringside"]),
     ],
     swiftLanguageModes: [.v6]
 )
