@@ -110,10 +110,8 @@ struct ConnectionStateMachine {
     private var raiseApplied = false
     /// World time of the last request (the stale-connection fault measures idleness from it).
     private var lastRequestAt: Double?
-    /// The last header block, what it said, and what the validator learnt from it once it passed
-    /// every check. HPACK makes a provider's blocks byte-identical push after push (same device token, topic
-    /// and JWT): such a block is read and judged once per connection.
-    private var lastHeaders: (fields: HTTP2Request, request: PushRequest, checked: Validator.CheckedHeaders?)?
+    /// The last header block and what it said and passed (HeaderBlockMemo.swift).
+    private var headers = HeaderBlockMemo()
     /// What the steps after `receive` need of the request being decided.
     private var current = Current()
 
@@ -195,17 +193,7 @@ struct ConnectionStateMachine {
     mutating func receive(
         _ http: HTTP2Request, rules: FaultPlan.Rules, at now: Moment, into actions: inout [ConnectionAction]
     ) -> ConnectionStep {
-        if lastHeaders?.fields.hasSameFields(as: http) == true {
-            request = lastHeaders!.request
-        } else if let revised = revisedRequest(http) {
-            request = revised
-        } else {
-            request = PushRequest()
-            http.forEachField { request.add(name: $0, value: $1) }
-            var fields = http
-            fields.body = []
-            lastHeaders = (fields, request, nil)
-        }
+        request = headers.request(for: http)
         request.body = http.body
         request.bodyLength = http.bodyLength
         // Field by field: a whole new `Current` copied and destroyed its pending push each request.
@@ -241,33 +229,6 @@ struct ConnectionStateMachine {
         return meetTheFaultPlan(at: now, into: &actions)
     }
 
-    /// The request of the block before with the fields `http` changed, when each is one a
-    /// check can read again alone (`PushRequest.revise`): the block is not read again in full, and
-    /// what the validator learnt of it stays but for those checks. Nil: a new block.
-    private mutating func revisedRequest(_ http: HTTP2Request) -> PushRequest? {
-        // In place: a copy of `lastHeaders` was a retain and a release of each of its strings.
-        guard lastHeaders != nil, var changed = lastHeaders!.fields.valuesChanged(in: http) else { return nil }
-        var request = lastHeaders!.request
-        var revisedId = false
-        var revisedPath = false
-        while changed != 0 {
-            let index = changed.trailingZeroBitCount
-            changed &= changed - 1
-            var field: PushRequest.RevisableField?
-            http.withField(index) { field = request.revise(name: $0, value: $1) }
-            switch field {
-            case .apnsId?: revisedId = true
-            case .path?: revisedPath = true
-            case nil: return nil
-            }
-        }
-        if revisedId { lastHeaders!.checked?.revised(.apnsId) }
-        if revisedPath { lastHeaders!.checked?.revised(.path) }
-        lastHeaders!.fields = http.withoutBody
-        lastHeaders!.request = request
-        return request
-    }
-
     /// The replay's recorded answer for `request` (nil once the run has diverged), and when its
     /// device token was retired in this run's world (asked for a recorded 410 only).
     mutating func replayed(
@@ -297,7 +258,7 @@ struct ConnectionStateMachine {
                 // The recorded run judged this request's JWT: a valid one raised the stream limit then,
                 // and does now. The verdict itself is the recording's.
                 _ = validator.validate(
-                    request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
+                    request, credentials: &credentials, at: now, checkingDevice: false, checked: &headers.checked)
             }
             let raised = recorded.judgedByTheRules && raiseIfTheJWTIsProved(at: now, into: &actions)
             reject(
@@ -366,11 +327,11 @@ struct ConnectionStateMachine {
     /// The rules' checks: every one, or all but the device's when the world admits the push.
     private mutating func judge(at now: Moment, into actions: inout [ConnectionAction]) -> ConnectionStep {
         guard admitsInOneVisit else {
-            let result = validator.validate(request, credentials: &credentials, at: now, checked: &lastHeaders!.checked)
+            let result = validator.validate(request, credentials: &credentials, at: now, checked: &headers.checked)
             return decide(result, at: now, into: &actions)
         }
         let result = validator.validate(
-            request, credentials: &credentials, at: now, checkingDevice: false, checked: &lastHeaders!.checked)
+            request, credentials: &credentials, at: now, checkingDevice: false, checked: &headers.checked)
         if case .success(let accepted) = result {
             current.admitting = accepted
             return .admit(Self.inWorldTime(accepted, at: now), apnsId: current.apnsId)

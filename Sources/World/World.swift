@@ -12,7 +12,7 @@ import CLinux
 public final class World {
     @exclusivity(unchecked) public private(set) var settings: WorldSettings
     @exclusivity(unchecked) private var random: SeededGenerator
-    @exclusivity(unchecked) public private(set) var phones: [VirtualPhone] = []
+    @exclusivity(unchecked) public internal(set) var phones: [VirtualPhone] = []
     @exclusivity(unchecked) private var registry = TokenRegistry()
     /// Bumped whenever a token is registered or retired: it invalidates `lastResolved`.
     @exclusivity(unchecked) private var registryGeneration = 0
@@ -20,57 +20,36 @@ public final class World {
     /// asks twice per push (`lookup`, then `accept`); `admit` searches once and skips it.
     @exclusivity(unchecked) private var lastResolved:
         (hex: String, environment: APNsEnvironment, generation: Int, token: TokenValue?, record: TokenRecord?)?
-    /// The latest pushes, in two generations: push number `n ≥ recentStart` is
-    /// `recent[n - recentStart]`, and `n ≥ forgotten` before that is `older[n - forgotten]`. Once
-    /// `recent` holds half of `keptPushes`, `older` is forgotten whole and `recent` takes its place
-    /// (memory bounded under a soak), except the pushes still pending, which move to `pendingAside`
-    /// until they finish. Whole generations: forgetting the oldest half of one array shifted the
-    /// rest down, a memmove of every kept entry with the lock held (a tenth of the world's samples
-    /// in `bench/world-profile.sh`).
-    @exclusivity(unchecked) private var recent: [PushEntry] = []
-    @exclusivity(unchecked) private var older: [PushEntry] = []
-    /// The number of `recent`'s first push: `forgotten + older.count`.
-    @exclusivity(unchecked) private var recentStart = 0
-    /// Pushes older than `forgotten` still waiting for their outcome (stored for an offline phone,
-    /// say): at most one stored per app and phone, plus those in flight.
-    @exclusivity(unchecked) private var pendingAside: [Int: PushEntry] = [:]
-    /// The last generation forgotten, until `takeForgotten`.
-    @exclusivity(unchecked) private var forgottenEntries = ForgottenPushes()
-    /// Storage for the next generation: a forgotten one's, emptied and handed back (`reuse`). A
-    /// fresh array faulted its pages in one by one as pushes were appended, with the lock held.
-    @exclusivity(unchecked) private var spare = ForgottenPushes()
-    /// The numbers set aside, in order (they leave `older` oldest first); finished ones are dropped
-    /// from it lazily, so that a page of `GET /outcomes` is a slice, never a sort.
-    @exclusivity(unchecked) private var asideOrder: [Int] = []
-    /// Pushes accepted whose outcome is not final yet, wherever they are kept.
-    @exclusivity(unchecked) public private(set) var pendingCount = 0
-    /// The pending pushes in `older` and in `recent`: a generation with none is forgotten without
-    /// reading its entries (50,000 of them, long out of the cache, read with the lock held).
-    @exclusivity(unchecked) private var pendingInOlder = 0
-    @exclusivity(unchecked) private var pendingInRecent = 0
+    /// The pushes the world remembers, by number, and how many are pending (PushMemory.swift).
+    @exclusivity(unchecked) var memory = PushMemory()
     /// Pushes the world follows at once: past it the mock answers 503 (a world with a delivery
     /// latency of years, say, would otherwise hold every push ever sent).
     @exclusivity(unchecked) public var maximumPending = 200_000
     /// Whether the world follows `maximumPending` pushes already.
-    public var isFull: Bool { pendingCount >= maximumPending }
-    /// How many of the oldest pushes were forgotten or set aside: the number of `older`'s first.
-    @exclusivity(unchecked) public private(set) var forgotten = 0
+    public var isFull: Bool { memory.pendingCount >= maximumPending }
+    /// Pushes accepted whose outcome is not final yet, wherever they are kept.
+    public var pendingCount: Int { memory.pendingCount }
+    /// How many of the oldest pushes were forgotten or set aside.
+    public var forgotten: Int { memory.forgotten }
     /// How many pushes the world remembers at most, pending ones aside.
-    @exclusivity(unchecked) public var keptPushes = 100_000
+    public var keptPushes: Int {
+        get { memory.keptPushes }
+        set { memory.keptPushes = newValue }
+    }
 
     /// Whether any phone exists. Read from another module, `phones.isEmpty` was an exclusivity
     /// check (a thread-local lookup) on every visit of the mock's.
     public var hasPhones: Bool { !phones.isEmpty }
 
     /// The number the next push accepted will have.
-    public var nextPushNumber: Int { recentStart + recent.count }
+    public var nextPushNumber: Int { memory.nextNumber }
 
     /// Asks for the memory the next push's entry and its arrival will be written to: the end of
     /// `recent` and of the schedule's queue, lines the lock's last holder wrote on another core.
     /// Asked for together as the lock is taken, they arrive while the token is looked up; met one
     /// after the other, each was a wait with the lock held.
     public func prepareForPush() {
-        Self.prefetchForWrite(after: &recent)
+        memory.prepareForPush()
         schedule.prepareForPush()
     }
 
@@ -87,19 +66,12 @@ public final class World {
     public var pushes: [PushFate] { remembered(0..<rememberedCount) }
 
     /// How many pushes the world remembers.
-    public var rememberedCount: Int { pendingAside.count + older.count + recent.count }
+    public var rememberedCount: Int { memory.count }
 
     /// A slice of the remembered pushes, oldest first (a page of the control API's `GET /outcomes`).
     /// Not a pure read: finished pushes are dropped from the order first.
     public func remembered(_ range: Range<Int>) -> [PushFate] {
-        let range = range.clamped(to: 0..<rememberedCount)
-        if asideOrder.count > pendingAside.count { asideOrder.removeAll { pendingAside[$0] == nil } }
-        let fromAside = asideOrder[range.clamped(to: 0..<asideOrder.count)].map { story($0, pendingAside[$0]!) }
-        let fromRecent = range.clamped(to: asideOrder.count..<rememberedCount)
-        return fromAside
-            + ((fromRecent.lowerBound - asideOrder.count)..<(fromRecent.upperBound - asideOrder.count)).map {
-                story(forgotten + $0, self[push: forgotten + $0])
-            }
+        memory.remembered(range).map { story($0.number, $0.entry) }
     }
 
     /// A kept entry as the public story, with its phone's name.
@@ -112,73 +84,34 @@ public final class World {
         entry.phone >= 0 ? phones[Int(entry.phone)].name : nil
     }
 
-    /// A remembered push, by number (callers hold a number the world gave out and has not forgotten).
-    /// Reading one field goes through `peek`: a getter or `_read` here copied the whole entry (six
-    /// retains and releases, a third of a push's cost in profiles), its two branches yielding from
-    /// different stores. The getter is for taking a whole copy.
-    private subscript(push number: Int) -> PushEntry {
-        @inline(__always) get {
-            if number >= recentStart { return recent[number - recentStart] }
-            return number >= forgotten ? older[number - forgotten] : pendingAside[number]!
-        }
-        @inline(__always) _modify {
-            if number >= recentStart {
-                yield &recent[number - recentStart]
-            } else if number >= forgotten {
-                yield &older[number - forgotten]
-            } else {
-                yield &pendingAside[number]!
-            }
-        }
-    }
-
-    /// Several changes to a remembered push in one access. `body` changes the entry only: the world's
-    /// own arrays are not to be touched while it runs (`recent` is being changed in place). The branch
-    /// is `subscript(push:)`'s: going through its `_modify` measured 320 instructions a push more.
-    @inline(__always) private func change(_ number: Int, _ body: (inout PushEntry) -> Void) {
-        if number >= recentStart {
-            body(&recent[number - recentStart])
-        } else if number >= forgotten {
-            body(&older[number - forgotten])
-        } else {
-            body(&pendingAside[number]!)
-        }
-    }
-
     /// The index of push `number`'s app on phone `id`: the one it had on arrival while the phone's
     /// apps are laid out the same (no search, no read of the push's strings), else by bundle id.
     /// Nil also when the app holds other tokens now (reinstalled, rotated): the push's token is dead.
-    private func appIndex(of number: Int, phone id: Int) -> Int? {
-        let hint = peek(number, { $0.app })
+    func appIndex(of number: Int, phone id: Int) -> Int? {
+        let hint = memory.peek(number, { $0.app })
         let index: Int
         if hint.index >= 0, hint.layout == phones[id].apps.layout {
             index = Int(hint.index)
         } else {
-            guard let found = phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") else { return nil }
+            guard let found = phones[id].appIndex(memory.peek(number, { $0.bundleId }) ?? "") else { return nil }
             index = found
         }
-        guard phones[id].apps.read(index, { $0.tokenEpoch }) == peek(number, { $0.tokenEpoch }) else { return nil }
+        guard phones[id].apps.read(index, { $0.tokenEpoch }) == memory.peek(number, { $0.tokenEpoch }) else {
+            return nil
+        }
         return index
     }
 
-    /// Reads of a remembered push, borrowed (see `subscript(push:)`).
-    @inline(__always) private func peek<R>(_ number: Int, _ read: (borrowing PushEntry) -> R) -> R {
-        if number >= recentStart { return read(recent[number - recentStart]) }
-        return number >= forgotten ? read(older[number - forgotten]) : read(pendingAside[number]!)
-    }
-
-    @exclusivity(unchecked) private var schedule = EventQueue()
+    @exclusivity(unchecked) var schedule = EventQueue()
     /// Request times per token, for the 429 throttle.
     @exclusivity(unchecked) private var recentRequests: [RegistryKey: LatestValues<Double>] = [:]
     /// Pushes to dead tokens per bundle id, and the end of its penalty (folklore).
     @exclusivity(unchecked) private var deadTokenPushes: [String: Int] = [:]
     @exclusivity(unchecked) private var penaltyUntil: [String: Double] = [:]
-    /// Pushes whose outcome became final since the last `takeFinished()`.
-    @exclusivity(unchecked) private var finishedSinceLastTake: [Int] = []
     /// Issues of tokens so far: each install, reinstall or rotation takes the next (`VirtualApp.tokenEpoch`).
     @exclusivity(unchecked) private var tokenEpochs: UInt32 = 0
     /// When calls were placed (`callPlaced`): a caller waits from the call, not from APNs' answer.
-    @exclusivity(unchecked) private var placedCalls = PlacedCalls()
+    @exclusivity(unchecked) var placedCalls = PlacedCalls()
 
     public init(settings: WorldSettings = WorldSettings(), seed: UInt64 = 1) {
         self.settings = settings
@@ -523,10 +456,8 @@ public final class World {
         }
         // Written in place and copied once, into `recent`: handed on by value, the entry (336
         // bytes) was copied six times with the lock held. The caller's copy goes after the lock.
-        recent.append(arriving.entry)
+        memory.append(arriving.entry)
         arriving.hasEntered = true
-        pendingCount += 1
-        pendingInRecent += 1
         guard let record else {
             finish(number, .notDelivered(.tokenDead), now, .noPhone)
             return number
@@ -557,7 +488,7 @@ public final class World {
         while let next = schedule.peek, next.at <= now {
             schedule.pop()
             // Only finished pushes are forgotten, and a finished push has nothing left to happen.
-            if !isRemembered(next.kind.number) { continue }
+            if !memory.isRemembered(next.kind.number) { continue }
             switch next.kind {
             case .arrive(let number): arrive(number, at: next.at)
             case .report(let number): report(number, at: next.at)
@@ -573,15 +504,15 @@ public final class World {
 
     // MARK: Store and forward ([SEND], [METRICS], docs/apns-facts.md §7)
 
-    private func store(_ number: Int, phone id: Int, at now: Double) {
-        let expiration = peek(number, { $0.expiration })
+    func store(_ number: Int, phone id: Int, at now: Double) {
+        let expiration = memory.peek(number, { $0.expiration })
         // 0, or a time already past (aioapns's time_to_live=0): one attempt, not stored ([SEND]).
         if let expiration, expiration == 0 || Double(expiration) <= now {
             finish(number, .notDelivered(.offlineNotStored), now, .offlineNotStored)
             return
         }
         let expiresAt = expiration.map(Double.init) ?? (now + settings.defaultStorage)
-        let bundle = peek(number, { $0.bundleId }) ?? ""
+        let bundle = memory.peek(number, { $0.bundleId }) ?? ""
         if let previous = phones[id].stored[bundle] {
             if settings.keepStored == .oldest {
                 finish(number, .notDelivered(.replacedWhileStored), now, .keptOldest)
@@ -590,254 +521,41 @@ public final class World {
             finish(previous, .notDelivered(.replacedWhileStored), now, .replacedByNewer)
         }
         phones[id].stored[bundle] = number
-        self[push: number].note(now, .stored(until: expiresAt))
+        memory[push: number].note(now, .stored(until: expiresAt))
         schedule.push(ScheduledEvent(at: expiresAt, kind: .expire(number)))
     }
 
     private func expire(_ number: Int, at now: Double) {
-        let phone = Int(peek(number, { $0.phone }))
-        guard peek(number, { $0.isPending }), phone >= 0,
-            phones[phone].stored[peek(number, { $0.bundleId }) ?? ""] == number
+        let phone = Int(memory.peek(number, { $0.phone }))
+        guard memory.peek(number, { $0.isPending }), phone >= 0,
+            phones[phone].stored[memory.peek(number, { $0.bundleId }) ?? ""] == number
         else { return }
-        phones[phone].stored[peek(number, { $0.bundleId }) ?? ""] = nil
+        phones[phone].stored[memory.peek(number, { $0.bundleId }) ?? ""] = nil
         finish(number, .notDelivered(.expired), now, .storedExpired)
     }
 
     private func deliverStored(phone id: Int, at now: Double) {
         for (bundle, number) in phones[id].stored {
             phones[id].stored[bundle] = nil
-            self[push: number].note(now, .backOnline)
+            memory[push: number].note(now, .backOnline)
             scheduleArrival(number, at: now + settings.deliveryLatency)
         }
     }
 
-    // MARK: The phone ([PK-VOIP], [PK-264], docs/apns-facts.md §8.3)
-
-    private func arrive(_ number: Int, at now: Double) {
-        let id = Int(peek(number, { $0.phone }))
-        guard peek(number, { $0.isPending }), id >= 0 else { return }
-        if !phones[id].isOnline {
-            store(number, phone: id, at: now)
-            return
-        }
-        guard let index = appIndex(of: number, phone: id) else { return appGone(number, at: now) }
-        // The fields the phone's rules read, not a copy of the whole app (a retain per string and token).
-        let app = phones[id].apps.read(index) { app in
-            (
-                isVoIPBlocked: app.isVoIPBlocked, unreportedKills: app.unreportedKills, isForceQuit: app.isForceQuit,
-                ios: app.ios, isForeground: app.isForeground, behaviour: app.behaviour
-            )
-        }
-        guard peek(number, { $0.kind }) == .voip else {
-            finish(number, .notDelivered(.notAVoIPPush), now, .regularNotification)
-            return
-        }
-        // [SEND]: what Apple says may happen to such a push happens here, unless the scenario opts out.
-        if !settings.wrongPushesDelivered {
-            let priority = peek(number, { $0.priority })
-            if priority != .immediate {
-                finish(number, .notDelivered(.lowPriority), now, .lowPriority(priority))
-                return
-            }
-            if !peek(number, { $0.hasPushType }) {
-                finish(number, .notDelivered(.noPushType), now, .noPushType)
-                return
-            }
-        }
-        if app.isVoIPBlocked {
-            finish(number, .notDelivered(.appBlocked), now, .appBlocked(kills: app.unreportedKills))
-            return
-        }
-        if app.isForceQuit, settings.folklore.forceQuitBlocksVoIP {
-            finish(number, .notDelivered(.forceQuit), now, .forceQuit)
-            return
-        }
-        if let budget = settings.folklore.dailyVoIPBudget {
-            let day = Int32(clamping: Int(now / 86_400))
-            var used = phones[id].apps[index].budget
-            if used.day != day { used = (day, 0) }
-            used.count = used.count == .max ? .max : used.count + 1
-            phones[id].apps[index].budget = used
-            if Int(used.count) > budget {
-                finish(number, .notDelivered(.dailyBudget), now, .dailyBudget(budget))
-                return
-            }
-        }
-        self[push: number].deliveredAt = now
-        let delay = now - peek(number, { $0.sentAt })
-        self[push: number].note(
-            now, .handedToApp(ios: app.ios, delay: delay))
-        let mustReport = self.mustReport(
-            ios: app.ios, isForeground: app.isForeground, onCall: phones[id].activeCall != nil, delay: delay,
-            number: number, at: now)
-        switch app.behaviour {
-        case .reportsAtOnce:
-            report(number, at: now, app: index)
-        case .completesBeforeReporting:
-            self[push: number].note(now, .completionFirst)
-            report(number, at: now, app: index)
-        case .reportsOnlyWellFormed:
-            // The call's strings only here: made on another core, each read was a cache miss.
-            if peek(number, { $0.callUUID }).map(CallInfo.isCallUUID) == true, peek(number, { $0.caller }) != nil {
-                report(number, at: now, app: index)
-            } else {
-                self[push: number].note(now, .notWellFormed)
-                didNotReport(number, mustReport: mustReport, at: now)
-            }
-        case .neverReports:
-            self[push: number].note(now, .neverReports)
-            didNotReport(number, mustReport: mustReport, at: now)
-        case .reportsAfterRoundTrip(let seconds, let blocking):
-            if blocking {
-                self[push: number].note(now, .blockingRoundTrip(seconds))
-                if seconds < settings.callServicesCheck || !mustReport {
-                    schedule.push(ScheduledEvent(at: now + seconds, kind: .report(number)))
-                } else {
-                    schedule.push(ScheduledEvent(at: now + settings.callServicesCheck, kind: .systemCheck(number)))
-                }
-            } else {
-                self[push: number].note(now, .asyncRoundTrip(seconds))
-                didNotReport(number, mustReport: mustReport, at: now)
-            }
-        }
-    }
-
-    /// [PK-264], [PK-META]: on iOS 26.4 `mustReport` is false in the foreground, during a call, or after
-    /// a long network delay; before that, A-DTS (thread 768136): foreground or an active call.
-    private func mustReport(
-        ios: OSVersion, isForeground: Bool, onCall: Bool, delay: Double, number: Int, at now: Double
-    ) -> Bool {
-        guard ios >= OSVersion.reportingRule else {
-            self[push: number].note(now, .beforeReportingRule(ios))
-            return false
-        }
-        let newDelegate = ios >= OSVersion.mustReportDelegate
-        var why: ChainStep.NoReportReason?
-        if isForeground {
-            why = .foreground
-        } else if onCall {
-            why = .onCall
-        } else if newDelegate, delay > settings.longNetworkDelay {
-            why = .networkDelay(delay)
-        }
-        if let why {
-            self[push: number].note(now, .noReportRequired(newDelegate: newDelegate, why: why))
-            return false
-        }
-        self[push: number].note(now, .mustReport(newDelegate: newDelegate))
-        return true
-    }
-
-    private func didNotReport(_ number: Int, mustReport: Bool, at now: Double) {
-        if mustReport {
-            kill(number, .delegateReturnedWithoutReport, at: now)
-        } else {
-            finish(number, .notDelivered(.notReportedAllowed), now, .notReportedAllowed)
-        }
-    }
-
-    private func systemCheck(_ number: Int, at now: Double) {
-        guard peek(number, { $0.isPending }) else { return }
-        kill(number, .callServicesCheck, at: now)
-    }
-
-    private func kill(_ number: Int, _ rule: KillRule, at now: Double) {
-        let id = Int(peek(number, { $0.phone }))
-        guard id >= 0 else { return }
-        guard let index = appIndex(of: number, phone: id) else { return appGone(number, at: now) }
-        phones[id].apps[index].unreportedKills += 1
-        let kills = phones[id].apps[index].unreportedKills
-        let step: ChainStep
-        switch rule {
-        case .delegateReturnedWithoutReport:
-            step = .killedWhenDelegateReturned(kills: kills, limit: settings.unreportedLimit)
-        case .callServicesCheck:
-            step = .killedByCallServices(
-                check: settings.callServicesCheck, kills: kills, limit: settings.unreportedLimit)
-        }
-        finish(number, .appKilled(rule), now, step)
-        if kills >= settings.unreportedLimit, !phones[id].apps[index].isVoIPBlocked {
-            phones[id].apps[index].isVoIPBlocked = true
-            self[push: number].note(now, .voipStopped(kills: kills))
-        }
-    }
-
-    /// Push `number`'s app was deleted before the push arrived, or while it held it (before its
-    /// report or its kill): nothing is left to report the call, and nothing rings. The report and
-    /// the kill once returned without this, and the push stayed pending for ever: never told, never
-    /// forgotten, one of `maximumPending` (an adversary found it).
-    /// An app still installed under that bundle id holds new tokens (reinstalled, rotated): the
-    /// push's token is retired, and the new app must not ring for it.
-    private func appGone(_ number: Int, at now: Double) {
-        let id = Int(peek(number, { $0.phone }))
-        if id >= 0, phones[id].appIndex(peek(number, { $0.bundleId }) ?? "") != nil {
-            finish(number, .notDelivered(.tokenDead), now, .tokenRetired)
-        } else {
-            finish(number, .notDelivered(.appNotInstalled), now, .appNotInstalled)
-        }
-    }
-
-    /// `reportNewIncomingCall` ([CX-ERR]): reporting satisfies the rule even when CallKit refuses.
-    /// `app`: the app's index when the caller has just found it (an arrival that reports at once).
-    private func report(_ number: Int, at now: Double, app: Int? = nil) {
-        let id = Int(peek(number, { $0.phone }))
-        guard peek(number, { $0.isPending }), id >= 0 else { return }
-        guard let index = app ?? appIndex(of: number, phone: id) else { return appGone(number, at: now) }
-        let (isEntitled, framework, ios) = phones[id].apps.read(index) { ($0.isEntitled, $0.framework, $0.ios) }
-        // An app that reports to a framework its iOS lacks reports nothing: PushKit's rule is broken.
-        guard ios >= framework.availableFrom else {
-            self[push: number].note(now, .frameworkUnavailable(framework, ios))
-            return kill(number, .delegateReturnedWithoutReport, at: now)
-        }
-        // The call's hash is in the entry and its strings are read only when a rule needs them:
-        // the strings were made on another core, and each read or retain was a cache miss.
-        let callHash = peek(number, { $0.callHash })
-        self[push: number].note(now, .reported(framework))
-        if !isEntitled {
-            finish(number, .callRefused(.unentitled), now, .unentitled)
-        } else if let callHash, phones[id].apps.read(index, { $0.reportedCalls.contains(callHash) }) {
-            // The entry keeps its call id once: the ending does not name it.
-            finish(number, ending: .duplicate, now, .duplicate)
-        } else if phones[id].doNotDisturb,
-            !(peek(number, { $0.caller }).map { phones[id].vipCallers.contains($0) } ?? false)
-        {
-            finish(number, .callRefused(.filteredByDoNotDisturb), now, .doNotDisturb)
-        } else if !phones[id].blockedCallers.isEmpty, let caller = peek(number, { $0.caller }),
-            phones[id].blockedCallers.contains(caller)
-        {
-            finish(number, .callRefused(.filteredByBlockList), now, .blockedCaller)
-        } else {
-            if let callHash { phones[id].apps[index].reportedCalls.insert(callHash) }
-            let placed = placedCalls.isEmpty ? nil : peek(number, { $0.callUUID }).flatMap(placedCalls.time(of:))
-            let late = now - (placed ?? peek(number, { $0.sentAt }))
-            if late > settings.ringTimeout {
-                finish(number, ending: .rangLate(lateBy: late), now, .rangLate(late))
-            } else {
-                finish(number, ending: .rang, now, .rang)
-            }
-        }
-    }
-
-    private func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
+    func finish(_ number: Int, _ outcome: RingOutcome, _ now: Double, _ step: ChainStep) {
         finish(number, ending: PushEntry.Ending(outcome), now, step)
     }
 
     /// `finish` with the ending the entry keeps (a ring's outcome names the call, which the entry
     /// keeps once: building it read the call's strings for nothing).
-    private func finish(_ number: Int, ending: PushEntry.Ending, _ now: Double, _ step: ChainStep) {
-        guard peek(number, { $0.isPending }) else { return }
-        change(number) { entry in
+    func finish(_ number: Int, ending: PushEntry.Ending, _ now: Double, _ step: ChainStep) {
+        guard memory.peek(number, { $0.isPending }) else { return }
+        memory.change(number) { entry in
             entry.ending = ending
             entry.finishedAt = now
             entry.chain.append(ChainEvent(at: now, step: step))
         }
-        pendingCount -= 1
-        if number >= recentStart {
-            pendingInRecent -= 1
-        } else if number >= forgotten {
-            pendingInOlder -= 1
-        }
-        finishedSinceLastTake.append(number)
+        memory.finished(number)
     }
 
     /// The pushes whose outcome became final since the last call, for observers (transcript, log).
@@ -854,120 +572,29 @@ public final class World {
 
     /// `takeFinishedPushes()` into the caller's array (appended to).
     public func takeFinishedPushes(into finished: inout [FinishedPush]) {
-        for (offset, number) in finishedSinceLastTake.enumerated() where isRemembered(number) {
-            // Copying an entry retains its identity, on a line another core wrote: asked for a few
-            // entries ahead, its miss overlaps the copies before it.
-            let ahead = offset + Self.prefetchDistance
-            if ahead < finishedSinceLastTake.count { prefetchIdentity(of: finishedSinceLastTake[ahead]) }
-            let entry = self[push: number]
-            finished.append(FinishedPush(number: number, entry: entry, phoneName: phoneName(of: entry)))
-        }
-        for number in finishedSinceLastTake where number < forgotten { pendingAside[number] = nil }
-        finishedSinceLastTake.removeAll(keepingCapacity: true)
-        forgetOldPushes()
-    }
-
-    /// How many finished pushes ahead `takeFinishedPushes` asks for the identity's cache line.
-    private static let prefetchDistance = 6
-
-    /// A hint to load push `number`'s identity (for its retain), without touching it.
-    @inline(__always) private func prefetchIdentity(of number: Int) {
-        guard number >= forgotten, number - recentStart < recent.count else { return }
-        ringside_prefetch_for_write(peek(number, { Unmanaged.passUnretained($0.identity).toOpaque() }))
-    }
-
-    /// Whether push `number` is remembered (without copying it, as `fate` does).
-    private func isRemembered(_ number: Int) -> Bool {
-        number >= forgotten ? number - recentStart < recent.count : pendingAside[number] != nil
+        memory.takeFinished(into: &finished) { phoneName(of: $0) }
     }
 
     /// Push `number`, while it is remembered.
     public func fate(_ number: Int) -> PushFate? {
-        guard isRemembered(number) else { return nil }
-        return story(number, self[push: number])
-    }
-
-    /// Once `recent` holds half of `keptPushes`, or the two generations more than `keptPushes`
-    /// (it was lowered), `older` is forgotten and `recent` takes its place: the world then
-    /// remembers at least half of `keptPushes` and, between two takes, at most `keptPushes` and
-    /// the pushes since the last take. The pending ones in `older` are set aside, not forgotten.
-    private func forgetOldPushes() {
-        guard recent.count >= max(1, keptPushes / 2) || older.count + recent.count > keptPushes else { return }
-        // Each entry's ending is read in place: a copy retained every forgotten entry's identity,
-        // long out of the cache.
-        if pendingInOlder > 0 {
-            for offset in older.indices where older[offset].isPending {
-                pendingAside[forgotten + offset] = older[offset]
-                asideOrder.append(forgotten + offset)
-            }
-        }
-        forgotten = recentStart
-        // Entries not taken (a world without the mock) are destroyed here, their storage reused.
-        var next = forgottenEntries.count > 0 ? forgottenEntries.takeBuffer() : spare.takeBuffer()
-        // Room for as many as this generation and the pushes of a take or two more: growing it
-        // copied every entry to fresh pages, with the lock held.
-        next.reserveCapacity(recent.count + recent.count / 4)
-        forgottenEntries = ForgottenPushes(older)
-        older = recent
-        recent = next
-        recentStart = forgotten + older.count
-        (pendingInOlder, pendingInRecent) = (pendingInRecent, 0)
+        guard memory.isRemembered(number) else { return nil }
+        return story(number, memory[push: number])
     }
 
     /// The pushes forgotten last, for the caller to destroy once it has let go of the world's lock
     /// (`SharedWorld`): freeing 50,000 entries whose objects are long out of the cache took the lock
     /// for milliseconds. Kept until taken, or until the next batch is forgotten.
-    public func takeForgotten() -> ForgottenPushes {
-        defer { forgottenEntries = ForgottenPushes() }
-        return forgottenEntries
-    }
+    public func takeForgotten() -> ForgottenPushes { memory.takeForgotten() }
 
     /// Takes back the storage of a generation `takeForgotten` handed out, once its entries are
     /// destroyed (`ForgottenPushes.destroyEntries`), for the next generation.
-    public func reuse(_ emptied: consuming ForgottenPushes) {
-        if emptied.count == 0, emptied.capacity > spare.capacity { spare = emptied }
-    }
+    public func reuse(_ emptied: consuming ForgottenPushes) { memory.reuse(emptied) }
 
     /// A token of a phone's app, as the provider would receive it from the app.
     public func token(phone: Int, bundleId: String, kind: TokenKind) -> String? {
         guard phones.indices.contains(phone), let app = phones[phone].app(bundleId) else { return nil }
         return (kind == .voip ? app.voipToken : app.alertToken).description
     }
-}
-
-/// A generation of pushes the world forgot, destroyed wherever the last copy of this value goes:
-/// their strings and long chains are the oldest objects the world holds and long out of the cache
-/// (a miss for each), so the mock lets them go after it lets go of the world's lock.
-public struct ForgottenPushes: Sendable {
-    private var entries: [PushEntry] = []
-
-    init() {}
-
-    init(_ entries: [PushEntry]) { self.entries = entries }
-
-    public var count: Int { entries.count }
-    var capacity: Int { entries.capacity }
-
-    /// Destroys the entries where it is called (after the mock lets go of the world's lock), and
-    /// keeps their storage for `World.reuse`.
-    public mutating func destroyEntries() { entries.removeAll(keepingCapacity: true) }
-
-    /// The array's storage for the next generation, when nobody took these entries: emptied in
-    /// place (a world used without the mock, whose entries are destroyed where they are).
-    mutating func takeBuffer() -> [PushEntry] {
-        entries.removeAll(keepingCapacity: true)
-        defer { entries = [] }
-        return entries
-    }
-}
-
-/// A push whose outcome became final, as the world hands it out: `fate` tells its story.
-public struct FinishedPush: Sendable {
-    public let number: Int
-    let entry: PushEntry
-    let phoneName: String?
-
-    public var fate: PushFate { entry.fate(number: number, phoneName: phoneName) }
 }
 
 /// A push's entry built before the world's lock is taken: the event loop that received the push
@@ -1045,176 +672,4 @@ struct TokenRecord {
     var app: (index: Int32, layout: UInt32) = (-1, 0)
     /// A live token's app's `tokenEpoch`.
     var tokenEpoch: UInt32 = 0
-}
-
-/// What became of one accepted push.
-public struct PushFate: Sendable {
-    public var number: Int
-    public var messageId: MessageId
-    public var apnsId: String { messageId.description }
-    public var token: String
-    public var topic: String
-    public var sentAt: Double
-    public var priority: Priority
-    public var expiration: Int64?
-    public var callUUID: String?
-    public var caller: String?
-    public var phone: Int?
-    public var phoneName: String?
-    public var bundleId: String?
-    public var kind: TokenKind?
-    public var deliveredAt: Double?
-    public var finishedAt: Double?
-    public var outcome: RingOutcome = .pending
-    public var chain: [ChainEvent] = []
-
-    mutating func note(_ at: Double, _ step: ChainStep) { chain.append(ChainEvent(at: at, step: step)) }
-
-    /// The story in one paragraph.
-    public var explanation: String { chain.map { $0.step.text(for: self) }.joined(separator: "; ") }
-
-    /// Each step of the chain in words.
-    public var texts: [String] { chain.map { $0.step.text(for: self) } }
-
-    /// The folklore rules that decided anything here.
-    public var folkloreUsed: [String] { chain.compactMap(\.folklore) }
-}
-
-/// The world's scheduled events, earliest first (ties in the order they were scheduled).
-///
-/// Most events come in time order (an arrival at a fixed latency after its push): those wait in a
-/// queue, appended and taken from its head in constant time and in memory order. The others (a
-/// report after a round trip, an expiry) go to a binary heap. The earliest event is at the head of
-/// one of the two. A heap alone sifted every pop through its depth, a cache miss a level with
-/// 200,000 pushes in flight (perf: a fifth of the ticker's time under the lock).
-struct EventQueue {
-    private var inOrder: [ScheduledEvent] = []
-    /// Where `inOrder`'s live part starts: taken events stay until half the array is taken.
-    private var inOrderHead = 0
-    private var heap: [ScheduledEvent] = []
-    private var sequence = 0
-    /// How far back from the queue's end an event a little out of order is slotted in.
-    private static let slotsSearched = 64
-
-    var peek: ScheduledEvent? { nextIsQueued ? inOrder[inOrderHead] : heap.first }
-
-    /// Whether the earliest event is the queue's head (else the heap's top, if any).
-    private var nextIsQueued: Bool {
-        inOrderHead < inOrder.count && (heap.first.map { inOrder[inOrderHead] < $0 } ?? true)
-    }
-
-    var count: Int { inOrder.count - inOrderHead + heap.count }
-
-    /// Asks to write the queue's next slot (`World.prepareForPush`).
-    mutating func prepareForPush() {
-        World.prefetchForWrite(after: &inOrder)
-    }
-
-    mutating func push(_ event: ScheduledEvent) {
-        var event = event
-        event.sequence = sequence
-        sequence += 1
-        // Later than every queued event (the sequence breaks a tie in its favour): it keeps the
-        // queue in order.
-        if inOrderHead == inOrder.count || inOrder[inOrder.count - 1].at <= event.at {
-            inOrder.append(event)
-            return
-        }
-        // A little earlier than the last queued events: two event loops read the clock, then lock
-        // the world in the other order. Slotted in among them, it keeps the queue in order, and the
-        // heap (a cache miss a level at every pop) stays for events far out of order.
-        let floor = max(inOrderHead, inOrder.count - Self.slotsSearched)
-        var slot = inOrder.count - 1
-        while slot > floor, inOrder[slot - 1].at > event.at { slot -= 1 }
-        if slot == inOrderHead || inOrder[slot - 1].at <= event.at {
-            inOrder.insert(event, at: slot)
-            return
-        }
-        heap.append(event)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if heap[parent] <= heap[child] { break }
-            heap.swapAt(parent, child)
-            child = parent
-        }
-    }
-
-    @discardableResult
-    mutating func pop() -> ScheduledEvent? {
-        if nextIsQueued {
-            let next = inOrder[inOrderHead]
-            inOrderHead += 1
-            if inOrderHead == inOrder.count {
-                inOrder.removeAll(keepingCapacity: true)
-                inOrderHead = 0
-            } else if inOrderHead >= 4096, inOrderHead * 2 >= inOrder.count {
-                inOrder.removeFirst(inOrderHead)
-                inOrderHead = 0
-            }
-            return next
-        }
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let top = heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
-            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
-            if smallest == parent { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
-    }
-}
-
-struct ScheduledEvent: Comparable {
-    var at: Double
-    var kind: Kind
-    var sequence = 0
-
-    enum Kind {
-        case arrive(Int)
-        case report(Int)
-        case systemCheck(Int)
-        case expire(Int)
-
-        /// The push the event is about.
-        var number: Int {
-            switch self {
-            case .arrive(let number), .report(let number), .systemCheck(let number), .expire(let number): number
-            }
-        }
-    }
-
-    static func < (a: ScheduledEvent, b: ScheduledEvent) -> Bool { (a.at, a.sequence) < (b.at, b.sequence) }
-    static func == (a: ScheduledEvent, b: ScheduledEvent) -> Bool { a.at == b.at && a.sequence == b.sequence }
-}
-
-/// When the latest calls were placed, by lower-cased call id; the oldest are forgotten past `capacity`.
-struct PlacedCalls {
-    static let capacity = 10_000
-    private var times: [String: Double] = [:]
-    private var order: [String] = []
-    private var next = 0
-
-    var isEmpty: Bool { times.isEmpty }
-
-    mutating func record(_ uuid: String, at time: Double) {
-        let key = uuid.lowercased()
-        guard times.updateValue(time, forKey: key) == nil else { return }
-        if order.count < Self.capacity {
-            order.append(key)
-            return
-        }
-        times[order[next]] = nil
-        order[next] = key
-        next = (next + 1) % Self.capacity
-    }
-
-    func time(of uuid: String) -> Double? { times[uuid.lowercased()] }
 }

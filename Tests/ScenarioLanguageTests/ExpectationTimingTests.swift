@@ -49,7 +49,13 @@ import World
         #expect(Judging.checks.count >= 16, "every check of every expectation has its rows")
         for (check, judging) in Judging.checks {
             let words = Self.phrase(of: check)
-            let judged = try #require(try Self.documented(words), "no row of the docs' table names \(words)")
+            guard let judged = try Self.documented(words) else {
+                // Which piece is missing, and what to write (issue 47: the test said only `nil`).
+                Issue.record(
+                    "docs/scenario-language.md, \"When an expectation is judged\": no row names \(words), the check <\(check)> that its declaration judges \(judging.rawValue); add the row | \(words) | \(Self.phrase[judging]!) … |"
+                )
+                continue
+            }
             #expect(judged.hasPrefix(Self.phrase[judging]!), "\(words): \(judging) but the docs say <\(judged)>")
         }
     }

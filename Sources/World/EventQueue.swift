@@ -1,0 +1,138 @@
+/// The world's scheduled events, earliest first (ties in the order they were scheduled).
+///
+/// Most events come in time order (an arrival at a fixed latency after its push): those wait in a
+/// queue, appended and taken from its head in constant time and in memory order. The others (a
+/// report after a round trip, an expiry) go to a binary heap. The earliest event is at the head of
+/// one of the two. A heap alone sifted every pop through its depth, a cache miss a level with
+/// 200,000 pushes in flight (perf: a fifth of the ticker's time under the lock).
+struct EventQueue {
+    private var inOrder: [ScheduledEvent] = []
+    /// Where `inOrder`'s live part starts: taken events stay until half the array is taken.
+    private var inOrderHead = 0
+    private var heap: [ScheduledEvent] = []
+    private var sequence = 0
+    /// How far back from the queue's end an event a little out of order is slotted in.
+    private static let slotsSearched = 64
+
+    var peek: ScheduledEvent? { nextIsQueued ? inOrder[inOrderHead] : heap.first }
+
+    /// Whether the earliest event is the queue's head (else the heap's top, if any).
+    private var nextIsQueued: Bool {
+        inOrderHead < inOrder.count && (heap.first.map { inOrder[inOrderHead] < $0 } ?? true)
+    }
+
+    var count: Int { inOrder.count - inOrderHead + heap.count }
+
+    /// Asks to write the queue's next slot (`World.prepareForPush`).
+    mutating func prepareForPush() {
+        World.prefetchForWrite(after: &inOrder)
+    }
+
+    mutating func push(_ event: ScheduledEvent) {
+        var event = event
+        event.sequence = sequence
+        sequence += 1
+        // Later than every queued event (the sequence breaks a tie in its favour): it keeps the
+        // queue in order.
+        if inOrderHead == inOrder.count || inOrder[inOrder.count - 1].at <= event.at {
+            inOrder.append(event)
+            return
+        }
+        // A little earlier than the last queued events: two event loops read the clock, then lock
+        // the world in the other order. Slotted in among them, it keeps the queue in order, and the
+        // heap (a cache miss a level at every pop) stays for events far out of order.
+        let floor = max(inOrderHead, inOrder.count - Self.slotsSearched)
+        var slot = inOrder.count - 1
+        while slot > floor, inOrder[slot - 1].at > event.at { slot -= 1 }
+        if slot == inOrderHead || inOrder[slot - 1].at <= event.at {
+            inOrder.insert(event, at: slot)
+            return
+        }
+        heap.append(event)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            if heap[parent] <= heap[child] { break }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    @discardableResult
+    mutating func pop() -> ScheduledEvent? {
+        if nextIsQueued {
+            let next = inOrder[inOrderHead]
+            inOrderHead += 1
+            if inOrderHead == inOrder.count {
+                inOrder.removeAll(keepingCapacity: true)
+                inOrderHead = 0
+            } else if inOrderHead >= 4096, inOrderHead * 2 >= inOrder.count {
+                inOrder.removeFirst(inOrderHead)
+                inOrderHead = 0
+            }
+            return next
+        }
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
+
+struct ScheduledEvent: Comparable {
+    var at: Double
+    var kind: Kind
+    var sequence = 0
+
+    enum Kind {
+        case arrive(Int)
+        case report(Int)
+        case systemCheck(Int)
+        case expire(Int)
+
+        /// The push the event is about.
+        var number: Int {
+            switch self {
+            case .arrive(let number), .report(let number), .systemCheck(let number), .expire(let number): number
+            }
+        }
+    }
+
+    static func < (a: ScheduledEvent, b: ScheduledEvent) -> Bool { (a.at, a.sequence) < (b.at, b.sequence) }
+    static func == (a: ScheduledEvent, b: ScheduledEvent) -> Bool { a.at == b.at && a.sequence == b.sequence }
+}
+
+/// When the latest calls were placed, by lower-cased call id; the oldest are forgotten past `capacity`.
+struct PlacedCalls {
+    static let capacity = 10_000
+    private var times: [String: Double] = [:]
+    private var order: [String] = []
+    private var next = 0
+
+    var isEmpty: Bool { times.isEmpty }
+
+    mutating func record(_ uuid: String, at time: Double) {
+        let key = uuid.lowercased()
+        guard times.updateValue(time, forKey: key) == nil else { return }
+        if order.count < Self.capacity {
+            order.append(key)
+            return
+        }
+        times[order[next]] = nil
+        order[next] = key
+        next = (next + 1) % Self.capacity
+    }
+
+    func time(of uuid: String) -> Double? { times[uuid.lowercased()] }
+}
