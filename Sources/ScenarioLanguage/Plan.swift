@@ -471,18 +471,22 @@ extension Judging {
         rows.append(
             ("expect phone", PhoneExpectation(phone: PhoneRef(index: 0, name: ""), outcome: .rang, within: 0).judging))
         for check in ProviderExpectation.Check.allCases {
-            var provider = ProviderExpectation(label: "")
             let name = "expect provider \(check.option.key)"
-            guard check.option.takes == .boolean || check == .stopped else {
-                rows.append((name, provider.judging(check)))
-                continue
-            }
-            for value in [true, false] {
-                provider.reconnected = value
-                provider.refreshedJWT = value
-                provider.stopped = value ? "text" : "false"
-                rows.append(
-                    ("\(name): \(value ? (check == .stopped ? "<text>" : "true") : "false")", provider.judging(check)))
+            if let field = check.boolean {
+                for value in [true, false] {
+                    var provider = ProviderExpectation(label: "")
+                    provider[keyPath: field] = value
+                    rows.append(("\(name): \(value)", provider.judging(check)))
+                }
+            } else if check == .stopped {
+                // Text to find, or `false`: never stopped.
+                for text in ["<text>", "false"] {
+                    var provider = ProviderExpectation(label: "")
+                    provider.stopped = text
+                    rows.append(("\(name): \(text)", provider.judging(check)))
+                }
+            } else {
+                rows.append((name, ProviderExpectation(label: "").judging(check)))
             }
         }
         return rows

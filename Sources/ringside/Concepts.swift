@@ -251,8 +251,7 @@ struct Concept {
         let providerChecks = ProviderExpectation.Check.allCases.map(\.option.key)
         // The checks that expect absence when their boolean is false, as their declaration says.
         var absence = ProviderExpectation(label: "")
-        absence.reconnected = false
-        absence.refreshedJWT = false
+        for case let field? in ProviderExpectation.Check.allCases.map(\.boolean) { absence[keyPath: field] = false }
         let absent = ProviderExpectation.Check.allCases.filter(absence.expectsAbsence).prefix(2).map {
             $0.option.takes == .boolean ? "\($0.option.key): false" : $0.option.key
         }

@@ -47,6 +47,16 @@ public struct ProviderExpectation: ExpectationWithChecks {
                 return Option("reconnected", .boolean, "after GOAWAY, pushes went on a new connection")
             }
         }
+
+        /// The field a boolean check reads, nil for the others: `Judging.checks` and `explain expect`
+        /// set each through it, so a new boolean check is listed there by its declaration alone.
+        public var boolean: WritableKeyPath<ProviderExpectation, Bool?>? {
+            switch self {
+            case .reconnected: return \.reconnected
+            case .refreshedJWT: return \.refreshedJWT
+            case .neverPushes, .retried, .connectionsAtMost, .stopped: return nil
+            }
+        }
     }
 
     static let within = Option("within", .duration(atMost: 300), "real time to wait")
