@@ -206,9 +206,12 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         let matchKeys = action.isPerRequest ? ["token", "connection", "from", "until"] : []
         let known = ["action"] + keys + matchKeys
         if let unknown = input.keys.sorted().first(where: { !known.contains($0) }) {
+            let near = didYouMean(unknown, among: known).map { "; did you mean <\($0)>?" } ?? ""
             return .failure(
                 .error(
-                    400, "<\(unknown)> does not apply to \(action.rawValue); it takes \(known.joined(separator: ", "))")
+                    400,
+                    "<\(unknown.prefix(64))> does not apply to \(action.rawValue); it takes \(known.joined(separator: ", "))\(near)"
+                )
             )
         }
         do {
@@ -330,64 +333,39 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
         }
     }
 
-    /// Reads the app descriptions of `POST /phones` and `POST /phones/{id}/apps`.
+    /// Reads the app descriptions of `POST /phones` and `POST /phones/{id}/apps` through
+    /// `AppDescription` (World/AppDescription.swift), as the checker reads a scenario's `apps:`:
+    /// the same keys, ranges and rules, in the JSON's spelling.
     private func appSpecs(_ apps: [[String: Any]]) -> Result<[AppSpec], Answer> {
         guard apps.count <= VirtualPhone.maximumApps else {
             return .failure(.error(400, "a phone holds at most \(VirtualPhone.maximumApps) apps"))
         }
         var specs: [AppSpec] = []
         for app in apps {
-            // A topic is the bundle id: an empty one names no app a push could reach.
-            guard let bundle = app["bundleId"] as? String, !bundle.isEmpty else {
-                return .failure(.error(400, "every app needs a bundleId, not empty"))
-            }
             // Every key is read, or refused: a typo must not fall back to a default silently.
-            let keys = ["bundleId", "ios", "behaviour", "roundTripSeconds", "blocking", "environment", "entitled"]
-            if let problem = Self.unknownKey(app, keys) { return .failure(problem) }
-            let roundTrip: Double?
-            let blocking: Bool?
-            let entitled: Bool?
-            let environmentName: String?
+            if let problem = Self.unknownKey(app, AppKey.allCases.map(\.jsonKey)) { return .failure(problem) }
+            var values: [AppKey: AppValue] = [:]
             do {
-                // A network round trip of up to an hour: longer never finishes before the kill anyway.
-                roundTrip = try Self.seconds(app, "roundTripSeconds", in: 0...3600)
-                blocking = try Self.boolean(app, "blocking")
-                entitled = try Self.boolean(app, "entitled")
-                environmentName = try Self.string(app, "environment")
+                for key in AppKey.allCases where app[key.jsonKey] != nil {
+                    switch key.takes {
+                    case .seconds(let most):
+                        values[key] = .seconds(try Self.seconds(app, key.jsonKey, in: 0...most)!)
+                    case .boolean: values[key] = .boolean(try Self.boolean(app, key.jsonKey)!)
+                    case .text, .version, .word: values[key] = .text(try Self.string(app, key.jsonKey)!)
+                    }
+                }
             } catch let answer as Answer {
                 return .failure(answer)
             } catch {
                 return .failure(.error(400, "\(error)"))
             }
-            for key in ["behaviour", "ios"] where app[key] != nil && !(app[key] is String) {
-                return .failure(.error(400, "<\(key)> takes a string (ios: a version like \"26.4\")"))
-            }
-            let behaviourName = app["behaviour"] as? String ?? "reports-at-once"
-            guard
-                let behaviour = AppBehaviour.named(
-                    behaviourName, seconds: roundTrip ?? 2, blocking: blocking ?? false)
-            else {
+            let (spec, problems) = AppDescription.spec(
+                values, environment: mock.configuration.validation.environment, spelling: \.jsonKey)
+            if let problem = problems.first {
                 return .failure(
-                    .error(
-                        400,
-                        "unknown behaviour <\(behaviourName)>; behaviours are \(AppBehaviour.names.joined(separator: ", "))"
-                    ))
+                    .error(400, problem.message + (problem.suggestion.map { "; did you mean <\($0)>?" } ?? "")))
             }
-            guard let ios = OSVersion(app["ios"] as? String ?? "18.0") else {
-                return .failure(.error(400, "ios is a version like \"26.4\""))
-            }
-            let environment =
-                environmentName.map { APNsEnvironment(rawValue: $0) } ?? mock.configuration.validation.environment
-            guard let environment else {
-                return .failure(
-                    .error(
-                        400,
-                        "<environment> is one of \(APNsEnvironment.allCases.map(\.rawValue).joined(separator: ", "))"))
-            }
-            specs.append(
-                AppSpec(
-                    bundleId: bundle, ios: ios, behaviour: behaviour, environment: environment,
-                    isEntitled: entitled ?? true))
+            specs.append(spec!)
         }
         return .success(specs)
     }
@@ -547,9 +525,13 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     }
 
     /// A 400 naming the first key that is not one of `known`, or nil.
+    /// A key the route does not read, refused with the nearest it does (as the checker does).
     static func unknownKey(_ input: [String: Any], _ known: [String]) -> Answer? {
         guard let unknown = input.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
-        return .error(400, "<\(unknown)> is not one of \(known.joined(separator: ", "))")
+        let near = didYouMean(unknown, among: known).map { "did you mean <\($0)>? " } ?? ""
+        return .error(
+            400,
+            "<\(unknown.prefix(64))> is not one of \(known.joined(separator: ", ")); \(near)see docs/control-api.md")
     }
 
     static func phoneJSON(_ phone: VirtualPhone) -> [String: Any] {

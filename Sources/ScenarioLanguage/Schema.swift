@@ -6,25 +6,22 @@ import APNs
 /// copy. `docs/scenario-language.md` describes them; `SchemaCoverageTests` shows that each changes a
 /// verdict.
 public enum Schema {
-    public static let top = [
-        "scenario", "teaches", "obligation", "basis", "seed", "apns", "world", "phones", "provider", "steps",
-    ]
-    public static let required = ["scenario", "steps"]
-    public static let apns = ["environment", "auth", "certificate", "profile", "folklore", "transport"]
-    public static let world = [
-        "unregister-delay", "unreported-limit", "ring-timeout", "delivery-latency", "throttle", "accept-unknown-tokens",
-        "keep-stored", "wrong-pushes-delivered",
-    ]
-    public static let phone = ["name", "online", "apps"]
-    public static let app = [
-        "bundle", "ios", "behaviour", "round-trip", "blocking", "environment", "entitled", "reports-with",
-    ]
-    public static let provider = [
-        "builtin", "exec", "http", "ready", "register", "unregister", "call", "auth", "settles-within",
-        "call-id-at", "caller-at", "register-answers", "unregister-answers", "call-answers",
-    ]
+    /// Each block's keys, from its declaration in `Blocks/` (an app's: World/AppDescription.swift).
+    public static let top = TopBlock.keys.map(\.key)
+    public static let required = TopBlock.required
+    public static let apns = APNsBlock.keys.map(\.key)
+    public static let world = WorldBlock.keys.map(\.key)
+    public static let phone = PhoneBlock.keys.map(\.key)
+    public static let app = PhoneBlock.appKeys.map(\.key)
+    public static let provider = ProviderBlock.keys.map(\.key)
     /// A provider file (`run --provider-file`) holds a `provider:` section only.
     public static let providerFile = ["provider"]
+
+    /// Every block with its keys' declarations, by the name `Keywords` and `explain` use.
+    static let blocks: [(name: String, keys: [Option])] = [
+        ("top", TopBlock.keys), ("apns", APNsBlock.keys), ("world", WorldBlock.keys), ("phone", PhoneBlock.keys),
+        ("app", PhoneBlock.appKeys), ("provider", ProviderBlock.keys),
+    ]
 
     /// Each step is one `kind: value` line, with these options below it (declared in `Vocabulary`).
     public static let steps: [String: [String]] = Dictionary(

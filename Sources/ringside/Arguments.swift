@@ -1,3 +1,4 @@
+import APNs
 import ScenarioLanguage
 
 /// A small command-line reader over a command's option table: `--name value`, `--name=value` and

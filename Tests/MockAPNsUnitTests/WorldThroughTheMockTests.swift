@@ -224,6 +224,23 @@ import World
         let badBehaviour =
             try world.control("POST", "/phones", ["apps": [["bundleId": "x", "behaviour": "rings-sometimes"]]])
             as! [String: Any]
-        #expect((badBehaviour["error"] as? String)?.contains("behaviours are reports-at-once") == true)
+        #expect((badBehaviour["error"] as? String)?.contains("<behaviour> takes one of reports-at-once") == true)
+        // The control API reads an app as a scenario's `apps:` does (AppDescription): the same
+        // rules, in its own spelling, and a near key is suggested.
+        for (app, says) in [
+            (
+                ["bundleId": "x", "roundTripSeconds": 3],
+                "<roundTripSeconds> applies only to <behaviour: reports-after-round-trip>"
+            ),
+            (["bundleId": "x", "reportsWith": "livecomunicationkit"], "did you mean <livecommunicationkit>?"),
+            (["bundleId": "x", "roundTripSecond": 3], "did you mean <roundTripSeconds>?"),
+            (["bundleId": "x", "ios": "26.4.1.1"], "<ios> takes a version like <26.4>"),
+        ] as [([String: Any], String)] {
+            let answer = try world.control("POST", "/phones", ["apps": [app]]) as! [String: Any]
+            #expect((answer["error"] as? String)?.contains(says) == true, "\(app): \(answer)")
+        }
+        let framework = try world.control(
+            "POST", "/phones", ["apps": [["bundleId": "x", "reportsWith": "livecommunicationkit", "ios": "18.0"]]])
+        #expect("\(framework)".contains("livecommunicationkit") || (framework as? [String: Any])?["id"] != nil)
     }
 }

@@ -219,7 +219,9 @@ import Testing
         var old: TokenTableHint
         var tokens: [TokenValue] = []
         do {
-            let world = World(seed: 3)
+            // A seed no other test uses: a table of another test's, made in the memory let go here,
+            // would otherwise hold the same tokens (a flaky failure in a parallel run, session 16).
+            let world = World(seed: 0x7ab1_e5ee_d000_0047)
             world.reserve(phones: 4096)
             for index in 0..<100 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
             old = world.tokenTableHint

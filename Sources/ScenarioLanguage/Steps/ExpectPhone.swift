@@ -1,3 +1,4 @@
+import APNs
 import World
 
 /// `expect phone:` — how the latest push to a phone (or of a named call) ended. Declared here once:
