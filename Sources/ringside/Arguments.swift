@@ -2,8 +2,9 @@ import APNs
 import ScenarioLanguage
 
 /// A small command-line reader over a command's option table: `--name value`, `--name=value` and
-/// `--flag`, with clear usage errors. Reading an option the table does not declare is a programming
-/// error; a number outside its declared range is a usage error.
+/// `--flag`, with clear usage errors. Options are read by their declaration (each command's
+/// `Option`), never by a string: a misspelt one does not compile. Reading one the command's table
+/// lacks is a programming error; a number outside its declared range is a usage error.
 struct Arguments {
     private var items: [String]
     let command: CommandSpec
@@ -15,14 +16,15 @@ struct Arguments {
 
     /// Takes `--help` or `-h`; true if either was present.
     mutating func help() -> Bool {
-        let asked = flag("--help")
+        let asked = flag(OptionSpec.help)
         guard let index = items.firstIndex(of: "-h") else { return asked }
         items.remove(at: index)
         return true
     }
 
     /// Takes `--name`; true if present.
-    mutating func flag(_ name: String) -> Bool {
+    mutating func flag(_ declared: OptionSpec) -> Bool {
+        let name = declared.name
         guard case .flag = command.option(name).kind else { preconditionFailure("\(name) is not a flag") }
         guard let index = items.firstIndex(of: name) else { return false }
         items.remove(at: index)
@@ -30,7 +32,8 @@ struct Arguments {
     }
 
     /// Takes `--name value` or `--name=value`; a choice's value must be one of its words.
-    mutating func value(_ name: String) throws(UsageError) -> String? {
+    mutating func value(_ declared: OptionSpec) throws(UsageError) -> String? {
+        let name = declared.name
         let option = command.option(name)
         if case .flag = option.kind { preconditionFailure("\(name) is a flag") }
         guard let text = try take(name) else { return nil }
@@ -45,22 +48,25 @@ struct Arguments {
     }
 
     /// Takes every `--name value` given, for an option that may be repeated.
-    mutating func values(_ name: String) throws(UsageError) -> [String] {
+    mutating func values(_ declared: OptionSpec) throws(UsageError) -> [String] {
         var all: [String] = []
-        while let text = try value(name) { all.append(text) }
+        while let text = try value(declared) { all.append(text) }
         return all
     }
 
     /// Takes `--name value` where value is one of the declared choices, as `T`.
-    mutating func choice<T: RawRepresentable>(_ name: String, _ type: T.Type) throws(UsageError) -> T?
+    mutating func choice<T: RawRepresentable>(_ declared: OptionSpec, _ type: T.Type) throws(UsageError) -> T?
     where T.RawValue == String {
-        guard let text = try value(name) else { return nil }
-        guard let chosen = T(rawValue: text) else { preconditionFailure("\(name) declares <\(text)>, not a \(T.self)") }
+        guard let text = try value(declared) else { return nil }
+        guard let chosen = T(rawValue: text) else {
+            preconditionFailure("\(declared.name) declares <\(text)>, not a \(T.self)")
+        }
         return chosen
     }
 
     /// Takes `--name N` where N is a whole number within the declared range.
-    mutating func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws(UsageError) -> T? {
+    mutating func number<T: FixedWidthInteger>(_ declared: OptionSpec, _ type: T.Type) throws(UsageError) -> T? {
+        let name = declared.name
         guard case .number(let range) = command.option(name).kind else {
             preconditionFailure("\(name) is not declared a number")
         }

@@ -5,6 +5,14 @@ import ScenarioLanguage
 
 /// `ringside check FILE…`: parses and checks scenario files without running anything.
 enum CheckCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let format = OptionSpec.choice(
+            "--format", "FORMAT", OutputFormat.self,
+            "console (default) or github: github also writes each problem as a GitHub Actions annotation (::error file=…,line=…,col=…::…)."
+        )
+    }
+
     static let spec = CommandSpec(
         "check", abstract: "Parse and check scenario files without running them.", operands: "FILE…",
         about: """
@@ -12,12 +20,7 @@ enum CheckCommand {
             with file:line:column, the source line, carets, and "did you mean" for near misses.
             See docs/scenario-language.md.
             """,
-        options: [
-            .choice(
-                "--format", "FORMAT", OutputFormat.self,
-                "console (default) or github: github also writes each problem as a GitHub Actions annotation (::error file=…,line=…,col=…::…)."
-            )
-        ],
+        options: [Option.format],
         exitCodes: "Exit codes: 0 every file is well formed, 2 a file did not parse or check, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
@@ -29,7 +32,7 @@ enum CheckCommand {
         let format: OutputFormat
         let arguments: [String]
         do {
-            format = try options.choice("--format", OutputFormat.self) ?? .console
+            format = try options.choice(Option.format, OutputFormat.self) ?? .console
             arguments = try options.remaining()
         } catch {
             Output.error("error: \(error.message)")

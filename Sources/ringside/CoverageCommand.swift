@@ -8,6 +8,12 @@ import World
 /// plans (nothing runs): a reason counts where `expect apns … reason:` or `goaway:` expects it; a rule
 /// where `expect phone … rules:` checks it. docs/coverage.md is its output.
 enum CoverageCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let library = OptionSpec.flag(
+            "--library", "Adds the bundled scenario library, found beside this binary (as `run --library`).")
+    }
+
     static let spec = CommandSpec(
         "coverage", abstract: "Which APNs reasons and phone rules the scenarios demonstrate, and which none does.",
         operands: "DIR|FILE…",
@@ -17,9 +23,7 @@ enum CoverageCommand {
             expectation that it happens: not `count: 0`), `expect phone … rules:`. Nothing is run: a
             line counts because its scenario passes, so run the same files (`ringside run`) to know.
             """,
-        options: [
-            .flag("--library", "Adds the bundled scenario library, found beside this binary (as `run --library`).")
-        ],
+        options: [Option.library],
         exitCodes: """
             Exit codes: 0 everything is covered, 1 something is not (listed at the end), 2 a scenario does
             not check, 64 bad arguments.
@@ -41,7 +45,7 @@ enum CoverageCommand {
             return raw.isEmpty ? ExitCode.usage : ExitCode.success
         }
         return runCommand {
-            let library = arguments.flag("--library")
+            let library = arguments.flag(Option.library)
             let paths = try arguments.remaining() + (library ? [try ScenarioLibrary.required()] : [])
             var reasons: [Reason: [Place]] = [:]
             var rules: [PhoneRule: [Place]] = [:]

@@ -8,6 +8,11 @@ import World
 /// `ringside record -- COMMAND…`: runs the mock around a provider command until it exits, and writes
 /// what the mock saw as a scenario that passes when run again.
 enum RecordCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let out = OptionSpec.text("--out", "FILE", "The scenario to write (default recorded.ring).")
+    }
+
     static let spec = CommandSpec(
         "record", abstract: "Run the mock around a provider command and write what it saw as a scenario.",
         operands: "-- COMMAND [ARGUMENT…]",
@@ -17,7 +22,7 @@ enum RecordCommand {
             …) in its environment until it exits, and writes a scenario that runs the same command and
             expects the same answers.
             """,
-        options: [.text("--out", "FILE", "The scenario to write (default recorded.ring)."), .certs],
+        options: [Option.out, OptionSpec.certs],
         exitCodes: "Exit codes: 0 recorded, 3 the mock could not start, 64 bad arguments.")
 
     static func run(_ raw: [String]) -> Int32 {
@@ -36,8 +41,8 @@ enum RecordCommand {
         }
         let command = words.map(shellQuoted).joined(separator: " ")
         return runCommand {
-            let out = try arguments.value("--out") ?? "recorded.ring"
-            let certsOption = try arguments.value("--certs")
+            let out = try arguments.value(Option.out) ?? "recorded.ring"
+            let certsOption = try arguments.value(OptionSpec.certs)
             try arguments.finish()
             let certs = try TestCredentials.required(certsOption)
             let world = SharedWorld()

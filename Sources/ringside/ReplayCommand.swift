@@ -9,6 +9,17 @@ import ScenarioLanguage
 /// `ringside replay TRANSCRIPT --scenario FILE`: the recorded run's APNs answers, served back in order
 /// to the provider while the scenario's steps drive it; reports the first request that differs.
 enum ReplayCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let scenario = OptionSpec.text(
+            "--scenario", "FILE", "The scenario the transcript was recorded from (required).")
+        static let provider = OptionSpec.choice(
+            "--provider", "PROFILE", ProviderProfile.self,
+            "A built-in provider profile to replay against: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))."
+        )
+        static let seed = OptionSpec.number("--seed", "N", in: OptionSpec.seeds, "The seed the run was recorded with.")
+    }
+
     static let spec = CommandSpec(
         "replay", abstract: "Serve a recorded run's answers back and report the first request that differs.",
         operands: "--scenario FILE TRANSCRIPT.jsonl",
@@ -26,15 +37,7 @@ enum ReplayCommand {
             that changes during the replay is an error, exit 3). A retry's wait is timed from the answer
             before it, so the replay's own reading never counts as the provider's back-off.
             """,
-        options: [
-            .text("--scenario", "FILE", "The scenario the transcript was recorded from (required)."),
-            .choice(
-                "--provider", "PROFILE", ProviderProfile.self,
-                "A built-in provider profile to replay against: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))."
-            ),
-            .number("--seed", "N", in: OptionSpec.seeds, "The seed the run was recorded with."),
-            .certs,
-        ],
+        options: [Option.scenario, Option.provider, Option.seed, OptionSpec.certs],
         exitCodes: """
             Exit codes: 0 no difference and every expectation passed, 1 a request differs or an expectation
             failed, 2 the scenario does not check, 3 cannot run, 64 bad arguments.
@@ -49,10 +52,10 @@ enum ReplayCommand {
         let signals = InterruptStopsProviders.install()
         defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
-            let scenarioOption = try arguments.value("--scenario")
-            let provider = try arguments.choice("--provider", ProviderProfile.self)
-            let seed = try arguments.number("--seed", UInt64.self)
-            let certsOption = try arguments.value("--certs")
+            let scenarioOption = try arguments.value(Option.scenario)
+            let provider = try arguments.choice(Option.provider, ProviderProfile.self)
+            let seed = try arguments.number(Option.seed, UInt64.self)
+            let certsOption = try arguments.value(OptionSpec.certs)
             let rest = try arguments.remaining()
             guard let scenario = scenarioOption else { throw UsageError("--scenario FILE is required") }
             let certs = try TestCredentials.required(certsOption)

@@ -9,6 +9,41 @@ import Synchronization
 
 /// `ringside run FILE|DIR…`: runs scenarios, a line each as they finish, and explains failures.
 enum RunCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let filter = OptionSpec.text("--filter", "TEXT", "Keep files whose path or text contains TEXT.")
+        static let seed = OptionSpec.number("--seed", "N", in: OptionSpec.seeds, "Overrides every scenario's seed.")
+        static let jobs = OptionSpec.number(
+            "--jobs", "N", in: 1...1024,
+            "Runs N scenarios at once (default: one per core with the built-in provider; four per core, at most 16, with an exec or http provider, which mostly waits)."
+        )
+        static let shard = OptionSpec.text(
+            "--shard", "K/N", "Runs the K-th of N slices of the files, after --filter (for CI machines).")
+        static let provider = OptionSpec.text(
+            "--provider", "PROVIDER",
+            "Runs the requirements against a built-in profile (reference, or a naive one: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))), or against a command with 'exec: COMMAND'."
+        )
+        static let providerFile = OptionSpec.text(
+            "--provider-file", "FILE",
+            "Runs the requirements against the provider FILE describes: a `provider:` section as a scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth: token` or `auth: certificate`; {dir} in its commands is FILE's folder."
+        )
+        static let junit = OptionSpec.text(
+            "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>).")
+        static let report = OptionSpec.text(
+            "--report", "FILE.html",
+            "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Failures are always shown whole; once passes fill 3 MB, the rest are summarised and the page says how many. Reports and transcripts are never written through a symbolic link (exit 3)."
+        )
+        static let transcript = OptionSpec.text("--transcript", "DIR", "Writes one JSONL transcript per scenario.")
+        static let format = OptionSpec.choice(
+            "--format", "FORMAT", OutputFormat.self,
+            "console (default) or github: github also writes a GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and check error, and a notice for each skipped scenario, beside the console output (docs/ci.md)."
+        )
+        static let library = OptionSpec.flag(
+            "--library",
+            "Adds the bundled scenario library, found beside this binary (a tarball's scenarios/, or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then."
+        )
+    }
+
     static let spec = CommandSpec(
         "run", abstract: "Run scenario files against the built-in provider and report.", operands: "FILE|DIR…",
         about: """
@@ -25,37 +60,8 @@ enum RunCommand {
             A run that judges nothing — no file, an empty shard, nothing but skipped scenarios — fails.
             """,
         options: [
-            .text("--filter", "TEXT", "Keep files whose path or text contains TEXT."),
-            .number("--seed", "N", in: OptionSpec.seeds, "Overrides every scenario's seed."),
-            .number(
-                "--jobs", "N", in: 1...1024,
-                "Runs N scenarios at once (default: one per core with the built-in provider; four per core, at most 16, with an exec or http provider, which mostly waits)."
-            ),
-            .text("--shard", "K/N", "Runs the K-th of N slices of the files, after --filter (for CI machines)."),
-            .text(
-                "--provider", "PROVIDER",
-                "Runs the requirements against a built-in profile (reference, or a naive one: \(ProviderProfile.allCases.map(\.rawValue).joined(separator: ", "))), or against a command with 'exec: COMMAND'."
-            ),
-            .text(
-                "--provider-file", "FILE",
-                "Runs the requirements against the provider FILE describes: a `provider:` section as a scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth: token` or `auth: certificate`; {dir} in its commands is FILE's folder."
-            ),
-            .text(
-                "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>)."),
-            .text(
-                "--report", "FILE.html",
-                "Writes one self-contained page with a sequence diagram per scenario (at most 400 messages each, failures first; the rest are counted, and --transcript keeps them all). Failures are always shown whole; once passes fill 3 MB, the rest are summarised and the page says how many. Reports and transcripts are never written through a symbolic link (exit 3)."
-            ),
-            .text("--transcript", "DIR", "Writes one JSONL transcript per scenario."),
-            .choice(
-                "--format", "FORMAT", OutputFormat.self,
-                "console (default) or github: github also writes a GitHub Actions annotation (::error file=…,line=…,col=…::…) for each failed expectation and check error, and a notice for each skipped scenario, beside the console output (docs/ci.md)."
-            ),
-            .certs,
-            .flag(
-                "--library",
-                "Adds the bundled scenario library, found beside this binary (a tarball's scenarios/, or /usr/share/ringside/scenarios for /usr/bin/ringside from the .deb); no FILE is needed then."
-            ),
+            Option.filter, Option.seed, Option.jobs, Option.shard, Option.provider, Option.providerFile, Option.junit,
+            Option.report, Option.transcript, Option.format, OptionSpec.certs, Option.library,
         ],
         exitCodes: """
             Exit codes: 0 all passed, 1 an expectation failed, 2 a scenario did not parse or check,
@@ -71,18 +77,18 @@ enum RunCommand {
         let signals = InterruptStopsProviders.install()
         defer { withExtendedLifetime(signals) { ProcessTree.stopOrphans() } }
         return runCommand {
-            let filter = try arguments.value("--filter")
-            let providerText = try arguments.value("--provider")
-            let providerFile = try arguments.value("--provider-file")
-            let junit = try arguments.value("--junit")
-            let transcripts = try arguments.value("--transcript")
-            let jobsOption = try arguments.number("--jobs", Int.self)
-            let report = try arguments.value("--report")
-            let seed = try arguments.number("--seed", UInt64.self)
-            let shard = try arguments.value("--shard")
-            let format = try arguments.choice("--format", OutputFormat.self) ?? .console
-            let certsOption = try arguments.value("--certs")
-            let library = arguments.flag("--library")
+            let filter = try arguments.value(Option.filter)
+            let providerText = try arguments.value(Option.provider)
+            let providerFile = try arguments.value(Option.providerFile)
+            let junit = try arguments.value(Option.junit)
+            let transcripts = try arguments.value(Option.transcript)
+            let jobsOption = try arguments.number(Option.jobs, Int.self)
+            let report = try arguments.value(Option.report)
+            let seed = try arguments.number(Option.seed, UInt64.self)
+            let shard = try arguments.value(Option.shard)
+            let format = try arguments.choice(Option.format, OutputFormat.self) ?? .console
+            let certsOption = try arguments.value(OptionSpec.certs)
+            let library = arguments.flag(Option.library)
             let named = try arguments.remaining()
             let certs = try TestCredentials.required(certsOption)
             let paths = named + (library ? [try ScenarioLibrary.required()] : [])

@@ -5,6 +5,39 @@ import Scenario
 
 /// `ringside send`: one push, and the exchange annotated header by header.
 enum SendCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let url = OptionSpec.text("--url", "URL", "APNs (default https://127.0.0.1:2197; http:// for h2c).")
+        static let ca = OptionSpec.text("--ca", "FILE", "CA of the server certificate (default certs-test/ca.pem).")
+        static let deviceToken = OptionSpec.text(
+            "--device-token", "HEX", "The device token (default 64 hex digits of ab).")
+        static let topic = OptionSpec.text(
+            "--topic", "TOPIC", "apns-topic (default com.ringside.testapp.voip); \"none\" leaves it out.")
+        static let pushType = OptionSpec.text(
+            "--push-type", "TYPE", "apns-push-type (default voip); \"none\" leaves it out.")
+        static let priority = OptionSpec.text(
+            "--priority", "N", "apns-priority (default 10); \"none\" leaves it out; sent as given, right or wrong.")
+        static let expiration = OptionSpec.text(
+            "--expiration", "N",
+            "apns-expiration (default 0); \"none\" leaves it out; sent as given, right or wrong.")
+        static let apnsId = OptionSpec.text("--apns-id", "UUID", "apns-id (default: a new one).")
+        static let collapseId = OptionSpec.text("--collapse-id", "ID", "apns-collapse-id.")
+        static let header = OptionSpec.text("--header", "'NAME: VALUE'", "Any other header (repeatable).")
+        static let payload = OptionSpec.text("--payload", "JSON", "The body (default a call: callUUID and handle).")
+        static let method = OptionSpec.text("--method", "METHOD", "The HTTP method (default POST).")
+        static let auth = OptionSpec.choice(
+            "--auth", "MODE", ["token", "certificate"], "token (default) or certificate.")
+        static let key = OptionSpec.text(
+            "--key", "FILE", "Token auth: the .p8 key (default the test key AuthKey_RINGKEY001.p8).")
+        static let keyId = OptionSpec.text("--key-id", "ID", "Token auth: the key's id (default RINGKEY001).")
+        static let teamId = OptionSpec.text("--team-id", "ID", "Token auth: the team (default RINGTEAM01).")
+        static let cert = OptionSpec.text(
+            "--cert", "FILE", "Certificate auth: the client certificate (default certs-test/client-voip.pem).")
+        static let certKey = OptionSpec.text(
+            "--cert-key", "FILE", "Certificate auth: its key (default certs-test/client-voip.key).")
+        static let curl = OptionSpec.flag("--curl", "Print the equivalent curl command instead of sending.")
+    }
+
     static let spec = CommandSpec(
         "send", abstract: "Send one push and print the exchange, annotated.",
         about: """
@@ -13,29 +46,10 @@ enum SendCommand {
             right for a VoIP push; the answer, what it means and what a provider should do next.
             """,
         options: [
-            .text("--url", "URL", "APNs (default https://127.0.0.1:2197; http:// for h2c)."),
-            .text("--ca", "FILE", "CA of the server certificate (default certs-test/ca.pem)."),
-            .text("--device-token", "HEX", "The device token (default 64 hex digits of ab)."),
-            .text("--topic", "TOPIC", "apns-topic (default com.ringside.testapp.voip); \"none\" leaves it out."),
-            .text("--push-type", "TYPE", "apns-push-type (default voip); \"none\" leaves it out."),
-            .text(
-                "--priority", "N", "apns-priority (default 10); \"none\" leaves it out; sent as given, right or wrong."),
-            .text(
-                "--expiration", "N",
-                "apns-expiration (default 0); \"none\" leaves it out; sent as given, right or wrong."),
-            .text("--apns-id", "UUID", "apns-id (default: a new one)."),
-            .text("--collapse-id", "ID", "apns-collapse-id."),
-            .text("--header", "'NAME: VALUE'", "Any other header (repeatable)."),
-            .text("--payload", "JSON", "The body (default a call: callUUID and handle)."),
-            .text("--method", "METHOD", "The HTTP method (default POST)."),
-            .choice("--auth", "MODE", ["token", "certificate"], "token (default) or certificate."),
-            .text("--key", "FILE", "Token auth: the .p8 key (default the test key AuthKey_RINGKEY001.p8)."),
-            .text("--key-id", "ID", "Token auth: the key's id (default RINGKEY001)."),
-            .text("--team-id", "ID", "Token auth: the team (default RINGTEAM01)."),
-            .text("--cert", "FILE", "Certificate auth: the client certificate (default certs-test/client-voip.pem)."),
-            .text("--cert-key", "FILE", "Certificate auth: its key (default certs-test/client-voip.key)."),
-            .certs,
-            .flag("--curl", "Print the equivalent curl command instead of sending."),
+            Option.url, Option.ca, Option.deviceToken, Option.topic, Option.pushType, Option.priority,
+            Option.expiration, Option.apnsId, Option.collapseId, Option.header, Option.payload, Option.method,
+            Option.auth, Option.key, Option.keyId, Option.teamId, Option.cert, Option.certKey, OptionSpec.certs,
+            Option.curl,
         ],
         exitCodes: """
             Exit codes: 0 accepted (200), 1 refused (APNs answered an error), 3 no answer (connection or TLS
@@ -49,22 +63,22 @@ enum SendCommand {
             return ExitCode.success
         }
         return runCommand {
-            let certs = try TestCredentials.directory(try arguments.value("--certs")) ?? "certs-test"
-            let url = try arguments.value("--url") ?? "https://127.0.0.1:2197"
-            let ca = try arguments.value("--ca") ?? "\(certs)/ca.pem"
-            let token = try arguments.value("--device-token") ?? String(repeating: "ab", count: 32)
+            let certs = try TestCredentials.directory(try arguments.value(OptionSpec.certs)) ?? "certs-test"
+            let url = try arguments.value(Option.url) ?? "https://127.0.0.1:2197"
+            let ca = try arguments.value(Option.ca) ?? "\(certs)/ca.pem"
+            let token = try arguments.value(Option.deviceToken) ?? String(repeating: "ab", count: 32)
             var headers: [(name: String, value: String)] = []
-            func header(_ option: String, _ name: String, _ fallback: String?) throws(UsageError) {
+            func header(_ option: OptionSpec, _ name: String, _ fallback: String?) throws(UsageError) {
                 let value = try arguments.value(option) ?? fallback
                 if let value, value != "none" { headers.append((name, value)) }
             }
-            try header("--topic", "apns-topic", ProviderContract.voipTopic)
-            try header("--push-type", "apns-push-type", "voip")
-            try header("--priority", "apns-priority", "10")
-            try header("--expiration", "apns-expiration", "0")
-            try header("--apns-id", "apns-id", UUID().uuidString.lowercased())
-            try header("--collapse-id", "apns-collapse-id", nil)
-            for extra in try arguments.values("--header") {
+            try header(Option.topic, "apns-topic", ProviderContract.voipTopic)
+            try header(Option.pushType, "apns-push-type", "voip")
+            try header(Option.priority, "apns-priority", "10")
+            try header(Option.expiration, "apns-expiration", "0")
+            try header(Option.apnsId, "apns-id", UUID().uuidString.lowercased())
+            try header(Option.collapseId, "apns-collapse-id", nil)
+            for extra in try arguments.values(Option.header) {
                 guard let colon = extra.firstIndex(of: ":") else {
                     throw UsageError("--header takes 'NAME: VALUE', got <\(extra)>")
                 }
@@ -75,16 +89,16 @@ enum SendCommand {
                     ))
             }
             let payload =
-                try arguments.value("--payload")
+                try arguments.value(Option.payload)
                 ?? #"{"aps":{},"callUUID":"\#(UUID().uuidString.lowercased())","handle":"alice"}"#
-            let method = try arguments.value("--method") ?? "POST"
-            let auth = try arguments.value("--auth") ?? "token"
-            let keyId = try arguments.value("--key-id")
-            let key = try arguments.value("--key")
-            let teamId = try arguments.value("--team-id")
-            let cert = try arguments.value("--cert")
-            let certKey = try arguments.value("--cert-key")
-            let printCurl = arguments.flag("--curl")
+            let method = try arguments.value(Option.method) ?? "POST"
+            let auth = try arguments.value(Option.auth) ?? "token"
+            let keyId = try arguments.value(Option.keyId)
+            let key = try arguments.value(Option.key)
+            let teamId = try arguments.value(Option.teamId)
+            let cert = try arguments.value(Option.cert)
+            let certKey = try arguments.value(Option.certKey)
+            let printCurl = arguments.flag(Option.curl)
             try arguments.finish()
             let authentication: ClientConfiguration.Authentication
             if auth == "token" {

@@ -8,6 +8,73 @@ import World
 
 /// `ringside serve`: the fake APNs on a port, until Ctrl-C.
 enum ServeCommand {
+    /// The options, declared once: the table below and every read name them (a misspelt one does not compile).
+    enum Option {
+        static let host = OptionSpec.text(
+            "--host", "HOST",
+            "Address to bind (default 127.0.0.1; anything else is reachable from other machines and is warned about)."
+        )
+        static let port = OptionSpec.number(
+            "--port", "PORT", in: 0...65_535, "Port (default 2197, Apple's alternative port; 0 picks a free one).")
+        static let profile = OptionSpec.choice(
+            "--profile", "NAME", ValidationSettings.Profile.self,
+            "apple (faithful, default) or voip-lint (also refuses a VoIP push whose topic lacks .voip, whose push type is not voip, whose priority is not 10 or whose expiration is not 0)."
+        )
+        static let auth = OptionSpec.choice(
+            "--auth", "MODE", AuthenticationMode.self,
+            "token, certificate or either (default): how providers authenticate.")
+        static let environment = OptionSpec.choice(
+            "--environment", "ENV", APNsEnvironment.self,
+            "sandbox (default) or production: which token space and host this is.")
+        static let plaintext = OptionSpec.flag(
+            "--plaintext", "Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS.")
+        static let transcript = OptionSpec.text(
+            "--transcript", "FILE",
+            "Write every event as one JSON line, flushed per line; JWT signatures are redacted.")
+        static let world = OptionSpec.text(
+            "--world", "FILE",
+            "Load phones, apps and world settings (JSON; docs/control-api.md). With a world, only tokens its phones hold are valid; without one, any well-formed token is accepted and reaches no phone."
+        )
+        static let controlPort = OptionSpec.number(
+            "--control-port", "PORT", in: 0...65_535,
+            "The control API's port (JSON over HTTP; default: the mock's port + 1, or a free one with --port 0). RINGSIDE_CONTROL_URL says where."
+        )
+        static let controlToken = OptionSpec.text(
+            "--control-token", "TEXT",
+            "The control API answers only requests with `authorization: Bearer TEXT`. With a --host other than loopback and no token, one is generated and printed as RINGSIDE_CONTROL_TOKEN."
+        )
+        static let order = OptionSpec.choice(
+            "--order", "ORDER", ValidationOrder.self,
+            "auth-first (default) or path-first (pushy's order): which checks run first; see docs/validation.md.")
+        static let envKeyReason = OptionSpec.choice(
+            "--env-key-reason", "R",
+            [Reason.badEnvironmentKeyInToken.wire, Reason.badEnvironmentKeyIdInToken.wire],
+            "BadEnvironmentKeyInToken (observed, default) or BadEnvironmentKeyIdInToken (Apple's spelling).")
+        static let idleTimeout = OptionSpec.number(
+            "--idle-timeout", "SECS", in: 1...31_536_000,
+            "Close connections idle this long with GOAWAY IdleTimeout (default 3600).")
+        static let handshakeTimeout = OptionSpec.number(
+            "--handshake-timeout", "SECS", in: 1...3600,
+            "Close TLS connections whose handshake has not finished (default 10).")
+        static let maxConnections = OptionSpec.number(
+            "--max-connections", "N", in: 1...1_000_000,
+            "Connections open at once (default 10000); one more takes the place of the oldest that has not authenticated, or is closed at once and logged as refused."
+        )
+        static let resetLimit = OptionSpec.text(
+            "--reset-limit", "B/R",
+            "End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs, refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its default (libcurl 7.88 resets every finished stream). Default: no limit, as Apple documents none."
+        )
+        static let seed = OptionSpec.number(
+            "--seed", "N", in: OptionSpec.seeds, "Seed for generated apns-ids, so runs repeat.")
+        static let workers = OptionSpec.number(
+            "--workers", "N", in: 1...1024, "Event-loop threads (default: one per two cores, at least one).")
+        static let keep = OptionSpec.number(
+            "--keep", "N", in: 10...10_000_000,
+            "How many of the latest pushes GET /outcomes remembers, and events GET /transcript shows (default 20000); --transcript FILE keeps every event."
+        )
+        static let quiet = OptionSpec.flag("--quiet", "No per-request lines on standard error.")
+    }
+
     static let spec = CommandSpec(
         "serve", abstract: "Run the fake APNs on a port (prints the provider contract, logs every request).",
         about: """
@@ -17,67 +84,10 @@ enum ServeCommand {
             on standard error. Ctrl-C sends GOAWAY to every connection and exits 0.
             """,
         options: [
-            .text(
-                "--host", "HOST",
-                "Address to bind (default 127.0.0.1; anything else is reachable from other machines and is warned about)."
-            ),
-            .number(
-                "--port", "PORT", in: 0...65_535, "Port (default 2197, Apple's alternative port; 0 picks a free one)."),
-            .choice(
-                "--profile", "NAME", ValidationSettings.Profile.self,
-                "apple (faithful, default) or voip-lint (also refuses a VoIP push whose topic lacks .voip, whose push type is not voip, whose priority is not 10 or whose expiration is not 0)."
-            ),
-            .choice(
-                "--auth", "MODE", AuthenticationMode.self,
-                "token, certificate or either (default): how providers authenticate."),
-            .choice(
-                "--environment", "ENV", APNsEnvironment.self,
-                "sandbox (default) or production: which token space and host this is."),
-            .flag("--plaintext", "Serve cleartext HTTP/2 (h2c, prior knowledge) instead of TLS."),
-            .text(
-                "--transcript", "FILE",
-                "Write every event as one JSON line, flushed per line; JWT signatures are redacted."),
-            .text(
-                "--world", "FILE",
-                "Load phones, apps and world settings (JSON; docs/control-api.md). With a world, only tokens its phones hold are valid; without one, any well-formed token is accepted and reaches no phone."
-            ),
-            .number(
-                "--control-port", "PORT", in: 0...65_535,
-                "The control API's port (JSON over HTTP; default: the mock's port + 1, or a free one with --port 0). RINGSIDE_CONTROL_URL says where."
-            ),
-            .text(
-                "--control-token", "TEXT",
-                "The control API answers only requests with `authorization: Bearer TEXT`. With a --host other than loopback and no token, one is generated and printed as RINGSIDE_CONTROL_TOKEN."
-            ),
-            .choice(
-                "--order", "ORDER", ValidationOrder.self,
-                "auth-first (default) or path-first (pushy's order): which checks run first; see docs/validation.md."),
-            .choice(
-                "--env-key-reason", "R",
-                [Reason.badEnvironmentKeyInToken.wire, Reason.badEnvironmentKeyIdInToken.wire],
-                "BadEnvironmentKeyInToken (observed, default) or BadEnvironmentKeyIdInToken (Apple's spelling)."),
-            .number(
-                "--idle-timeout", "SECS", in: 1...31_536_000,
-                "Close connections idle this long with GOAWAY IdleTimeout (default 3600)."),
-            .number(
-                "--handshake-timeout", "SECS", in: 1...3600,
-                "Close TLS connections whose handshake has not finished (default 10)."),
-            .number(
-                "--max-connections", "N", in: 1...1_000_000,
-                "Connections open at once (default 10000); one more takes the place of the oldest that has not authenticated, or is closed at once and logged as refused."
-            ),
-            .text(
-                "--reset-limit", "B/R",
-                "End a connection with GOAWAY INTERNAL_ERROR after a burst of B RST_STREAMs, refilled at R a second: nghttp2's rapid-reset protection, 1000/33 by its default (libcurl 7.88 resets every finished stream). Default: no limit, as Apple documents none."
-            ),
-            .certs,
-            .number("--seed", "N", in: OptionSpec.seeds, "Seed for generated apns-ids, so runs repeat."),
-            .number("--workers", "N", in: 1...1024, "Event-loop threads (default: one per two cores, at least one)."),
-            .number(
-                "--keep", "N", in: 10...10_000_000,
-                "How many of the latest pushes GET /outcomes remembers, and events GET /transcript shows (default 20000); --transcript FILE keeps every event."
-            ),
-            .flag("--quiet", "No per-request lines on standard error."),
+            Option.host, Option.port, Option.profile, Option.auth, Option.environment, Option.plaintext,
+            Option.transcript, Option.world, Option.controlPort, Option.controlToken, Option.order, Option.envKeyReason,
+            Option.idleTimeout, Option.handshakeTimeout, Option.maxConnections, Option.resetLimit, OptionSpec.certs,
+            Option.seed, Option.workers, Option.keep, Option.quiet,
         ],
         exitCodes: """
             Exit codes: 0 stopped by Ctrl-C or SIGTERM, 3 cannot serve (port busy, credentials missing),
@@ -125,35 +135,35 @@ enum ServeCommand {
         var controlToken: String?
 
         init(_ arguments: inout Arguments) throws(UsageError) {
-            host = try arguments.value("--host") ?? host
-            port = try arguments.number("--port", UInt16.self) ?? port
-            profile = try arguments.choice("--profile", ValidationSettings.Profile.self) ?? profile
-            auth = try arguments.choice("--auth", AuthenticationMode.self) ?? auth
-            environment = try arguments.choice("--environment", APNsEnvironment.self) ?? environment
-            plaintext = arguments.flag("--plaintext")
-            transcript = try arguments.value("--transcript")
-            order = try arguments.choice("--order", ValidationOrder.self) ?? order
+            host = try arguments.value(Option.host) ?? host
+            port = try arguments.number(Option.port, UInt16.self) ?? port
+            profile = try arguments.choice(Option.profile, ValidationSettings.Profile.self) ?? profile
+            auth = try arguments.choice(Option.auth, AuthenticationMode.self) ?? auth
+            environment = try arguments.choice(Option.environment, APNsEnvironment.self) ?? environment
+            plaintext = arguments.flag(Option.plaintext)
+            transcript = try arguments.value(Option.transcript)
+            order = try arguments.choice(Option.order, ValidationOrder.self) ?? order
             environmentKeyReason =
-                try arguments.value("--env-key-reason").flatMap(Reason.init(wire:)) ?? environmentKeyReason
-            idleTimeout = try arguments.number("--idle-timeout", Int.self).map(Double.init) ?? idleTimeout
+                try arguments.value(Option.envKeyReason).flatMap(Reason.init(wire:)) ?? environmentKeyReason
+            idleTimeout = try arguments.number(Option.idleTimeout, Int.self).map(Double.init) ?? idleTimeout
             handshakeTimeout =
-                try arguments.number("--handshake-timeout", Int.self).map(Double.init) ?? handshakeTimeout
-            maximumConnections = try arguments.number("--max-connections", Int.self) ?? maximumConnections
-            if let text = try arguments.value("--reset-limit") {
+                try arguments.number(Option.handshakeTimeout, Int.self).map(Double.init) ?? handshakeTimeout
+            maximumConnections = try arguments.number(Option.maxConnections, Int.self) ?? maximumConnections
+            if let text = try arguments.value(Option.resetLimit) {
                 let parts = text.split(separator: "/").compactMap { UInt64($0) }
                 guard parts.count == 2, parts[0] > 0 else {
                     throw UsageError("--reset-limit wants BURST/RATE, e.g. 1000/33; got \(text)")
                 }
                 resetLimit = (parts[0], parts[1])
             }
-            certs = try arguments.value("--certs")
-            seed = try arguments.number("--seed", UInt64.self)
-            workers = try arguments.number("--workers", Int.self)
-            kept = try arguments.number("--keep", Int.self) ?? kept
-            quiet = arguments.flag("--quiet")
-            worldFile = try arguments.value("--world")
-            controlPort = try arguments.number("--control-port", UInt16.self)
-            controlToken = try arguments.value("--control-token")
+            certs = try arguments.value(OptionSpec.certs)
+            seed = try arguments.number(Option.seed, UInt64.self)
+            workers = try arguments.number(Option.workers, Int.self)
+            kept = try arguments.number(Option.keep, Int.self) ?? kept
+            quiet = arguments.flag(Option.quiet)
+            worldFile = try arguments.value(Option.world)
+            controlPort = try arguments.number(Option.controlPort, UInt16.self)
+            controlToken = try arguments.value(Option.controlToken)
             if let controlToken, controlToken.isEmpty || controlToken.contains(where: { $0.isWhitespace }) {
                 throw UsageError("--control-token takes a word without spaces")
             }
