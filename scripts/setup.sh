@@ -14,7 +14,7 @@ if [[ "${1:-}" == "--package" ]]; then
 fi
 if [[ "${1:-}" == "--test" ]]; then
   # python3-h2: the HTTP/2 client of the starter service `ringside init` writes (system python3 too).
-  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium)
+  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium haproxy)
   # java.net.http.HttpClient: a client that reads only PKCS#8 RSA keys and .p12 bundles (JDK 11+).
   command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[1-9]|[2-9][0-9])' \
     || packages+=(openjdk-17-jdk-headless)

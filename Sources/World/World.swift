@@ -159,7 +159,16 @@ public final class World {
     }
 
     private func issueToken() -> TokenValue {
-        TokenValue(bytes: (0..<settings.tokenBytes).map { _ in UInt8.random(in: 0...255, using: &random) })
+        var bytes = (0..<settings.tokenBytes).map { _ in UInt8.random(in: 0...255, using: &random) }
+        // The share this world owns (`tokenPrefix`): its leading hex digits, the rest from the seed.
+        if let prefix = settings.tokenPrefix {
+            for (index, digit) in prefix.utf8.enumerated() where index / 2 < bytes.count {
+                let nibble = digit <= 57 ? digit - 48 : digit - 87
+                bytes[index / 2] =
+                    index % 2 == 0 ? (bytes[index / 2] & 0x0f) | (nibble << 4) : (bytes[index / 2] & 0xf0) | nibble
+            }
+        }
+        return TokenValue(bytes: bytes)
     }
 
     private func register(_ app: VirtualApp, phone: Int, at now: Double) {

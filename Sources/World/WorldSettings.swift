@@ -5,6 +5,10 @@ import APNs
 public struct WorldSettings: Sendable, Codable, Equatable {
     /// Bytes per issued device token (hex digits are twice this); 32 historically ([SEND]: don't assume).
     public var tokenBytes = 32
+    /// Hex digits every token this world issues starts with (`serve --token-prefix`): one mock of
+    /// several owns a share of the phones, and a proxy routes `/3/device/<prefix>…` to it
+    /// (docs/scaling.md). Nil: tokens start anywhere.
+    public var tokenPrefix: String?
     /// Where the app reads the call in its payload (a provider file's `call-id-at`, `caller-at`).
     public var callPaths: CallPaths?
     /// Seconds from an accepted push to an online phone.
@@ -47,6 +51,12 @@ public struct WorldSettings: Sendable, Codable, Equatable {
     /// Counts (limits, budgets, throttles) a setting may hold.
     public static let counts = 0...1_000_000
 
+    /// 1 to 8 lowercase hex digits, fewer than a token of `bytes` bytes has.
+    public static func isTokenPrefix(_ text: String, bytes: Int) -> Bool {
+        (1...8).contains(text.utf8.count) && text.utf8.count < 2 * bytes
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// What is out of range, in words, or nil: settings from outside (the control API, a world file)
     /// are checked before a world is made with them.
     public var problem: String? {
@@ -70,6 +80,10 @@ public struct WorldSettings: Sendable, Codable, Equatable {
         }
         if !Self.tokenSizes.contains(tokenBytes) {
             return "<tokenBytes> takes a size from 1 to 512 bytes, got <\(tokenBytes)>"
+        }
+        if let prefix = tokenPrefix, !Self.isTokenPrefix(prefix, bytes: tokenBytes) {
+            return
+                "<tokenPrefix> takes 1 to 8 hex digits (0-9, a-f), fewer than a token has, got <\(prefix.prefix(64))>"
         }
         return nil
     }

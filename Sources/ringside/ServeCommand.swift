@@ -73,6 +73,10 @@ enum ServeCommand {
             "How many of the latest pushes GET /outcomes remembers, and events GET /transcript shows (default 20000); --transcript FILE keeps every event."
         )
         static let quiet = OptionSpec.flag("--quiet", "No per-request lines on standard error.")
+        static let tokenPrefix = OptionSpec.text(
+            "--token-prefix", "HEX",
+            "Every device token this mock issues starts with these hex digits (1 to 8): one mock of several owns a share of the phones, behind a proxy that routes /3/device/HEX… to it (docs/scaling.md)."
+        )
     }
 
     static let spec = CommandSpec(
@@ -87,7 +91,7 @@ enum ServeCommand {
             Option.host, Option.port, Option.profile, Option.auth, Option.environment, Option.plaintext,
             Option.transcript, Option.world, Option.controlPort, Option.controlToken, Option.order, Option.envKeyReason,
             Option.idleTimeout, Option.handshakeTimeout, Option.maxConnections, Option.resetLimit, OptionSpec.certs,
-            Option.seed, Option.workers, Option.keep, Option.quiet,
+            Option.seed, Option.workers, Option.keep, Option.quiet, Option.tokenPrefix,
         ],
         exitCodes: """
             Exit codes: 0 stopped by Ctrl-C or SIGTERM, 3 cannot serve (port busy, credentials missing),
@@ -133,6 +137,7 @@ enum ServeCommand {
         var worldFile: String?
         var controlPort: UInt16?
         var controlToken: String?
+        var tokenPrefix: String?
 
         init(_ arguments: inout Arguments) throws(UsageError) {
             host = try arguments.value(Option.host) ?? host
@@ -166,6 +171,10 @@ enum ServeCommand {
             controlToken = try arguments.value(Option.controlToken)
             if let controlToken, controlToken.isEmpty || controlToken.contains(where: { $0.isWhitespace }) {
                 throw UsageError("--control-token takes a word without spaces")
+            }
+            tokenPrefix = try arguments.value(Option.tokenPrefix)?.lowercased()
+            if let tokenPrefix, !WorldSettings.isTokenPrefix(tokenPrefix, bytes: WorldSettings().tokenBytes) {
+                throw UsageError("--token-prefix takes 1 to 8 hex digits, got <\(tokenPrefix.prefix(64))>")
             }
             if plaintext, auth == .certificate {
                 throw UsageError("--auth certificate needs TLS; drop --plaintext")
@@ -203,6 +212,7 @@ enum ServeCommand {
             environmentKeyReason: options.environmentKeyReason)
         mockOptions.authentication = options.auth
         mockOptions.seed = options.seed
+        mockOptions.worldSettings.tokenPrefix = options.tokenPrefix
         mockOptions.acceptsUnknownTokens = options.worldFile == nil
         mockOptions.plaintext = options.plaintext
         mockOptions.server.host = options.host

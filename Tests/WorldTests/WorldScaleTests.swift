@@ -304,4 +304,27 @@ import Testing
         push.topic = "com.ab"
         #expect(push.topicShape == PushType.TopicShape(of: "com.ab") && !push.topicShape.isVoIP)
     }
+
+    /// `serve --token-prefix` (docs/scaling.md): every token the world issues starts with the
+    /// share's hex digits, and the rest still comes from the seed.
+    @Test("A world with a token prefix issues every token with it, the rest from the seed")
+    func tokenPrefix() {
+        func tokens(_ prefix: String?) -> [String] {
+            var settings = WorldSettings()
+            settings.tokenPrefix = prefix
+            let world = World(settings: settings, seed: 11)
+            for index in 0..<50 { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: "b")], at: 0) }
+            return (0..<50).map { world.token(phone: $0, bundleId: "b", kind: .voip)! }
+        }
+        let plain = tokens(nil)
+        #expect(!plain.allSatisfy { $0.hasPrefix("8") })
+        for prefix in ["8", "a3", "0f1e2d3c"] {
+            let shared = tokens(prefix)
+            #expect(shared.allSatisfy { $0.hasPrefix(prefix) }, "\(prefix): \(shared.prefix(3))")
+            #expect(zip(shared, plain).allSatisfy { $0.dropFirst(8) == $1.dropFirst(8) })
+        }
+        var wrong = WorldSettings()
+        wrong.tokenPrefix = "xyz"
+        #expect(wrong.problem?.contains("tokenPrefix") == true)
+    }
 }
