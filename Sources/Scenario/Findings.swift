@@ -28,6 +28,8 @@ enum Expected: Equatable {
     /// `"false"`: never stopped; `"true"`: stopped for any reason; else stopped for this reason.
     case stopped(String)
     case reconnected(Bool)
+    /// A figure over a load's calls, with its threshold (`expect load`), in words.
+    case loadFigure(String)
 }
 
 /// One push as a failure names it: what APNs answered, on which connection and stream.
@@ -88,6 +90,8 @@ enum Seen: Equatable {
     case notApplicable(key: String)
     case stopped(because: String?)
     case reconnections(afterGoAway: Int, sentAgain: Int, connections: Int)
+    /// A figure over a load's calls, and the first calls that missed, with their stories.
+    case loadFigure(String, worst: [String])
     /// The runner could not judge it (the provider was still busy): why, and what was seen so far.
     indirect case notJudged(why: String, soFar: Seen)
 
@@ -115,6 +119,7 @@ extension Expected: CustomStringConvertible {
                 ? "no retry sooner than \(Int(minimumWait * 1000)) ms after its answer (none is needed)"
                 : "at least \(atLeast) retries with back-off (each after at least \(Int(minimumWait * 1000)) ms)"
         case .connections(let most): return "at most \(most) connection\(most == 1 ? "" : "s") to APNs"
+        case .loadFigure(let text): return text
         case .stopped(let stopped):
             return stopped == "false"
                 ? "the provider never stopped sending" : "the provider stopped sending: \(stopped)"
@@ -198,6 +203,8 @@ extension Seen: CustomStringConvertible {
         case .reconnections(let afterGoAway, let again, let connections):
             return
                 "\(afterGoAway) after GOAWAY, \(again) sent again, \(connections) connection\(connections == 1 ? "" : "s")"
+        case .loadFigure(let text, let worst):
+            return text + (worst.isEmpty ? "" : "; the first that missed: " + worst.joined(separator: "; "))
         case .notJudged(let why, let soFar): return "not judged: \(why). So far: \(soFar)"
         }
     }

@@ -355,6 +355,54 @@ enum Judges {
 
     // MARK: expect provider
 
+    /// An aggregate over a load's calls (`expect load`): the figure beside its threshold, and for a
+    /// share that fell short the first calls that missed, with their stories.
+    static func judge(_ check: LoadExpectation.Check, _ expectation: LoadExpectation, _ figures: LoadFigures)
+        -> ExpectationResult
+    {
+        func percent(_ value: Double) -> String {
+            String(format: value * 100 == (value * 100).rounded() ? "%.0f%%" : "%.1f%%", value * 100)
+        }
+        switch check {
+        case .rang:
+            let least = expectation.rangAtLeast!
+            let share = figures.calls == 0 ? 1 : Double(figures.rang) / Double(figures.calls)
+            return ExpectationResult(
+                passed: share >= least,
+                expected: .loadFigure("at least \(percent(least)) of the load's calls rang in time"),
+                seen: .loadFigure(
+                    "\(percent(share)) rang (\(figures.rang) of \(figures.calls); \(figures.reachable) went to phones that could ring)"
+                        + (figures.missedBy.isEmpty
+                            ? ""
+                            : "; missed: "
+                                + figures.missedBy.prefix(4).map { "\($0.count) \($0.cause)" }.joined(separator: ", ")),
+                    worst: share >= least ? [] : figures.worst))
+        case .ringP50, .ringP95, .ringP99:
+            let percentile = check.percentile!
+            let most = expectation.ringLatencyAtMost.first { $0.percentile == percentile }!.seconds
+            let seen = figures.latency(percentile)
+            return ExpectationResult(
+                passed: seen.map { $0 <= most } ?? false,
+                expected: .loadFigure("ring latency p\(percentile) at most \(LoadFigures.seconds(most))"),
+                seen: .loadFigure(
+                    seen.map {
+                        "p\(percentile) \(LoadFigures.seconds($0)) over \(figures.latencies.count) calls that rang"
+                    }
+                        ?? "no call rang", worst: []))
+        case .deadTokenPushes:
+            let most = expectation.deadTokenPushesAtMost!
+            return ExpectationResult(
+                passed: figures.deadTokenPushes <= most,
+                expected: .loadFigure("at most \(most) requests to a token after APNs answered 410 for it"),
+                seen: .loadFigure("\(figures.deadTokenPushes)", worst: []))
+        case .throttled:
+            let most = expectation.throttledAtMost!
+            return ExpectationResult(
+                passed: figures.throttled <= most, expected: .loadFigure("at most \(most) answers 429 TooManyRequests"),
+                seen: .loadFigure("\(figures.throttled)", worst: []))
+        }
+    }
+
     static func judge(_ check: ProviderExpectation.Check, of expectation: ProviderExpectation, _ evidence: Evidence)
         -> ExpectationResult
     {

@@ -204,7 +204,9 @@ public final class ScenarioRunner {
         options.replay = replay
         // The judges read the world's record of the scenario's pushes: a scenario keeps as many as
         // the world ever kept, not `serve`'s default.
-        options.kept = Self.keptPushes
+        // A load is judged over every push it made: the world keeps them all (a push and its retries a call).
+        let loadCalls = plan.steps.reduce(0) { if case .load(let load) = $1.action { $0 + load.calls } else { $0 } }
+        options.kept = max(Self.keptPushes, 4 * loadCalls)
         host = try ScenarioMock(options, transport: transport)
         let activity = SeenFromOutside(recorder: recorder, children: children)
         waiting = Waiting(
@@ -446,7 +448,57 @@ public final class ScenarioRunner {
         case .expectAPNs(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
         case .expectProvider(let expectation): judge(expectation, at: step.range, by: Judges.judge)
+        case .load(let loadPlan): try runLoad(loadPlan)
+        case .expectLoad(let expectation):
+            judge(expectation, at: step.range) { [self] check, expectation, evidence in
+                guard let load else {
+                    return ExpectationResult(
+                        passed: false, expected: .loadFigure(check.option.key),
+                        seen: .loadFigure("no load ran", worst: []))
+                }
+                return Judges.judge(
+                    check, expectation,
+                    LoadFigures(
+                        load, fates: world.withWorld { $0.pushes }, records: evidence.records,
+                        connections: evidence.openedAt.count))
+            }
         }
+    }
+
+    /// The scenario's load, once its calls are placed (`expect load` reads it).
+    private var load: LoadRun?
+    /// Hears how far a load got, every few seconds (`ringside run` prints it).
+    public var progress: ((String) -> Void)?
+
+    /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
+    private func runLoad(_ loadPlan: LoadPlan) throws {
+        var run = LoadRun(loadPlan)
+        run.populate(world, seed: plan.seed, at: now)
+        try run.register(world, with: provider, at: { self.now })
+        waiting.providerDriven()
+        let say = progress
+        try run.placeCalls(
+            seed: plan.seed, clock: host, worldNow: { self.now },
+            place: { user, uuid in
+                let at = self.now
+                self.world.withWorld { $0.callPlaced(uuid: uuid, at: at) }
+                self.callStarts.append(self.host.wall)
+                try self.provider.placeCall(to: user, callUUID: uuid, caller: "load-caller")
+                self.waiting.providerDriven()
+            },
+            progress: say.map { say in
+                { placed in say("load \(loadPlan.label): \(placed) of \(loadPlan.calls) calls placed") }
+            })
+        load = run
+        // The load ends when every push it made has ended on its phone, or its caller has given up.
+        _ = waiting.untilSettled()
+        let deadline = host.wall + plan.world.settings.ringTimeout + 1
+        runWorld()
+        while world.withWorld({ $0.pendingCount }) > 0, host.wall < deadline {
+            host.pause(Waiting.tick)
+            runWorld()
+        }
+        say?("load \(loadPlan.label): every call placed and ended")
     }
 
     /// Whether a TLS handshake the provider began failed on the certificates since `wall`.
@@ -834,7 +886,7 @@ extension Step.Action {
     /// Whether the step asks the provider to do something: it may push for it until it settles.
     var drivesProvider: Bool {
         switch self {
-        case .register, .unregister, .call, .exec: return true
+        case .register, .unregister, .call, .exec, .load: return true
         default: return false
         }
     }

@@ -85,6 +85,8 @@ struct Lowering {
     /// Each phone's registrations not yet unregistered, by app, the latest last, numbered in order.
     var registrations: [Int: [String: [(user: String, kind: TokenKind, order: Int)]]] = [:]
     var registrationCount = 0
+    /// `load` steps so far (a scenario runs one).
+    var loadCount = 0
 
     /// The latest registration of a phone (of `app`, when given), removed when `remove`.
     mutating func latestRegistration(of phone: Int, app: String?, remove: Bool) -> (

@@ -403,6 +403,9 @@ public struct Step: Sendable {
         case expectAPNs(APNsExpectation)
         case expectPhone(PhoneExpectation)
         case expectProvider(ProviderExpectation)
+        /// A population and calls at a rate, in real time (`load:`).
+        case load(LoadPlan)
+        case expectLoad(LoadExpectation)
     }
 }
 
@@ -488,6 +491,9 @@ extension Judging {
             } else {
                 rows.append((name, ProviderExpectation(label: "").judging(check)))
             }
+        }
+        for check in LoadExpectation.Check.allCases {
+            rows.append(("expect load \(check.option.key)", LoadExpectation(label: "").judging(check)))
         }
         return rows
     }

@@ -7,7 +7,7 @@ public enum Vocabulary {
     /// Every step, in the order the language reference lists them.
     public static let steps: [StepKind] =
         PhoneSteps.kinds + TimeSteps.kinds + [FaultStep.kind, APNsExpectation.kind, PhoneExpectation.kind]
-        + [ProviderExpectation.kind]
+        + [ProviderExpectation.kind, LoadPlan.kind, LoadExpectation.kind]
 
     public static let stepsByName: [String: StepKind] = Dictionary(uniqueKeysWithValues: steps.map { ($0.name, $0) })
 }
@@ -37,6 +37,8 @@ public enum ValueKind: Sendable, Equatable {
     case outcomeReason
     /// Free text.
     case text
+    /// A percentage from 0% to 100% (`5%`, `99.5%`).
+    case share
 
     /// In words, for `ringside explain`.
     public var described: String {
@@ -53,6 +55,7 @@ public enum ValueKind: Sendable, Equatable {
         case .list(let words): return "a list, each one of \(words.joined(separator: ", "))"
         case .outcomeReason: return "one of the outcome's reasons (ringside explain outcomes)"
         case .text: return "text"
+        case .share: return "a percentage from 0% to 100%, like 5%"
         }
     }
 

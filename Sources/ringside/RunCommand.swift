@@ -156,8 +156,13 @@ enum RunCommand {
                     let transcript = transcripts.map {
                         "\($0)/\(((path as NSString).lastPathComponent as NSString).deletingPathExtension).jsonl"
                     }
-                    let result = ScenarioRunner.run(
-                        file, certs: certs, providerUnderTest: provider?.underTest, transcript: transcript, seed: seed)
+                    let runner = ScenarioRunner(
+                        file: file, certs: certs, provider: provider?.underTest, transcript: transcript)
+                    runner.seedOverride = seed
+                    // A load says how far it got every few seconds, on standard error (CI logs too).
+                    let name = OutsideText.visible((path as NSString).lastPathComponent)
+                    runner.progress = { Output.error("  … \(name): \(OutsideText.visible($0))") }
+                    let result = runner.run()
                     tally.report(result, file: file, path: path, total: total)
                     if provider != nil { reach.note(result) }
                 }

@@ -31,7 +31,7 @@ import World
     /// `goaway` without `count`, `reconnected: false`, `expect phone`.
     static func phrase(of check: String) -> String {
         var words = check
-        for kind in ["expect apns", "expect provider"] where words.hasPrefix(kind + " ") {
+        for kind in ["expect apns", "expect provider", "expect load"] where words.hasPrefix(kind + " ") {
             words.removeFirst(kind.count + 1)
             if words.hasPrefix("with") { words = "`\(kind)` " + words }
         }

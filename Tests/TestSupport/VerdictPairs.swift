@@ -523,6 +523,7 @@ public enum VerdictPairs {
                 ["step.expect apns.refused-streams"], burst + "  - expect apns: none refused\n    refused-streams: 0\n",
                 "refused-streams: 0", "refused-streams: 1"))
         pairs.append(swap(["step.expect provider.retried"], backOff, "retried: 2", "retried: 3"))
+        pairs += loadPairs()
         // `retried: 0` owes no retry, but one sent at once to a throttled token fails (scenario 16).
         let throttled = bundled("16-per-token-throttling.ring")
         pairs.append(
@@ -945,6 +946,83 @@ public enum VerdictPairs {
 
     /// The pairs whose scenarios both run in memory (only the built-in provider speaks to the mock),
     /// and those where a command or a provider process does: they need a socket.
+    /// A load (issue 48): each of its words, and each aggregate, changes a verdict. Small and fast:
+    /// tens of calls, in memory on the manual clock.
+    static func loadPairs() -> [Pair] {
+        func load(_ options: String, expect: String, world: String = "", provider: String = "reference") -> String {
+            """
+            provider:
+              builtin: \(provider)
+            world:
+              unregister-delay: 0s
+            \(world)steps:
+              - load: pair
+            \(options.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+              - expect load: pair
+            \(expect.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+
+            """
+        }
+        var pairs: [Pair] = []
+        let all = load("phones: 20\ncalls: 40\nrate: 400/s", expect: "rang-at-least: 100%")
+        for share in ["offline", "uninstalled", "do-not-disturb", "never-reports"] {
+            pairs.append(
+                swap(
+                    [
+                        "step.load", "step.load.\(share)", "step.load.phones", "step.load.calls", "step.expect load",
+                        "step.expect load.rang-at-least",
+                    ], all.replacingOccurrences(of: "rate: 400/s", with: "rate: 400/s\n    \(share): 0%"),
+                    "\(share): 0%", "\(share): 50%"))
+        }
+        let quarterOffline = load("phones: 20\ncalls: 40\nrate: 400/s\noffline: 25%", expect: "rang-at-least: 50%")
+        pairs.append(
+            swap(["step.expect load.rang-at-least"], quarterOffline, "rang-at-least: 50%", "rang-at-least: 100%"))
+        for percentile in [50, 95, 99] {
+            pairs.append(
+                swap(
+                    ["step.expect load.ring-p\(percentile)-at-most"],
+                    load("phones: 20\ncalls: 40\nrate: 400/s", expect: "ring-p\(percentile)-at-most: 1s"),
+                    "ring-p\(percentile)-at-most: 1s", "ring-p\(percentile)-at-most: 10ms"))
+        }
+        let dead = load("phones: 4\ncalls: 40\nrate: 400/s\nuninstalled: 50%", expect: "dead-token-pushes-at-most: 0")
+        pairs.append(
+            swap(
+                ["step.expect load.dead-token-pushes-at-most"], dead, "builtin: reference",
+                "builtin: keeps-pushing-after-410"))
+        // One token pushed more than twice a second is throttled (429).
+        let throttle = "  throttle: 2 per 1s\n"
+        pairs.append(
+            swap(
+                ["step.load.phones", "step.expect load.throttled-at-most"],
+                load("phones: 40\ncalls: 4\nrate: 400/s", expect: "throttled-at-most: 0", world: throttle),
+                "phones: 40", "phones: 1"))
+        pairs.append(
+            swap(
+                ["step.load.calls"],
+                load("phones: 1\ncalls: 2\nrate: 400/s", expect: "throttled-at-most: 0", world: throttle),
+                "calls: 2", "calls: 6"))
+        pairs.append(
+            swap(
+                ["step.load.rate"],
+                load("phones: 1\ncalls: 4\nrate: 1/s", expect: "throttled-at-most: 0", world: throttle),
+                "rate: 1/s", "rate: 100/s"))
+        pairs.append(
+            swap(
+                ["step.load.ramp"],
+                load(
+                    "phones: 1\ncalls: 4\nrate: 1/s\nramp: 1/s over 1s", expect: "throttled-at-most: 0", world: throttle
+                ),
+                "ramp: 1/s over 1s", "ramp: 1000/s over 1s"))
+        pairs.append(
+            swap(
+                ["step.load.hot-user"],
+                load(
+                    "phones: 1000\ncalls: 20\nrate: 400/s\nhot-user: 0%", expect: "throttled-at-most: 0",
+                    world: throttle),
+                "hot-user: 0%", "hot-user: 50%"))
+        return pairs
+    }
+
     public static let inMemory = pairs.filter(\.runsInMemory)
     public static let throughAProcess = pairs.filter { !$0.runsInMemory }
 

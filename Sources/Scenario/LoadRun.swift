@@ -1,0 +1,214 @@
+import APNs
+import Foundation
+import MockAPNs
+import ScenarioLanguage
+import World
+
+/// A `load` step run (issue 48): its population added to the world and registered with the
+/// provider, its calls placed at the plan's rate in real time (slept on loopback, passed by hand
+/// in memory), each to a user drawn with the scenario's seed. What it placed is kept for `expect
+/// load` (`LoadFigures`), read once the provider has settled.
+struct LoadRun {
+    /// One call the load placed.
+    struct Call {
+        var uuid: String
+        var phone: Int
+        /// World time when it was placed: a ring's latency is from here.
+        var placedAt: Double
+        /// Whether its phone could ring (online, installed, no Focus, an app that reports).
+        var reachable: Bool
+    }
+
+    let plan: LoadPlan
+    private(set) var calls: [Call] = []
+    /// The population's phones, by index in the world: `load-1` is the first.
+    private(set) var phones: [Int] = []
+    private(set) var reachable: [Bool] = []
+
+    init(_ plan: LoadPlan) { self.plan = plan }
+
+    /// The phones, their traits drawn with `seed`: a trait is a share of the population, each phone
+    /// at most one; `load-1`, the hot user, is always reachable.
+    mutating func populate(_ world: SharedWorld, seed: UInt64, at now: Double) {
+        var random = SeededGenerator(seed: seed ^ 0x10ad)
+        let count = plan.phones
+        var order = Array(1..<count)
+        order.shuffle(using: &random)
+        func take(_ share: Double) -> ArraySlice<Int> {
+            let wanted = min(order.count, Int((share * Double(count)).rounded()))
+            defer { order.removeFirst(wanted) }
+            return order.prefix(wanted)
+        }
+        let offline = Set(take(plan.offline))
+        let uninstalled = Set(take(plan.uninstalled))
+        let focus = Set(take(plan.doNotDisturb))
+        let silent = Set(take(plan.neverReports))
+        world.withWorld { world in
+            world.reserve(phones: world.phones.count + count)
+            for index in 0..<count {
+                var app = AppSpec(bundleId: ScenarioPlan.testBundleId)
+                if silent.contains(index) { app.behaviour = .neverReports }
+                let id = world.addPhone(name: Self.name(index), apps: [app], at: now)
+                phones.append(id)
+                if focus.contains(index) { world.change(phone: id, .doNotDisturb(true), at: now) }
+            }
+        }
+        reachable = (0..<count).map {
+            !offline.contains($0) && !uninstalled.contains($0) && !focus.contains($0) && !silent.contains($0)
+        }
+        self.offline = offline
+        self.uninstalled = uninstalled
+    }
+
+    private var offline: Set<Int> = []
+    private var uninstalled: Set<Int> = []
+
+    static func name(_ index: Int) -> String { "load-\(index + 1)" }
+
+    /// Registers every phone's VoIP token for its user, then takes the uninstalled ones' apps
+    /// away and the offline ones off the network.
+    func register(_ world: SharedWorld, with provider: any ProviderDriver, at now: () -> Double) throws {
+        for (index, id) in phones.enumerated() {
+            guard
+                let token = world.withWorld({
+                    $0.token(phone: id, bundleId: ScenarioPlan.testBundleId, kind: .voip)
+                })
+            else { continue }
+            try provider.register(user: Self.name(index), token: token, kind: .voip)
+        }
+        let at = now()
+        world.withWorld { world in
+            for index in uninstalled {
+                world.apply(.uninstall, phone: phones[index], bundleId: ScenarioPlan.testBundleId, at: at)
+            }
+            for index in offline { world.change(phone: phones[index], .online(false), at: at) }
+        }
+    }
+
+    /// Places every call at its time. `place` asks the provider; `progress` hears of it every few seconds.
+    mutating func placeCalls(
+        seed: UInt64, clock: any WaitingClock, worldNow: () -> Double,
+        place: (_ user: String, _ callUUID: String) throws -> Void, progress: ((Int) -> Void)?
+    ) rethrows {
+        var random = SeededGenerator(seed: seed ^ 0xca11)
+        var ids = SeededGenerator(seed: seed ^ 0x1d5)
+        let start = clock.wall
+        var lastProgress = start
+        for index in 0..<plan.calls {
+            let due = start + plan.offset(ofCall: index)
+            if due > clock.wall { clock.pause(due - clock.wall) }
+            let callee =
+                Double.random(in: 0..<1, using: &random) < plan.hotUser
+                ? 0 : Int.random(in: 0..<plan.phones, using: &random)
+            let uuid = UUID(uuid: Self.uuidBytes(&ids)).uuidString.lowercased()
+            let placedAt = worldNow()
+            calls.append(Call(uuid: uuid, phone: phones[callee], placedAt: placedAt, reachable: reachable[callee]))
+            try place(Self.name(callee), uuid)
+            if let progress, clock.wall - lastProgress >= Self.progressEvery {
+                lastProgress = clock.wall
+                progress(index + 1)
+            }
+        }
+    }
+
+    /// How often a load says how far it got (a line each, for CI logs).
+    static let progressEvery = 2.0
+
+    private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+            bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        )
+    }
+}
+
+/// What a load's calls came to, for `expect load` and the report: read from the world's stories of
+/// the pushes (by call id) and the mock's answers.
+struct LoadFigures {
+    var calls: Int
+    /// Calls to phones that could ring (online, installed, no Focus, an app that reports).
+    var reachable: Int
+    var rang: Int
+    /// Ring latencies of the calls that rang, sorted (seconds from the call).
+    var latencies: [Double]
+    /// Calls that did not ring, by what happened to them, most first.
+    var missedBy: [(cause: String, count: Int)]
+    /// The first missed reachable calls, with their stories.
+    var worst: [String]
+    var deadTokenPushes: Int
+    var throttled: Int
+    var connections: Int
+
+    init(_ run: LoadRun, fates: [PushFate], records: [PushRecord], connections: Int) {
+        var byCall: [String: [PushFate]] = [:]
+        for fate in fates {
+            if let uuid = fate.callUUID?.lowercased() { byCall[uuid, default: []].append(fate) }
+        }
+        calls = run.calls.count
+        reachable = 0
+        rang = 0
+        latencies = []
+        var missed: [String: Int] = [:]
+        worst = []
+        for call in run.calls {
+            if call.reachable { reachable += 1 }
+            let pushes = byCall[call.uuid] ?? []
+            if let rung = pushes.first(where: { if case .rang = $0.outcome { true } else { false } }) {
+                rang += 1
+                latencies.append(max(0, (rung.finishedAt ?? call.placedAt) - call.placedAt))
+                continue
+            }
+            let last = pushes.last
+            let cause =
+                last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 }.joined(separator: " ") }
+                ?? "no push reached the phone"
+            missed[cause, default: 0] += 1
+            // The calls the provider could have rung come first among those shown.
+            if call.reachable, worst.count < 3 {
+                worst.append(
+                    "call \(call.uuid) to \(LoadRun.name(run.phones.firstIndex(of: call.phone) ?? 0)): "
+                        + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation }
+                            ?? "no push reached the phone"))
+            }
+        }
+        latencies.sort()
+        missedBy = missed.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
+        var dead: Set<String> = []
+        deadTokenPushes = 0
+        throttled = 0
+        for record in records {
+            let token = record.request.deviceToken?.lowercased() ?? ""
+            if dead.contains(token) { deadTokenPushes += 1 }
+            if record.status == 410 { dead.insert(token) }
+            if record.status == 429 { throttled += 1 }
+        }
+        self.connections = connections
+    }
+
+    /// The latency at `percentile` (nearest rank), nil with no call rung.
+    func latency(_ percentile: Int) -> Double? {
+        guard !latencies.isEmpty else { return nil }
+        let rank = Int((Double(percentile) / 100 * Double(latencies.count)).rounded(.up))
+        return latencies[max(0, min(latencies.count - 1, rank - 1))]
+    }
+
+    /// The summary line a load prints, and the transcript and report keep.
+    var summary: String {
+        let share = calls == 0 ? 100 : Double(rang) / Double(calls) * 100
+        let p = [50, 95, 99].compactMap { percentile in latency(percentile).map { "p\(percentile) \(Self.seconds($0))" }
+        }
+        return
+            "\(calls) calls (\(reachable) to phones that could ring): \(rang) rang (\(String(format: "%.1f", share))%)"
+            + (p.isEmpty ? "" : ", ring latency " + p.joined(separator: ", "))
+            + (missedBy.isEmpty
+                ? "" : "; missed: " + missedBy.prefix(4).map { "\($0.count) \($0.cause)" }.joined(separator: ", "))
+            + "; \(throttled) answered 429, \(deadTokenPushes) pushed to a dead token, \(connections) connection\(connections == 1 ? "" : "s")"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value < 1 ? "\(Int((value * 1000).rounded())) ms" : String(format: "%.2f s", value)
+    }
+}
