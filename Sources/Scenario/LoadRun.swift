@@ -16,14 +16,17 @@ struct LoadRun {
         /// World time when it was placed: a ring's latency is from here.
         var placedAt: Double
         /// Whether its phone could ring (online, installed, no Focus, an app that reports).
-        var reachable: Bool
+        var reachable: Bool { trait == nil }
+        /// What keeps its phone from ringing, by the population's shares (nil: nothing).
+        var trait: String?
     }
 
     let plan: LoadPlan
     private(set) var calls: [Call] = []
     /// The population's phones, by index in the world: `load-1` is the first.
     private(set) var phones: [Int] = []
-    private(set) var reachable: [Bool] = []
+    /// Each phone's trait (`Call.trait`), by the population's index.
+    private(set) var traits: [String?] = []
 
     init(_ plan: LoadPlan) { self.plan = plan }
 
@@ -53,8 +56,12 @@ struct LoadRun {
                 if focus.contains(index) { world.change(phone: id, .doNotDisturb(true), at: now) }
             }
         }
-        reachable = (0..<count).map {
-            !offline.contains($0) && !uninstalled.contains($0) && !focus.contains($0) && !silent.contains($0)
+        traits = (0..<count).map {
+            offline.contains($0)
+                ? "offline"
+                : uninstalled.contains($0)
+                    ? "uninstalled"
+                    : focus.contains($0) ? "do-not-disturb" : silent.contains($0) ? "never-reports" : nil
         }
         self.offline = offline
         self.uninstalled = uninstalled
@@ -102,7 +109,7 @@ struct LoadRun {
                 ? 0 : Int.random(in: 0..<plan.phones, using: &random)
             let uuid = UUID(uuid: Self.uuidBytes(&ids)).uuidString.lowercased()
             let placedAt = worldNow()
-            calls.append(Call(uuid: uuid, phone: phones[callee], placedAt: placedAt, reachable: reachable[callee]))
+            calls.append(Call(uuid: uuid, phone: phones[callee], placedAt: placedAt, trait: traits[callee]))
             try place(Self.name(callee), uuid)
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
                 lastProgress = clock.wall
@@ -164,7 +171,7 @@ struct LoadFigures {
             let last = pushes.last
             let cause =
                 last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 }.joined(separator: " ") }
-                ?? "no push reached the phone"
+                ?? "no push reached the phone" + (call.trait.map { " (\($0))" } ?? "")
             missed[cause, default: 0] += 1
             // The calls the provider could have rung come first among those shown.
             if call.reachable, worst.count < 3 {

@@ -498,7 +498,13 @@ public final class ScenarioRunner {
             host.pause(Waiting.tick)
             runWorld()
         }
-        say?("load \(loadPlan.label): every call placed and ended")
+        if let say {
+            let evidence = Evidence(events: recorder.events)
+            let figures = LoadFigures(
+                run, fates: world.withWorld { $0.pushes }, records: evidence.records,
+                connections: evidence.openedAt.count)
+            say("load \(loadPlan.label): \(figures.summary)")
+        }
     }
 
     /// Whether a TLS handshake the provider began failed on the certificates since `wall`.

@@ -14,7 +14,7 @@ import Testing
     static func expectsNothing(_ plan: ScenarioPlan) -> Bool {
         plan.steps.allSatisfy { step in
             switch step.action {
-            case .expectAPNs, .expectPhone, .expectProvider: return false
+            case .expectAPNs, .expectPhone, .expectProvider, .expectLoad: return false
             default: return true
             }
         }

@@ -9,10 +9,10 @@ world:
   unregister-delay: 0s
 steps:
   - load: monday peak
-    phones: 300
+    phones: 200
     uninstalled: 10%
-    calls: 600
-    rate: 200/s
+    calls: 300
+    rate: 300/s
   - expect load: the others ring, and no dead token is pushed again
     rang-at-least: 85%
     ring-p95-at-most: 1s

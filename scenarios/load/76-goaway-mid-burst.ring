@@ -5,11 +5,11 @@ teaches: |
   them again rings every call; one that keeps the old connection loses every call after it.
 steps:
   - fault: goaway
-    after-accepted: 100
+    after-accepted: 60
   - load: burst
     phones: 200
-    calls: 300
-    rate: 300/s
+    calls: 200
+    rate: 400/s
   - expect load: every call rings
     rang-at-least: 99%
 obligation: moves to a new connection after a GOAWAY in the middle of a burst, and every call rings

@@ -8,9 +8,9 @@ world:
   throttle: 5 per 10s
 steps:
   - load: hot user
-    phones: 300
-    calls: 300
-    rate: 100/s
+    phones: 100
+    calls: 60
+    rate: 60/s
     hot-user: 30%
   - expect load: the others ring
     rang-at-least: 65%
