@@ -400,6 +400,21 @@ enum Judges {
             return ExpectationResult(
                 passed: figures.throttled <= most, expected: .loadFigure("at most \(most) answers 429 TooManyRequests"),
                 seen: .loadFigure("\(figures.throttled)", worst: []))
+        case .pushesPerCall:
+            let most = expectation.pushesPerCallAtMost!
+            let perCall = figures.calls == 0 ? 0 : Double(figures.requests) / Double(figures.calls)
+            return ExpectationResult(
+                passed: perCall <= most,
+                expected: .loadFigure("at most \(String(format: "%g", most)) requests to APNs per call"),
+                seen: .loadFigure(
+                    String(format: "%.2f (%d requests for %d calls)", perCall, figures.requests, figures.calls),
+                    worst: []))
+        case .connections:
+            let most = expectation.connectionsAtMost!
+            return ExpectationResult(
+                passed: figures.connections <= most,
+                expected: .loadFigure("at most \(most) connection\(most == 1 ? "" : "s") to APNs"),
+                seen: .loadFigure("\(figures.connections)", worst: []))
         }
     }
 

@@ -148,6 +148,8 @@ struct LoadFigures {
     var deadTokenPushes: Int
     var throttled: Int
     var connections: Int
+    /// Requests to APNs during the scenario.
+    var requests: Int
 
     init(_ run: LoadRun, fates: [PushFate], records: [PushRecord], connections: Int) {
         var byCall: [String: [PushFate]] = [:]
@@ -193,6 +195,7 @@ struct LoadFigures {
             if record.status == 429 { throttled += 1 }
         }
         self.connections = connections
+        requests = records.count
     }
 
     /// The latency at `percentile` (nearest rank), nil with no call rung.

@@ -1015,6 +1015,16 @@ public enum VerdictPairs {
                 "ramp: 1/s over 1s", "ramp: 1000/s over 1s"))
         pairs.append(
             swap(
+                ["step.expect load.pushes-per-call-at-most"],
+                load("phones: 40\ncalls: 4\nrate: 400/s", expect: "pushes-per-call-at-most: 1", world: throttle),
+                "phones: 40", "phones: 1"))
+        pairs.append(
+            swap(
+                ["step.expect load.connections-at-most"],
+                load("phones: 20\ncalls: 20\nrate: 400/s", expect: "connections-at-most: 1"), "steps:\n",
+                "steps:\n  - fault: goaway\n    after-accepted: 5\n"))
+        pairs.append(
+            swap(
                 ["step.load.hot-user"],
                 load(
                     "phones: 1000\ncalls: 20\nrate: 400/s\nhot-user: 0%", expect: "throttled-at-most: 0",

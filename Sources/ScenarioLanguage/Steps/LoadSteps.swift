@@ -76,13 +76,17 @@ public struct LoadExpectation: ExpectationWithChecks {
     public var deadTokenPushesAtMost: Int?
     /// 429 TooManyRequests answers, at most.
     public var throttledAtMost: Int?
+    /// Requests to APNs per call, on average, at most (retries and pushes to every device count).
+    public var pushesPerCallAtMost: Double?
+    /// Connections to APNs over the load, at most.
+    public var connectionsAtMost: Int?
     public var within: Double? { nil }
     public var phone: PhoneRef? { nil }
 
     public init(label: String) { self.label = label }
 
     public enum Check: Sendable, CaseIterable {
-        case rang, ringP50, ringP95, ringP99, deadTokenPushes, throttled
+        case rang, ringP50, ringP95, ringP99, deadTokenPushes, throttled, pushesPerCall, connections
 
         public var option: Option {
             switch self {
@@ -98,6 +102,12 @@ public struct LoadExpectation: ExpectationWithChecks {
                     "requests to a device token after APNs answered 410 for it")
             case .throttled:
                 return Option("throttled-at-most", .number(0...10_000_000), "429 TooManyRequests answers")
+            case .pushesPerCall:
+                return Option(
+                    "pushes-per-call-at-most", .text,
+                    "requests to APNs per call on average, e.g. 1.2 (retries and every device of the callee count)")
+            case .connections:
+                return Option("connections-at-most", .number(0...1_000_000), "connections to APNs over the load")
             }
         }
 
@@ -107,7 +117,7 @@ public struct LoadExpectation: ExpectationWithChecks {
             case .ringP50: 50
             case .ringP95: 95
             case .ringP99: 99
-            case .rang, .deadTokenPushes, .throttled: nil
+            case .rang, .deadTokenPushes, .throttled, .pushesPerCall, .connections: nil
             }
         }
     }
@@ -120,6 +130,8 @@ public struct LoadExpectation: ExpectationWithChecks {
                 return ringLatencyAtMost.contains { $0.percentile == check.percentile }
             case .deadTokenPushes: return deadTokenPushesAtMost != nil
             case .throttled: return throttledAtMost != nil
+            case .pushesPerCall: return pushesPerCallAtMost != nil
+            case .connections: return connectionsAtMost != nil
             }
         }
     }
@@ -129,7 +141,7 @@ public struct LoadExpectation: ExpectationWithChecks {
 
     public func expectsAbsence(_ check: Check) -> Bool {
         switch check {
-        case .deadTokenPushes, .throttled: return true
+        case .deadTokenPushes, .throttled, .pushesPerCall, .connections: return true
         case .rang, .ringP50, .ringP95, .ringP99: return false
         }
     }
@@ -234,6 +246,19 @@ extension Lowering {
         }
         expectation.deadTokenPushesAtMost = integer(block, Check.deadTokenPushes.option)
         expectation.throttledAtMost = integer(block, Check.throttled.option)
+        expectation.connectionsAtMost = integer(block, Check.connections.option)
+        if let scalar = scalar(block, Check.pushesPerCall.option.key) {
+            if scalar.text.utf8.count <= 8, scalar.text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                let value = Double(scalar.text), (0...1000).contains(value)
+            {
+                expectation.pushesPerCallAtMost = value
+            } else {
+                report(
+                    "Not a number", at: scalar.range,
+                    "<\(Check.pushesPerCall.option.key)> takes a number from 0 to 1000, like 1.2; got <\(clip(scalar.text))>"
+                )
+            }
+        }
         if expectation.checks.isEmpty {
             report(
                 "Nothing to expect", at: range,
