@@ -92,10 +92,11 @@ struct LoadRun {
         }
     }
 
-    /// Places every call at its time. `place` asks the provider; `progress` hears of it every few seconds.
+    /// Places every call at its time. `place` asks the provider; `progress` hears of the run so far
+    /// every second.
     mutating func placeCalls(
         seed: UInt64, clock: any WaitingClock, worldNow: () -> Double,
-        place: (_ user: String, _ callUUID: String) throws -> Void, progress: ((Int) -> Void)?
+        place: (_ user: String, _ callUUID: String) throws -> Void, progress: ((LoadRun, _ seconds: Double) -> Void)?
     ) rethrows {
         var random = SeededGenerator(seed: seed ^ 0xca11)
         var ids = SeededGenerator(seed: seed ^ 0x1d5)
@@ -113,13 +114,14 @@ struct LoadRun {
             try place(Self.name(callee), uuid)
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
                 lastProgress = clock.wall
-                progress(index + 1)
+                progress(self, clock.wall - start)
             }
         }
     }
 
-    /// How often a load says how far it got (a line each, for CI logs).
-    static let progressEvery = 2.0
+    /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
+    /// writes it every few seconds in a CI log).
+    static let progressEvery = 1.0
 
     private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -196,6 +198,9 @@ struct LoadFigures {
         }
         self.connections = connections
         requests = records.count
+        var byStatus: [Int: Int] = [:]
+        for record in records { byStatus[Int(record.status), default: 0] += 1 }
+        answers = byStatus.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
     }
 
     /// The latency at `percentile` (nearest rank), nil with no call rung.
@@ -203,6 +208,26 @@ struct LoadFigures {
         guard !latencies.isEmpty else { return nil }
         let rank = Int((Double(percentile) / 100 * Double(latencies.count)).rounded(.up))
         return latencies[max(0, min(latencies.count - 1, rank - 1))]
+    }
+
+    /// Answers from APNs by status, most first (`200 ×117, 410 ×3`).
+    var answers: [(status: Int, count: Int)] = []
+
+    /// The status a running load shows: how far it got, at what rate, what became of the calls so
+    /// far, and APNs's answers (SIPp's screen, in three lines).
+    func status(label: String, of total: Int, seconds: Double, target: Double) -> [String] {
+        let rate = seconds > 0 ? Double(calls) / seconds : 0
+        let missed = missedBy.prefix(3).map { "\($0.count) \($0.cause)" }.joined(separator: ", ")
+        let p = [50, 99].compactMap { percentile in latency(percentile).map { "p\(percentile) \(Self.seconds($0))" } }
+        return [
+            "load \(label): \(calls) of \(total) calls placed in \(String(format: "%.1f", seconds)) s, "
+                + String(format: "%.1f/s (target %g/s)", rate, target),
+            "  rang \(rang)" + (missed.isEmpty ? "" : "; not rung (yet): \(missed)"),
+            "  ring latency " + (p.isEmpty ? "none yet" : p.joined(separator: ", ")) + "; APNs: "
+                + (answers.isEmpty
+                    ? "no answer yet" : answers.map { "\($0.status) ×\($0.count)" }.joined(separator: ", "))
+                + "; \(connections) connection\(connections == 1 ? "" : "s")",
+        ]
     }
 
     /// The summary line a load prints, and the transcript and report keep.

@@ -467,8 +467,16 @@ public final class ScenarioRunner {
 
     /// The scenario's load, once its calls are placed (`expect load` reads it).
     private var load: LoadRun?
-    /// Hears how far a load got, every few seconds (`ringside run` prints it).
-    public var progress: ((String) -> Void)?
+
+    /// What a load's calls came to so far.
+    private func loadFigures(_ run: LoadRun) -> LoadFigures {
+        let evidence = Evidence(events: recorder.events)
+        return LoadFigures(
+            run, fates: world.withWorld { $0.pushes }, records: evidence.records, connections: evidence.openedAt.count)
+    }
+    /// Hears how far a load got, every second (`ringside run` shows it): its status lines, and
+    /// whether they are the last.
+    public var progress: ((_ lines: [String], _ final: Bool) -> Void)?
 
     /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
     private func runLoad(_ loadPlan: LoadPlan) throws {
@@ -487,7 +495,11 @@ public final class ScenarioRunner {
                 self.waiting.providerDriven()
             },
             progress: say.map { say in
-                { placed in say("load \(loadPlan.label): \(placed) of \(loadPlan.calls) calls placed") }
+                { [self] run, seconds in
+                    say(
+                        self.loadFigures(run).status(
+                            label: loadPlan.label, of: loadPlan.calls, seconds: seconds, target: loadPlan.rate), false)
+                }
             })
         load = run
         // The load ends when every push it made has ended on its phone, or its caller has given up.
@@ -498,13 +510,7 @@ public final class ScenarioRunner {
             host.pause(Waiting.tick)
             runWorld()
         }
-        if let say {
-            let evidence = Evidence(events: recorder.events)
-            let figures = LoadFigures(
-                run, fates: world.withWorld { $0.pushes }, records: evidence.records,
-                connections: evidence.openedAt.count)
-            say("load \(loadPlan.label): \(figures.summary)")
-        }
+        say?(["load \(loadPlan.label): \(loadFigures(run).summary)"], true)
     }
 
     /// Whether a TLS handshake the provider began failed on the certificates since `wall`.

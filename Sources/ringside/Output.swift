@@ -20,6 +20,10 @@ enum Output {
         write(1, line.replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A") + "\n")
     }
 
+    /// A cursor movement of Ringside's own on a terminal (a load's status redrawn in place), written
+    /// to standard error as it is: never text from outside.
+    static func terminalControl(_ sequence: String) { write(2, sequence) }
+
     /// Each of Ringside's own lines made safe; CR LF and a lone CR inside a line are shown, not obeyed.
     static func safe(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { OutsideText.safeLine(String($0)) }

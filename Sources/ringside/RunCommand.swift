@@ -159,9 +159,10 @@ enum RunCommand {
                     let runner = ScenarioRunner(
                         file: file, certs: certs, provider: provider?.underTest, transcript: transcript)
                     runner.seedOverride = seed
-                    // A load says how far it got every few seconds, on standard error (CI logs too).
+                    // A load's status: redrawn every second on a terminal, a block every few seconds in a CI log.
                     let name = OutsideText.visible((path as NSString).lastPathComponent)
-                    runner.progress = { Output.error("  … \(name): \(OutsideText.visible($0))") }
+                    let status = LoadStatusDisplay(name: name)
+                    runner.progress = { lines, final in status.show(lines, final: final) }
                     let result = runner.run()
                     tally.report(result, file: file, path: path, total: total)
                     if provider != nil { reach.note(result) }
@@ -433,5 +434,34 @@ extension SourceFile {
                 description: "<\(path)> is larger than \(largest >> 20) MiB, the most a scenario file may be")
         }
         return SourceFile(path: path, text: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A running load's status on standard error (issue 48): on a terminal the block is redrawn in
+/// place every second, as SIPp's screen; elsewhere (a CI log) it is written every few seconds, and
+/// the final figures once.
+final class LoadStatusDisplay: Sendable {
+    private let name: String
+    private let terminal = isatty(2) == 1
+    private let state = Mutex<(drawn: Int, writtenAt: Double)>((0, 0))
+    /// How often a CI log gets the block.
+    static let logEvery = 5.0
+
+    init(name: String) { self.name = name }
+
+    func show(_ lines: [String], final: Bool) {
+        let text = lines.map { "  … \(name): \(OutsideText.visible($0))" }
+        state.withLock { state in
+            let now = Date().timeIntervalSince1970
+            if terminal {
+                // Up over the block drawn before, and clear to the end of the screen.
+                if state.drawn > 0 { Output.terminalControl("\u{1B}[\(state.drawn)A\u{1B}[J") }
+                for line in text { Output.error(line) }
+                state.drawn = final ? 0 : text.count
+            } else if final || now - state.writtenAt >= Self.logEvery {
+                state.writtenAt = now
+                for line in text { Output.error(line) }
+            }
+        }
     }
 }
