@@ -2,7 +2,27 @@ import APNs
 import Foundation
 import MockAPNs
 import ScenarioLanguage
+import Synchronization
 import World
+
+/// Ctrl-C during a load (issue 48): the first stops placing calls, and what ran is judged; the
+/// second ends the run (`InterruptStopsProviders`).
+public enum LoadInterrupt {
+    private static let state = Mutex<(running: Int, requested: Bool)>((0, false))
+
+    /// Asks the running loads to stop; false when none runs or it was asked already (then quit).
+    public static func request() -> Bool {
+        state.withLock { state in
+            guard state.running > 0, !state.requested else { return false }
+            state.requested = true
+            return true
+        }
+    }
+
+    static var isRequested: Bool { state.withLock { $0.requested } }
+    static func began() { state.withLock { $0.running += 1 } }
+    static func ended() { state.withLock { $0.running -= 1 } }
+}
 
 /// A `load` step run (issue 48): its population added to the world and registered with the
 /// provider, its calls placed at the plan's rate in real time (slept on loopback, passed by hand
@@ -102,7 +122,10 @@ struct LoadRun {
         var ids = SeededGenerator(seed: seed ^ 0x1d5)
         let start = clock.wall
         var lastProgress = start
+        LoadInterrupt.began()
+        defer { LoadInterrupt.ended() }
         for index in 0..<plan.calls {
+            if LoadInterrupt.isRequested { return }
             let due = start + plan.offset(ofCall: index)
             if due > clock.wall { clock.pause(due - clock.wall) }
             let callee =

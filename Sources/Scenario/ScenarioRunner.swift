@@ -511,6 +511,14 @@ public final class ScenarioRunner {
             runWorld()
         }
         say?(["load \(loadPlan.label): \(loadFigures(run).summary)"], true)
+        if run.calls.count < loadPlan.calls {
+            // Ctrl-C: what ran is judged below; the run itself does not pass.
+            throw StepFailure(
+                expected: "the load's \(loadPlan.calls) calls",
+                happened:
+                    "cut short by Ctrl-C after \(run.calls.count) of them; the expectations below judge the calls that were placed",
+                output: [])
+        }
     }
 
     /// Whether a TLS handshake the provider began failed on the certificates since `wall`.

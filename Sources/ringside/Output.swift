@@ -99,6 +99,12 @@ enum InterruptStopsProviders {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                // A load running: the first Ctrl-C stops it and what ran is judged (LoadInterrupt).
+                if number == SIGINT, LoadInterrupt.request() {
+                    Output.error(
+                        "ringside: Ctrl-C: the load stops placing calls, and what ran is judged (Ctrl-C again to quit)")
+                    return
+                }
                 ProcessTree.stopAll()
                 exit(128 + number)
             }

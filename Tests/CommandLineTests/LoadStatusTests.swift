@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2Server
 import TestSupport
 import Testing
 
@@ -37,5 +38,48 @@ import Testing
         #expect(!log.stderr.contains("\u{1B}"), "no cursor movement in a log")
         #expect(log.stderr.contains("calls placed in"), "\(log.stderr)")
         #expect(log.stderr.contains("24 calls (24 to phones that could ring): 24 rang (100.0%)"), "\(log.stderr)")
+    }
+
+    /// Ctrl-C stops placing calls; what ran is judged, and the run says it was cut short (exit 1).
+    @Test("Ctrl-C stops a load: the calls placed are judged and the run says it was cut short")
+    func interruptJudgesWhatRan() throws {
+        let file = NSTemporaryDirectory() + "ringside-long-\(UUID().uuidString).ring"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+        scenario: a long load
+        steps:
+          - load: long
+            phones: 50
+            calls: 600
+            rate: 10/s
+          - expect load: rings
+            rang-at-least: 100%
+
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.ringside)
+        process.arguments = ["run", "--certs", Paths.certs, file]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // The first status line says the load is running (a line every 5 s in a log, the first at once).
+        var said = ""
+        while !said.contains("calls placed in") {
+            let chunk = err.fileHandleForReading.readSomeRetryingInterrupts()
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        process.interrupt()
+        let rest = err.fileHandleForReading.readAllRetryingInterrupts()
+        let stdout = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
+        process.waitUntilExit()
+        said += String(decoding: rest, as: UTF8.self)
+        #expect(process.terminationStatus == 1, "\(said)\n\(stdout)")
+        #expect(said.contains("Ctrl-C: the load stops placing calls"), "\(said)")
+        #expect(stdout.contains("cut short by Ctrl-C after"), "\(stdout)")
+        #expect(!stdout.contains("rang-at-least") || stdout.contains("scenarios: 0 passed, 1 failed"))
+        #expect(said.contains(" rang (100.0%)"), "the calls placed were judged: \(said)")
     }
 }
