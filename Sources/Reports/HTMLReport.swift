@@ -127,6 +127,7 @@ public enum HTMLReport {
             return html
                 + "<p class=\"left-out\">diagram, calls and source left out (see the note at the top)</p>\n</section>\n"
         }
+        if let load = result.load { html += LoadPlots.render(load) }
         html += diagram(result, id: id)
         html += calls(result, id: id)
         html += source(result, id: id)

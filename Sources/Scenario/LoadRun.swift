@@ -270,3 +270,89 @@ struct LoadFigures {
         value < 1 ? "\(Int((value * 1000).rounded())) ms" : String(format: "%.2f s", value)
     }
 }
+
+/// A load second by second (SIPp's periodic statistics), from its start: what `--load-csv` writes
+/// and the report plots. Second `n` counts what happened from `n` to `n + 1` seconds after the
+/// first call (world time); a ring's latency counts in the second it rang.
+public struct LoadSeries: Sendable {
+    public struct Second: Sendable {
+        public var placed = 0
+        public var rang = 0
+        /// Pushes that ended without a ring, by outcome (`not-delivered`, `app-killed` …).
+        public var missed: [String: Int] = [:]
+        /// APNs's answers, by status.
+        public var answers: [Int: Int] = [:]
+        public var connections = 0
+        /// Ring latencies of the calls that rang in this second, sorted.
+        public var latencies: [Double] = []
+
+        public func latency(_ percentile: Int) -> Double? {
+            guard !latencies.isEmpty else { return nil }
+            let rank = Int((Double(percentile) / 100 * Double(latencies.count)).rounded(.up))
+            return latencies[max(0, min(latencies.count - 1, rank - 1))]
+        }
+    }
+
+    public var label: String
+    public var seconds: [Second]
+    /// The load's figures in a line (`LoadFigures.summary`).
+    public var summary: String
+    /// Faults armed before the load, by second (the report marks them).
+    public var faults: [(second: Int, action: String)] = []
+
+    init(_ run: LoadRun, fates: [PushFate], records: [PushRecord], opened: [Double], summary: String) {
+        label = run.plan.label
+        self.summary = summary
+        let start = run.calls.first?.placedAt ?? 0
+        let placedAt = Dictionary(run.calls.map { ($0.uuid, $0.placedAt) }, uniquingKeysWith: { first, _ in first })
+        var seconds: [Second] = []
+        func at(_ time: Double) -> Int? {
+            let index = Int((time - start).rounded(.down))
+            guard index >= 0, index < 3600 else { return nil }
+            while seconds.count <= index { seconds.append(Second()) }
+            return index
+        }
+        for call in run.calls { if let index = at(call.placedAt) { seconds[index].placed += 1 } }
+        for fate in fates {
+            guard let uuid = fate.callUUID?.lowercased(), let placed = placedAt[uuid], let finished = fate.finishedAt,
+                let index = at(finished)
+            else { continue }
+            if case .rang = fate.outcome {
+                seconds[index].rang += 1
+                seconds[index].latencies.append(max(0, finished - placed))
+            } else if fate.outcome.isFinal {
+                seconds[index].missed[fate.outcome.kind, default: 0] += 1
+            }
+        }
+        for record in records {
+            if let index = at(record.at.world) { seconds[index].answers[record.status, default: 0] += 1 }
+        }
+        for time in opened { if let index = at(time) { seconds[index].connections += 1 } }
+        for index in seconds.indices { seconds[index].latencies.sort() }
+        self.seconds = seconds
+    }
+
+    /// Loads as CSV, a row a second each, their scenario's file first: SIPp's periodic statistics
+    /// for a spreadsheet or a plot. The columns are the union of every load's outcomes and statuses.
+    public static func csv(_ loads: [(scenario: String, series: LoadSeries)]) -> String {
+        let statuses = Set(loads.flatMap { $0.series.seconds.flatMap { $0.answers.keys } }).sorted()
+        let outcomes = Set(loads.flatMap { $0.series.seconds.flatMap { $0.missed.keys } }).sorted()
+        var rows = [
+            (["scenario", "second", "placed", "rang", "ring_p50_ms", "ring_p99_ms"] + outcomes.map { "missed_\($0)" }
+                + statuses.map { "apns_\($0)" } + ["connections"]).joined(separator: ",")
+        ]
+        for (scenario, series) in loads {
+            // A file name is quoted as CSV quotes a field: in double quotes, each one doubled.
+            let name = "\"" + scenario.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            for (index, second) in series.seconds.enumerated() {
+                let latency = { (p: Int) in second.latency(p).map { String(Int(($0 * 1000).rounded())) } ?? "" }
+                rows.append(
+                    ([name, String(index), String(second.placed), String(second.rang), latency(50), latency(99)]
+                        + outcomes.map { String(second.missed[$0] ?? 0) }
+                        + statuses.map { String(second.answers[$0] ?? 0) } + [String(second.connections)])
+                        .joined(separator: ","))
+            }
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+}

@@ -63,6 +63,8 @@ public struct ScenarioResult: Sendable {
     }
 
     public var recording = Recording()
+    /// The scenario's load second by second, when it ran one (`--load-csv`, the report's plots).
+    public var load: LoadSeries?
 
     /// The scenario file's text, for the report to show the lines its failures link to.
     public var source: String = ""

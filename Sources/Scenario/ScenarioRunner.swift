@@ -467,6 +467,7 @@ public final class ScenarioRunner {
 
     /// The scenario's load, once its calls are placed (`expect load` reads it).
     private var load: LoadRun?
+    private var loadStartedWall = 0.0
 
     /// What a load's calls came to so far.
     private func loadFigures(_ run: LoadRun) -> LoadFigures {
@@ -480,6 +481,7 @@ public final class ScenarioRunner {
 
     /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
     private func runLoad(_ loadPlan: LoadPlan) throws {
+        loadStartedWall = host.wall
         var run = LoadRun(loadPlan)
         run.populate(world, seed: plan.seed, at: now)
         try run.register(world, with: provider, at: { self.now })
@@ -510,7 +512,17 @@ public final class ScenarioRunner {
             host.pause(Waiting.tick)
             runWorld()
         }
-        say?(["load \(loadPlan.label): \(loadFigures(run).summary)"], true)
+        let figures = loadFigures(run)
+        say?(["load \(loadPlan.label): \(figures.summary)"], true)
+        let events = recorder.events
+        let opened = events.compactMap { event -> Double? in
+            if case .connectionOpened(_, _, _, _, let at) = event { return at.world }
+            return nil
+        }
+        result.load = LoadSeries(
+            run, fates: world.withWorld { $0.pushes }, records: Evidence(events: events).records, opened: opened,
+            summary: figures.summary)
+        result.load?.faults = armedFaults.map { (max(0, Int(($0.at - loadStartedWall).rounded(.down))), $0.action) }
         if run.calls.count < loadPlan.calls {
             // Ctrl-C: what ran is judged below; the run itself does not pass.
             throw StepFailure(

@@ -27,6 +27,10 @@ enum RunCommand {
             "--provider-file", "FILE",
             "Runs the requirements against the provider FILE describes: a `provider:` section as a scenario writes it (builtin, exec, or http with ready/register/unregister/call), with `auth: token` or `auth: certificate`; {dir} in its commands is FILE's folder."
         )
+        static let loadCsv = OptionSpec.text(
+            "--load-csv", "FILE",
+            "Writes each load scenario second by second as CSV (calls placed and rung, ring latency p50 and p99, outcomes, APNs answers by status, connections)."
+        )
         static let junit = OptionSpec.text(
             "--junit", "FILE", "Writes a JUnit XML report (one testcase per scenario; skipped ones as <skipped>).")
         static let report = OptionSpec.text(
@@ -61,6 +65,7 @@ enum RunCommand {
             """,
         options: [
             Option.filter, Option.seed, Option.jobs, Option.shard, Option.provider, Option.providerFile, Option.junit,
+            Option.loadCsv,
             Option.report, Option.transcript, Option.format, OptionSpec.certs, Option.library,
         ],
         exitCodes: """
@@ -81,6 +86,7 @@ enum RunCommand {
             let providerText = try arguments.value(Option.provider)
             let providerFile = try arguments.value(Option.providerFile)
             let junit = try arguments.value(Option.junit)
+            let loadCsv = try arguments.value(Option.loadCsv)
             let transcripts = try arguments.value(Option.transcript)
             let jobsOption = try arguments.number(Option.jobs, Int.self)
             let report = try arguments.value(Option.report)
@@ -183,6 +189,10 @@ enum RunCommand {
             } else {
                 Output.out(
                     "scenarios: \(totals.passed) passed, \(totals.failed + totals.invalid + totals.broken) failed")
+            }
+            if let loadCsv {
+                let loads = tally.results.compactMap { result in result.load.map { (result.path, $0) } }
+                try OutputFiles.write(LoadSeries.csv(loads), to: loadCsv)
             }
             if let junit {
                 try OutputFiles.write(JUnitReport.render(totals.cases), to: junit)

@@ -103,4 +103,40 @@ import Testing
         // Usable: a page of a few megabytes, not tens (`HTMLReport.shownEvents` bounds each diagram).
         #expect(page.utf8.count < 8 << 20, "\(page.utf8.count) bytes")
     }
+
+    /// A load's plots (issue 48, point 4), read back from the browser's DOM, and a screenshot of
+    /// the page (`RINGSIDE_SCREENSHOT` keeps it where asked; a temporary file otherwise).
+    @Test("A load scenario's report plots it second by second, and the browser renders the plots")
+    func loadPlots() throws {
+        let (status, dom, page) = try Self.dom([Paths.root + "/scenarios/load/76-goaway-mid-burst.ring"])
+        #expect(status == 0)
+        #expect(page.components(separatedBy: "<svg class=\"plot\"").count - 1 == 5, "\(page.prefix(300))")
+        #expect(dom.contains("The load, second by second"))
+        #expect(dom.contains("<polyline class=\"line\""), "the rates are drawn")
+        #expect(dom.contains("<rect class=\"bar\""), "the outcomes and answers are stacked")
+        #expect(dom.contains("<line class=\"fault\""), "the GOAWAY armed before the load is marked")
+        #expect(dom.contains("200 calls (200 to phones that could ring): 200 rang"), "\(dom.prefix(300))")
+        let report = NSTemporaryDirectory() + "ringside-load-report-\(UUID().uuidString).html"
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        _ = try run(
+            Paths.ringside,
+            [
+                "run", "--certs", Paths.certs, "--report", report,
+                Paths.root + "/scenarios/load/76-goaway-mid-burst.ring",
+            ])
+        let shot =
+            ProcessInfo.processInfo.environment["RINGSIDE_SCREENSHOT"]
+            ?? NSTemporaryDirectory() + "ringside-load-\(UUID().uuidString).png"
+        _ = try run(
+            "/usr/bin/chromium",
+            [
+                "--headless", "--disable-gpu", "--no-sandbox", "--window-size=1100,1400", "--screenshot=\(shot)",
+                "file://" + report,
+            ])
+        let size = (try? FileManager.default.attributesOfItem(atPath: shot)[.size] as? Int) ?? 0
+        #expect(size > 10_000, "a screenshot of the plots: \(shot), \(size) bytes")
+        if ProcessInfo.processInfo.environment["RINGSIDE_SCREENSHOT"] == nil {
+            try? FileManager.default.removeItem(atPath: shot)
+        }
+    }
 }
