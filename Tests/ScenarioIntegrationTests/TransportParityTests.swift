@@ -25,7 +25,9 @@ import Testing
         let providers: [ProviderUnderTest?] =
             [nil] + ProviderProfile.allCases.map { ProviderUnderTest(setup: .builtin($0)) }
         var cells: [(SourceFile, ProviderUnderTest?)] = []
-        for relative in Paths.bundled {
+        // Loads run in real time on loopback (each about a second, 15 providers): their words are
+        // shown in memory (VerdictPairs.loadPairs) and on loopback (LoadStatusTests, ReportPictureTests).
+        for relative in Paths.bundled where !relative.hasPrefix("load/") {
             let path = Paths.root + "/scenarios/" + relative
             let file = SourceFile(path: path, text: try String(contentsOfFile: path, encoding: .utf8))
             for provider in providers where transport(for: file, provider: provider) == .memory {
