@@ -18,7 +18,7 @@ cat >"$work/load.ring" <<EOF
 scenario: as fast as it goes
 steps:
   - load: flat out
-    phones: 1000
+    phones: 20000
     calls: $calls
     rate: 100000/s
   - expect load: every call rings

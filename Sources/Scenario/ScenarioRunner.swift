@@ -475,9 +475,9 @@ public final class ScenarioRunner {
         return LoadFigures(
             run, fates: world.withWorld { $0.pushes }, records: evidence.records, connections: evidence.openedAt.count)
     }
-    /// Hears how far a load got, every second (`ringside run` shows it): its status lines, and
-    /// whether they are the last.
-    public var progress: ((_ lines: [String], _ final: Bool) -> Void)?
+    /// Hears how far a load got, every second (`ringside run` shows it): its status lines, made
+    /// only when asked for (they read every push so far), and whether they are the last.
+    public var progress: ((_ lines: () -> [String], _ final: Bool) -> Void)?
 
     /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
     private func runLoad(_ loadPlan: LoadPlan) throws {
@@ -499,8 +499,10 @@ public final class ScenarioRunner {
             progress: say.map { say in
                 { [self] run, seconds in
                     say(
-                        self.loadFigures(run).status(
-                            label: loadPlan.label, of: loadPlan.calls, seconds: seconds, target: loadPlan.rate), false)
+                        {
+                            self.loadFigures(run).status(
+                                label: loadPlan.label, of: loadPlan.calls, seconds: seconds, target: loadPlan.rate)
+                        }, false)
                 }
             })
         load = run
@@ -513,7 +515,7 @@ public final class ScenarioRunner {
             runWorld()
         }
         let figures = loadFigures(run)
-        say?(["load \(loadPlan.label): \(figures.summary)"], true)
+        say?({ ["load \(loadPlan.label): \(figures.summary)"] }, true)
         let events = recorder.events
         let opened = events.compactMap { event -> Double? in
             if case .connectionOpened(_, _, _, _, let at) = event { return at.world }

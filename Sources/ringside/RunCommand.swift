@@ -459,10 +459,11 @@ final class LoadStatusDisplay: Sendable {
 
     init(name: String) { self.name = name }
 
-    func show(_ lines: [String], final: Bool) {
-        let text = lines.map { "  … \(name): \(OutsideText.visible($0))" }
+    func show(_ lines: () -> [String], final: Bool) {
         state.withLock { state in
             let now = Date().timeIntervalSince1970
+            guard terminal || final || now - state.writtenAt >= Self.logEvery else { return }
+            let text = lines().map { "  … \(name): \(OutsideText.visible($0))" }
             if terminal {
                 // Up over the block drawn before, and clear to the end of the screen.
                 if state.drawn > 0 { Output.terminalControl("\u{1B}[\(state.drawn)A\u{1B}[J") }
