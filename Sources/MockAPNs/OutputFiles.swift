@@ -8,10 +8,13 @@ public enum OutputFiles {
         public let description: String
     }
 
-    /// Refuses a path whose last component is a symbolic link.
+    /// Refuses a path whose last component is a symbolic link. A trailing `/` is read without it:
+    /// `lstat("link/")` follows the link (the adversary's `--transcript link/`, session 16).
     public static func refuseLink(_ path: String) throws {
         var status = stat()
-        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+        var bare = Substring(path)
+        while bare.count > 1, bare.hasSuffix("/") { bare = bare.dropLast() }
+        if lstat(String(bare), &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
             throw Refused(
                 description: "\(path) is a symbolic link; Ringside writes only where it is asked, never through a link")
         }
@@ -19,6 +22,12 @@ public enum OutputFiles {
 
     /// Links a user may name to write to the standard streams; a link anywhere else is refused.
     static let standardStreams: Set<String> = ["/dev/stdout", "/dev/stderr", "/dev/tty"]
+
+    /// Whether `path` names a standard stream, whatever it is redirected to (`> out.txt` makes
+    /// /dev/stdout a link to a regular file, which is written through as asked, at its end).
+    static func isStandardStream(_ path: String) -> Bool {
+        standardStreams.contains(path) || path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
+    }
 
     /// Whether `path` is an existing character device or pipe (`/dev/null`, a FIFO, `/dev/stdout`),
     /// which is written through in place: renaming a new file over it, as root, replaces the system's
@@ -60,8 +69,32 @@ public enum OutputFiles {
     /// Replaces `path` with `text` as a whole: written to a new file beside it (created exclusively,
     /// never through a link), then renamed into place, so that nobody reads half of it.
     public static func write(_ text: String, to path: String) throws {
+        if isStandardStream(path) {
+            // Appended: what Ringside itself wrote to the stream before stays.
+            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            let failure = writeAll(Array(text.utf8), to: fd)
+            close(fd)
+            if failure != 0 {
+                throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
+            }
+            return
+        }
         if try isDeviceOrPipe(path) {
-            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            // A FIFO nobody reads would block for ever: opened without waiting, it says so at once.
+            var fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if fd < 0, errno == ENXIO {
+                throw Refused(description: "\(path) is a FIFO nobody reads; start its reader first")
+            }
+            if fd >= 0 {
+                // Back to blocking writes: a reader that is slow must get every byte.
+                let flags = fcntl(fd, F_GETFL)
+                _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+            } else {
+                fd = -1
+            }
             guard fd >= 0 else {
                 throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
             }
@@ -88,7 +121,10 @@ public enum OutputFiles {
         guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var failure = writeAll(Array(text.utf8), to: fd)
-        if failure == 0, fchmod(fd, 0o644) != 0 || fsync(fd) != 0 { failure = errno }
+        // A file replaced keeps its mode (a report kept private stays so); a new one is 0644.
+        var existing = stat()
+        let mode = lstat(path, &existing) == 0 ? existing.st_mode & 0o777 : 0o644
+        if failure == 0, fchmod(fd, mode) != 0 || fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {

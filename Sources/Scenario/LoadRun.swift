@@ -94,8 +94,20 @@ struct LoadRun {
 
     /// Registers every phone's VoIP token for its user, then takes the uninstalled ones' apps
     /// away and the offline ones off the network.
-    func register(_ world: SharedWorld, with provider: any ProviderDriver, at now: () -> Double) throws {
+    /// `progress` hears how many are registered, every second; Ctrl-C stops registering too.
+    func register(
+        _ world: SharedWorld, with provider: any ProviderDriver, at now: () -> Double, clock: any WaitingClock,
+        progress: ((Int) -> Void)?
+    ) throws {
+        LoadInterrupt.began()
+        defer { LoadInterrupt.ended() }
+        var lastProgress = clock.wall
         for (index, id) in phones.enumerated() {
+            if LoadInterrupt.isRequested { break }
+            if let progress, clock.wall - lastProgress >= Self.progressEvery {
+                lastProgress = clock.wall
+                progress(index)
+            }
             guard
                 let token = world.withWorld({
                     $0.token(phone: id, bundleId: ScenarioPlan.testBundleId, kind: .voip)

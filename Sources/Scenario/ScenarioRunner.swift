@@ -484,9 +484,15 @@ public final class ScenarioRunner {
         loadStartedWall = host.wall
         var run = LoadRun(loadPlan)
         run.populate(world, seed: plan.seed, at: now)
-        try run.register(world, with: provider, at: { self.now })
-        waiting.providerDriven()
         let say = progress
+        try run.register(
+            world, with: provider, at: { self.now }, clock: host,
+            progress: say.map { say in
+                { registered in
+                    say({ ["load \(loadPlan.label): \(registered) of \(loadPlan.phones) phones registered"] }, false)
+                }
+            })
+        waiting.providerDriven()
         try run.placeCalls(
             seed: plan.seed, clock: host, worldNow: { self.now },
             place: { user, uuid in

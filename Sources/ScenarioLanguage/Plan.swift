@@ -203,42 +203,88 @@ public struct Template: Sendable, Equatable {
         return result
     }
 
-    /// Where a POSIX shell reading a command is, as far as quoting goes.
-    enum ShellQuoting {
-        case none, single, double
+    /// Where a POSIX shell reading a command is, as far as quoting goes: a stack, because a command
+    /// substitution (`$(…)`, backticks) starts a new command, bare, even inside `"…"` — a value
+    /// quoted for the double quotes around it ran there (the adversary's `"$(echo {dir})"`,
+    /// session 16).
+    struct ShellQuoting {
+        enum Context { case none, single, double, backtick }
+        /// Each context entered and not left, the innermost last, with the plain parentheses open
+        /// in it (a `)` closes those before it closes a `$(`).
+        private var stack: [(context: Context, parentheses: Int)] = [(.none, 0)]
         /// After a backslash outside single quotes: the next character is taken as it is.
-        case escaped(ShellQuotingReturn)
+        private var escaped = false
+        /// The last character read was a `$` outside single quotes.
+        private var dollar = false
 
-        enum ShellQuotingReturn { case none, double }
+        static let none = ShellQuoting()
 
         mutating func read(_ text: String) {
             for character in text {
-                switch (self, character) {
-                case (.escaped(let back), _): self = back == .none ? .none : .double
-                case (.none, "\\"): self = .escaped(.none)
-                case (.none, "'"): self = .single
-                case (.none, "\""): self = .double
-                case (.single, "'"): self = .none
-                case (.double, "\\"): self = .escaped(.double)
-                case (.double, "\""): self = .none
-                default: break
+                let context = stack[stack.count - 1].context
+                if escaped {
+                    escaped = false
+                    dollar = false
+                    continue
                 }
+                let wasDollar = dollar
+                dollar = character == "$" && context != .single
+                switch context {
+                case .single:
+                    if character == "'" { stack.removeLast() }
+                case .double:
+                    switch character {
+                    case "\\": escaped = true
+                    case "\"": stack.removeLast()
+                    case "(" where wasDollar: stack.append((.none, 0))
+                    case "`": stack.append((.backtick, 0))
+                    default: break
+                    }
+                case .none, .backtick:
+                    switch character {
+                    case "\\": escaped = true
+                    case "'": stack.append((.single, 0))
+                    case "\"": stack.append((.double, 0))
+                    case "`" where context == .backtick: stack.removeLast()
+                    case "`": stack.append((.backtick, 0))
+                    case "(" where wasDollar: stack.append((.none, 0))
+                    case "(": stack[stack.count - 1].parentheses += 1
+                    case ")" where stack[stack.count - 1].parentheses > 0: stack[stack.count - 1].parentheses -= 1
+                    case ")" where stack.count > 1: stack.removeLast()
+                    default: break
+                    }
+                }
+                if stack.isEmpty { stack = [(.none, 0)] }
             }
         }
 
         /// `value` as it must be written here to stand for itself.
         func quote(_ value: String) -> String {
-            switch self {
-            case .single: return value.replacingOccurrences(of: "'", with: "'\\''")
-            case .double, .escaped(.double):
-                var quoted = ""
-                for character in value {
-                    if "\\\"$`".contains(character) { quoted.append("\\") }
-                    quoted.append(character)
-                }
-                return quoted
-            case .none, .escaped(.none): return "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            let context = stack[stack.count - 1].context
+            if escaped {
+                return context == .double ? Self.inDouble(value) : "'" + Self.inSingle(value) + "'"
             }
+            switch context {
+            case .single: return Self.inSingle(value)
+            case .double: return Self.inDouble(value)
+            case .none: return "'" + Self.inSingle(value) + "'"
+            case .backtick:
+                // The shell finds a backtick's end before it reads quotes, and takes `\\` and "\\`"
+                // inside as `\` and "`": both escaped, the rest single-quoted for the inner command.
+                return ("'" + Self.inSingle(value) + "'").replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "`", with: "\\`")
+            }
+        }
+
+        static func inSingle(_ value: String) -> String { value.replacingOccurrences(of: "'", with: "'\\''") }
+
+        static func inDouble(_ value: String) -> String {
+            var quoted = ""
+            for character in value {
+                if "\\\"$`".contains(character) { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted
         }
     }
 

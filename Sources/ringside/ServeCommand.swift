@@ -172,9 +172,12 @@ enum ServeCommand {
             if let controlToken, controlToken.isEmpty || controlToken.contains(where: { $0.isWhitespace }) {
                 throw UsageError("--control-token takes a word without spaces")
             }
-            tokenPrefix = try arguments.value(Option.tokenPrefix)?.lowercased()
-            if let tokenPrefix, !WorldSettings.isTokenPrefix(tokenPrefix, bytes: WorldSettings().tokenBytes) {
-                throw UsageError("--token-prefix takes 1 to 8 hex digits, got <\(tokenPrefix.prefix(64))>")
+            let written = try arguments.value(Option.tokenPrefix)
+            tokenPrefix = written?.lowercased()
+            if let tokenPrefix, let written,
+                !WorldSettings.isTokenPrefix(tokenPrefix, bytes: WorldSettings().tokenBytes)
+            {
+                throw UsageError("--token-prefix takes 1 to 8 hex digits, got <\(written.prefix(64))>")
             }
             if plaintext, auth == .certificate {
                 throw UsageError("--auth certificate needs TLS; drop --plaintext")

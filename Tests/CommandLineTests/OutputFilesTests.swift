@@ -129,6 +129,44 @@ import Testing
         #expect(toStdout.status == 0 && toStdout.stdout.contains("<testsuite"), "\(toStdout.stderr.suffix(300))")
     }
 
+    /// The adversary's findings of session 16, each one a case here.
+    @Test(
+        "A link named with a trailing slash is refused; /dev/stdout redirected to a file is written there; a FIFO nobody reads is refused at once; a private report stays private"
+    )
+    func secondAdversary() throws {
+        let folder = NSTemporaryDirectory() + "ringside-adversary-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/target", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = Paths.scenario("01-a-call-rings.ring")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: folder + "/target")
+        let linked = try run(
+            Paths.ringside, ["run", "--certs", Paths.certs, "--transcript", folder + "/link/", scenario])
+        #expect(linked.status == 3 && linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/target").isEmpty)
+
+        let redirected = try run(
+            "/bin/sh",
+            [
+                "-c", "\"$0\" run --certs \"$1\" --junit /dev/stdout \"$2\" > \"$3\"", Paths.ringside, Paths.certs,
+                scenario,
+                folder + "/out.txt",
+            ])
+        #expect(redirected.status == 0, "\(redirected.stderr)")
+        let out = try String(contentsOfFile: folder + "/out.txt", encoding: .utf8)
+        #expect(out.contains("<testsuite") && out.contains("scenarios: 1 passed"), "\(out)")
+
+        #expect(mkfifo(folder + "/fifo", 0o600) == 0)
+        let fifo = try run(Paths.ringside, ["run", "--certs", Paths.certs, "--junit", folder + "/fifo", scenario])
+        #expect(fifo.status == 3 && fifo.stderr.contains("nobody reads"), "\(fifo.stderr)")
+
+        let report = folder + "/private.xml"
+        #expect(
+            FileManager.default.createFile(atPath: report, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        _ = try run(Paths.ringside, ["run", "--certs", Paths.certs, "--junit", report, scenario])
+        let mode = try FileManager.default.attributesOfItem(atPath: report)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "mode \(String(mode ?? 0, radix: 8))")
+    }
+
     @Test("serve --transcript refuses a planted link")
     func serveRefusesLink() throws {
         let folder = try Self.folder()

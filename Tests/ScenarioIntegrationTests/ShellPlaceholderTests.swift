@@ -16,6 +16,11 @@ import Testing
         ("bare", "{dir}", ""), ("single-quoted", "'{dir}'", ""), ("double-quoted", "\"{dir}\"", ""),
         ("in a word", "x{dir}/service.py", "x|/service.py"), ("in quotes with text", "\"-d {dir}\"", "-d |"),
         ("after an escaped quote", "\\' {dir}", "'|"),
+        // A command substitution is a new command, bare, even inside double quotes (session 16).
+        ("in $() in double quotes", "\"$(printf '%s' {dir})\"", ""),
+        ("in double quotes in $() in double quotes", "\"$(printf '%s' \"{dir}\")\"", ""),
+        ("in backticks in double quotes", "\"`printf '%s' {dir}`\"", ""),
+        ("after an escaped dollar", "\"\\$(x) {dir}\"", "$(x) |"),
     ]
 
     @Test("Every value comes out of sh -c as itself, in every place, and runs nothing", arguments: hostile)
