@@ -71,39 +71,17 @@ public enum OutputFiles {
     public static func write(_ text: String, to path: String) throws {
         if isStandardStream(path) {
             // Appended: what Ringside itself wrote to the stream before stays.
-            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            let failure = writeAll(Array(text.utf8), to: fd)
-            close(fd)
-            if failure != 0 {
-                throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
-            }
-            return
+            return try writeInPlace(text, to: path, open(path, O_WRONLY | O_APPEND | O_CLOEXEC))
         }
         if try isDeviceOrPipe(path) {
             // A FIFO nobody reads would block for ever: opened without waiting, it says so at once.
-            var fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             if fd < 0, errno == ENXIO {
                 throw Refused(description: "\(path) is a FIFO nobody reads; start its reader first")
             }
-            if fd >= 0 {
-                // Back to blocking writes: a reader that is slow must get every byte.
-                let flags = fcntl(fd, F_GETFL)
-                _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
-            } else {
-                fd = -1
-            }
-            guard fd >= 0 else {
-                throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            let failure = writeAll(Array(text.utf8), to: fd)
-            close(fd)
-            if failure != 0 {
-                throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
-            }
-            return
+            // Back to blocking writes: a reader that is slow must get every byte.
+            if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+            return try writeInPlace(text, to: path, fd)
         }
         try refuseLink(path)
         // A folder (`--junit ./`) is not a file to replace: said so, not "Device or resource busy".
@@ -131,6 +109,14 @@ public enum OutputFiles {
             unlink(temporary)
             throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
         }
+    }
+
+    /// Writes `text` to `fd`, opened on `path` (a stream, a device, a pipe), and closes it.
+    private static func writeInPlace(_ text: String, to path: String, _ fd: Int32) throws {
+        guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        let failure = writeAll(Array(text.utf8), to: fd)
+        close(fd)
+        if failure != 0 { throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))") }
     }
 
     /// Writes all of `bytes` to `fd` (a pipe or a full disk may take part of them at a time, a
