@@ -26,7 +26,7 @@ public enum OutputFiles {
     /// Whether `path` names a standard stream, whatever it is redirected to (`> out.txt` makes
     /// /dev/stdout a link to a regular file, which is written through as asked, at its end).
     static func isStandardStream(_ path: String) -> Bool {
-        standardStreams.contains(path) || path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
+        standardStreams.contains(path) || path.hasPrefix("/dev/fd/")
     }
 
     /// Whether `path` is an existing character device or pipe (`/dev/null`, a FIFO, `/dev/stdout`),
