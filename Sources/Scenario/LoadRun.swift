@@ -239,10 +239,13 @@ struct LoadFigures {
     }
 
     /// The latency at `percentile` (nearest rank), nil with no call rung.
-    func latency(_ percentile: Int) -> Double? {
-        guard !latencies.isEmpty else { return nil }
-        let rank = Int((Double(percentile) / 100 * Double(latencies.count)).rounded(.up))
-        return latencies[max(0, min(latencies.count - 1, rank - 1))]
+    func latency(_ percentile: Int) -> Double? { Self.nearestRank(latencies, percentile) }
+
+    /// The value at `percentile` of `sorted` (nearest rank), nil when it is empty.
+    static func nearestRank(_ sorted: [Double], _ percentile: Int) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((Double(percentile) / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[max(0, min(sorted.count - 1, rank - 1))]
     }
 
     /// Answers from APNs by status, most first (`200 ×117, 410 ×3`).
@@ -298,11 +301,7 @@ public struct LoadSeries: Sendable {
         /// Ring latencies of the calls that rang in this second, sorted.
         public var latencies: [Double] = []
 
-        public func latency(_ percentile: Int) -> Double? {
-            guard !latencies.isEmpty else { return nil }
-            let rank = Int((Double(percentile) / 100 * Double(latencies.count)).rounded(.up))
-            return latencies[max(0, min(latencies.count - 1, rank - 1))]
-        }
+        public func latency(_ percentile: Int) -> Double? { LoadFigures.nearestRank(latencies, percentile) }
     }
 
     public var label: String

@@ -520,16 +520,18 @@ public final class ScenarioRunner {
             host.pause(Waiting.tick)
             runWorld()
         }
-        let figures = loadFigures(run)
-        say?({ ["load \(loadPlan.label): \(figures.summary)"] }, true)
+        // The world's stories and the mock's events, read once for the figures and the series.
         let events = recorder.events
+        let evidence = Evidence(events: events)
+        let fates = world.withWorld { $0.pushes }
+        let figures = LoadFigures(run, fates: fates, records: evidence.records, connections: evidence.openedAt.count)
+        say?({ ["load \(loadPlan.label): \(figures.summary)"] }, true)
         let opened = events.compactMap { event -> Double? in
             if case .connectionOpened(_, _, _, _, let at) = event { return at.world }
             return nil
         }
         result.load = LoadSeries(
-            run, fates: world.withWorld { $0.pushes }, records: Evidence(events: events).records, opened: opened,
-            summary: figures.summary)
+            run, fates: fates, records: evidence.records, opened: opened, summary: figures.summary)
         result.load?.faults = armedFaults.map { (max(0, Int(($0.at - loadStartedWall).rounded(.down))), $0.action) }
         if run.calls.count < loadPlan.calls {
             // Ctrl-C: what ran is judged below; the run itself does not pass.
