@@ -39,9 +39,9 @@ final class Worker: @unchecked Sendable {
     private struct Inbox {
         var stopRequest: (debugData: [UInt8], grace: Double)?
         /// Accepted sockets handed over by the accepting worker, with their peer's address.
-        var adopted: [(fd: Int32, peer: String, shedsStranger: Bool)] = []
+        var adopted: [HandedOver] = []
 
-        mutating func takeAdopted() -> [(fd: Int32, peer: String, shedsStranger: Bool)] {
+        mutating func takeAdopted() -> [HandedOver] {
             defer { adopted.removeAll() }
             return adopted
         }
@@ -146,21 +146,38 @@ final class Worker: @unchecked Sendable {
 
     private var isStopRequested: Bool { inbox.withLock { $0.stopRequest != nil } }
 
-    /// Takes a connection accepted by the first worker (called from that worker's thread); with
-    /// `shedsStranger`, it comes in only in the place of a connection not yet trusted.
-    func handOver(fd: Int32, peer: String, shedsStranger: Bool) {
-        inbox.withLock { $0.adopted.append((fd, peer, shedsStranger)) }
+    /// A socket accepted by the first worker for another. `othersToAsk` is nil when it may simply
+    /// come in; otherwise it comes in only in the place of a connection not yet trusted, and a
+    /// worker with none passes it on to the next of the workers still to ask (the team's indices),
+    /// so that a stranger on any worker makes room (with one asked, strangers on a third worker were
+    /// never shed: the adversary's, session 16).
+    struct HandedOver {
+        let fd: Int32
+        let peer: String
+        let othersToAsk: ArraySlice<Int>?
+    }
+
+    /// Takes a connection accepted by the first worker (called from another worker's thread).
+    func handOver(_ socket: HandedOver) {
+        inbox.withLock { $0.adopted.append(socket) }
         wakeup.ring()
     }
 
     private func adoptHandedOver(now: Double) {
         for socket in inbox.withLock({ $0.takeAdopted() }) {
-            if socket.shedsStranger, !shedStranger() {
-                refuse(socket.fd, peer: socket.peer, why: overCapacity)
-            } else {
+            guard let others = socket.othersToAsk, !shedStranger() else {
                 adopt(fd: socket.fd, peer: socket.peer, now: now)
+                continue
             }
+            passOnForShedding(socket.fd, peer: socket.peer, to: others)
         }
+    }
+
+    /// Hands a newcomer over the cap to the first of `others` that may shed a stranger for it, or
+    /// closes it when no worker is left to ask.
+    private func passOnForShedding(_ fd: Int32, peer: String, to others: ArraySlice<Int>) {
+        guard let next = others.first else { return refuse(fd, peer: peer, why: overCapacity) }
+        team[next].handOver(HandedOver(fd: fd, peer: peer, othersToAsk: others.dropFirst()))
     }
 
     /// Closes the oldest connection the handler has not trusted (`ConnectionControl.trust()`: an
@@ -267,7 +284,7 @@ final class Worker: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             let peer = Self.describe(storage)
             let serving = configuration.acceptorOnly && team.count > 1 ? team.dropFirst() : team[...]
-            var target = serving.isEmpty ? self : serving[serving.startIndex + nextWorker % serving.count]
+            let target = serving.isEmpty ? self : serving[serving.startIndex + nextWorker % serving.count]
             nextWorker += 1
             // Shedding here frees a descriptor at once: the reserve is back before the next accept.
             let selfServes = serving.isEmpty || serving.contains { $0 === self }
@@ -275,15 +292,13 @@ final class Worker: @unchecked Sendable {
                 adopt(fd: fd, peer: peer, now: now)
                 continue
             }
-            if shedsStranger, target === self { target = serving.first { $0 !== self } ?? self }
-            if target === self {
-                if shedsStranger {
-                    refuse(fd, peer: peer, why: overCapacity)
-                } else {
-                    adopt(fd: fd, peer: peer, now: now)
-                }
+            if shedsStranger {
+                let others = serving.filter { $0 !== self }.map(\.index)
+                passOnForShedding(fd, peer: peer, to: others[...])
+            } else if target === self {
+                adopt(fd: fd, peer: peer, now: now)
             } else {
-                target.handOver(fd: fd, peer: peer, shedsStranger: shedsStranger)
+                target.handOver(HandedOver(fd: fd, peer: peer, othersToAsk: nil))
             }
         }
     }

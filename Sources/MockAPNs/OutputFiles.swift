@@ -8,16 +8,43 @@ public enum OutputFiles {
         public let description: String
     }
 
-    /// Refuses a path whose last component is a symbolic link. A trailing `/` is read without it:
-    /// `lstat("link/")` follows the link (the adversary's `--transcript link/`, session 16).
+    /// Refuses a path through a symbolic link a checkout could hold: its last component, and each
+    /// folder in it below the current folder (`--junit reports/j.xml` with `reports` a planted
+    /// link to `/etc`, the adversary's, session 16). Folders above the current one are the
+    /// machine's (`/tmp` is a link on macOS) and followed. A trailing `/` is read without it:
+    /// `lstat("link/")` follows the link.
     public static func refuseLink(_ path: String) throws {
-        var status = stat()
         var bare = Substring(path)
         while bare.count > 1, bare.hasSuffix("/") { bare = bare.dropLast() }
-        if lstat(String(bare), &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+        if isLink(String(bare)) {
             throw Refused(
                 description: "\(path) is a symbolic link; Ringside writes only where it is asked, never through a link")
         }
+        let current = FileManager.default.currentDirectoryPath
+        let below: Substring
+        if !bare.hasPrefix("/") {
+            below = bare
+        } else if bare.hasPrefix(current + "/"), current != "/" {
+            below = bare.dropFirst(current.count + 1)
+        } else {
+            return
+        }
+        let folders = below.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        var prefix = bare.hasPrefix("/") ? current : ""
+        for folder in folders {
+            prefix += prefix.isEmpty ? String(folder) : "/" + folder
+            if folder != ".", folder != "..", isLink(prefix) {
+                throw Refused(
+                    description:
+                        "\(path) goes through \(prefix), a symbolic link; Ringside writes only where it is asked, never through a link (give the folder it points to)"
+                )
+            }
+        }
+    }
+
+    private static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     /// Links a user may name to write to the standard streams; a link anywhere else is refused.
@@ -69,46 +96,69 @@ public enum OutputFiles {
     /// Replaces `path` with `text` as a whole: written to a new file beside it (created exclusively,
     /// never through a link), then renamed into place, so that nobody reads half of it.
     public static func write(_ text: String, to path: String) throws {
-        if isStandardStream(path) {
-            // Appended: what Ringside itself wrote to the stream before stays.
-            return try writeInPlace(text, to: path, open(path, O_WRONLY | O_APPEND | O_CLOEXEC))
-        }
-        if try isDeviceOrPipe(path) {
-            // A FIFO nobody reads would block for ever: opened without waiting, it says so at once.
-            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if fd < 0, errno == ENXIO {
-                throw Refused(description: "\(path) is a FIFO nobody reads; start its reader first")
-            }
-            // Back to blocking writes: a reader that is slow must get every byte.
-            if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
-            return try writeInPlace(text, to: path, fd)
-        }
-        try refuseLink(path)
-        // A folder (`--junit ./`) is not a file to replace: said so, not "Device or resource busy".
-        var isFolder: ObjCBool = false
-        if path.hasSuffix("/")
-            || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
-        {
-            throw Refused(
-                description:
-                    "\(path) is a folder; give the file to write, e.g. \(path.hasSuffix("/") ? path : path + "/")report"
-            )
-        }
-        var template = Array((folder(of: path) + "/.ringside-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let fd = try openInPlace(path) { return try writeInPlace(text, to: path, fd) }
+        let (fd, temporary) = try createBeside(path)
         var failure = writeAll(Array(text.utf8), to: fd)
-        // A file replaced keeps its mode (a report kept private stays so); a new one is 0644.
-        var existing = stat()
-        let mode = lstat(path, &existing) == 0 ? existing.st_mode & 0o777 : 0o644
-        if failure == 0, fchmod(fd, mode) != 0 || fsync(fd) != 0 { failure = errno }
+        if failure == 0, fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary)
             throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
         }
+    }
+
+    /// A standard stream, a device or a pipe at `path`, opened to be written in place; nil for a
+    /// file, which is replaced instead. A FIFO nobody reads would block for ever, deaf to SIGTERM
+    /// (the adversary's `serve --transcript fifo`, session 16): opened without waiting, it says so.
+    private static func openInPlace(_ path: String) throws -> Int32? {
+        // Appended: what Ringside itself wrote to the stream before stays.
+        if isStandardStream(path) { return open(path, O_WRONLY | O_APPEND | O_CLOEXEC) }
+        guard try isDeviceOrPipe(path) else { return nil }
+        let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0, errno == ENXIO {
+            throw Refused(description: "\(path) is a FIFO nobody reads; start its reader first")
+        }
+        // Back to blocking writes: a reader that is slow must get every byte.
+        if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        return fd
+    }
+
+    /// A new file beside `path` (created exclusively, so never through a link), with the mode of
+    /// the file it will replace (a report kept private stays so) or 0644, and its name. Renamed
+    /// over `path`, it replaces the name only: a hard link to the old file is left as it was (the
+    /// adversary's linked transcript, session 16, was emptied through it).
+    private static func createBeside(_ path: String) throws -> (fd: Int32, temporary: String) {
+        try refuseLink(path)
+        func isFolder(_ path: String) -> Bool {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        }
+        // A folder (`--junit ./`) is not a file to replace: said so, not "Device or resource busy".
+        if isFolder(path) {
+            let slashed = path.hasSuffix("/") ? path : path + "/"
+            throw Refused(description: "\(path) is a folder; give the file to write, e.g. \(slashed)report")
+        }
+        if path.hasSuffix("/") {
+            throw Refused(description: "\(path) names a folder, and there is none; give the file to write")
+        }
+        let folder = folder(of: path)
+        guard isFolder(folder) else {
+            throw Refused(description: "cannot write \(path): the folder \(folder) does not exist")
+        }
+        var template = Array((folder + "/.ringside-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var existing = stat()
+        let mode = lstat(path, &existing) == 0 ? existing.st_mode & 0o777 : 0o644
+        if fchmod(fd, mode) != 0 {
+            let failure = errno
+            close(fd)
+            unlink(temporary)
+            throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
+        }
+        return (fd, temporary)
     }
 
     /// Writes `text` to `fd`, opened on `path` (a stream, a device, a pipe), and closes it.
@@ -139,13 +189,22 @@ public enum OutputFiles {
         }
     }
 
-    /// Opens `path` to write as events come (a transcript): created or emptied, never through a link.
+    /// Opens `path` to write as events come (a transcript): a stream, device or pipe in place, a
+    /// file as a new one put in its place at once (so a reader sees it grow, and a hard link or a
+    /// link planted there is left alone).
     public static func openForStreaming(_ path: String) throws -> Int32 {
-        let follow = try isDeviceOrPipe(path) ? 0 : O_NOFOLLOW
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | follow, 0o644)
-        guard fd >= 0 else {
-            if errno == ELOOP { try refuseLink(path) }
-            throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        if let fd = try openInPlace(path) {
+            guard fd >= 0 else {
+                throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            return fd
+        }
+        let (fd, temporary) = try createBeside(path)
+        if rename(temporary, path) != 0 {
+            let failure = errno
+            close(fd)
+            unlink(temporary)
+            throw Refused(description: "cannot write \(path): \(String(cString: strerror(failure)))")
         }
         return fd
     }

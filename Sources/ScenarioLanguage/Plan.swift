@@ -261,8 +261,14 @@ public struct Template: Sendable, Equatable {
         /// `value` as it must be written here to stand for itself.
         func quote(_ value: String) -> String {
             let context = stack[stack.count - 1].context
+            // After the template's own backslash, the value's first character would be taken as
+            // it is and the rest read bare (`\{dir}`, `"\{dir}"` ran a folder named `$(touch M)`:
+            // the adversary's, session 16): a second backslash makes the pair a backslash, kept as
+            // text, and the value is quoted whole after it. In backticks the pair is written twice.
             if escaped {
-                return context == .double ? Self.inDouble(value) : "'" + Self.inSingle(value) + "'"
+                var plain = self
+                plain.escaped = false
+                return (context == .backtick ? "\\\\\\" : "\\") + plain.quote(value)
             }
             switch context {
             case .single: return Self.inSingle(value)

@@ -12,6 +12,8 @@ struct Concept {
     var sources: [String]
     /// Bundled scenarios that show it, relative to the library (`scenarios/`).
     var scenarios: [String]
+    /// Other words of Ringside's output that lead to this page (`invalid`, `Unreadable file`).
+    var aliases: [String] = []
 
     /// The page's first line without its name: what `explain concepts` lists.
     var summary: String {
@@ -27,14 +29,15 @@ struct Concept {
 
     static let all: [Concept] = [
         pushKit, priority, pushType, expiration, topic, voipLint, expect, signsOfLife, requirement, demonstration,
-        notApplicable, refusedStream, maxConcurrentStreams,
+        notApplicable, refusedStream, maxConcurrentStreams, doesNotCheck, couldNotRun, expectationFailed,
+        nothingWasJudged, providerContract, shed, cleartext, untrustedServerCertificate, checkOrder, alpn,
     ]
 
     /// The page a word names, written as Ringside's output writes it: `signs of life`,
     /// `REFUSED_STREAM` and `not applicable` find their pages (issue 46).
     static func named(_ word: String) -> Concept? {
         let name = word.lowercased().replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: "_", with: "-")
-        return all.first { $0.name == name }
+        return all.first { $0.name == name || $0.aliases.contains(name) }
     }
 
     static let signsOfLife = Concept(
@@ -277,4 +280,128 @@ struct Concept {
             sources: ["docs/scenario-language.md (the expectations and \"When an expectation is judged\")"],
             scenarios: ["phone/01-a-call-rings.ring", "answers/06-backoff-on-503.ring"])
     }
+
+    static let doesNotCheck = Concept(
+        name: "does-not-check",
+        text: """
+            does-not-check: a scenario file Ringside refused before running anything — a word it does
+            not know, a value out of range, a file over 1 MiB or not UTF-8 (`Unreadable file`). Each
+            error names its line and column and what was expected. `run` counts it as invalid: the
+            other scenarios still run, and the exit status is 2. `ringside check FILE` shows the same
+            errors without running; fix the line it names.
+            """,
+        sources: ["docs/scenario-language.md", "README.md (exit codes)"],
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["invalid", "unreadable-file"])
+
+    static let couldNotRun = Concept(
+        name: "could-not-run",
+        text: """
+            could-not-run: a scenario that checked but that Ringside could not run to its end: the
+            provider's command could not start or its http service never answered, the certificates
+            were missing, a port was busy. Nothing was judged, so it is neither a pass nor your
+            provider's failure to meet the requirement; `run` counts it as broken and exits 3. The
+            line after "could not run:" says what failed; the provider's own output is quoted under it.
+            """,
+        sources: ["docs/ci.md", "README.md (exit codes)"],
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["broken"])
+
+    static let expectationFailed = Concept(
+        name: "expectation-failed",
+        text: """
+            expectation-failed: an `expect` line whose check did not hold. The failure quotes what the
+            mock or the phone saw beside what the line expected, names the push (its apns-id, token and
+            line), and tells the phone's story to its outcome. `ringside explain REASON` explains the
+            outcome's reason word (`low-priority`, `BadDeviceToken`); `explain expect` says when each
+            check is judged. The run exits 1.
+            """,
+        sources: ["docs/scenario-language.md (\"When an expectation is judged\")"],
+        scenarios: ["delivery/03-ghost-call.ring"])
+
+    static let nothingWasJudged = Concept(
+        name: "nothing-was-judged",
+        text: """
+            nothing-was-judged: every scenario selected was skipped — demonstrations (which pin their own
+            provider) and requirements not applicable to your provider — so no verdict could be given,
+            and `run` says so instead of passing. Give more of what the skip reasons name (a
+            `register:` template, certificate authentication, Debian's `faketime`) or run the library
+            with `--library` and your `--provider-file`.
+            """,
+        sources: ["docs/ci.md"],
+        scenarios: ["auth/44-missing-provider-token.ring"])
+
+    static let providerContract = Concept(
+        name: "provider-contract",
+        text: """
+            provider-contract: the KEY=value lines `ringside serve` prints, and the environment every
+            provider command is started with — APNS_URL, APNS_HOST, APNS_PORT, APNS_CA_FILE, APNS_TOPIC,
+            APNS_VOIP_TOPIC, APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_CERT_FILE, APNS_CERT_KEY_FILE.
+            A provider that reads these instead of Apple's address and trusts APNS_CA_FILE talks to the
+            fake APNs with no other change; one that never reads them never reaches it (no signs of
+            life).
+            """,
+        sources: ["docs/architecture.md (the provider contract)", "README.md (Using the fake APNs)"],
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["contract"])
+
+    static let shed = Concept(
+        name: "shed",
+        text: """
+            shed: a connection the fake APNs closed to make room: at `--max-connections`, or out of file
+            descriptors, a newcomer takes the place of the oldest connection that has not authenticated
+            (no request with a valid JWT or certificate yet; on the control port, no token). A
+            connection that has authenticated is never shed; when all have, the newcomer is refused. A
+            provider that was shed had connected and not yet sent a valid request: send the first push at once.
+            """,
+        sources: ["docs/validation.md (Connections)"],
+        scenarios: ["connections/69-idle-timeout.ring"])
+
+    static let cleartext = Concept(
+        name: "h2c",
+        text: """
+            h2c: HTTP/2 without TLS ("prior knowledge", RFC 9113 §3.3). APNs never speaks it; the mock
+            does only when asked (`serve --plaintext`, `transport: cleartext`), for a provider's local
+            set-up. A cleartext provider cannot pass a scenario about certificates, and fails every
+            other; a port probe or a cleartext request to the TLS port is no sign of life.
+            """,
+        sources: ["docs/validation.md"],
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["cleartext", "plaintext"])
+
+    static let untrustedServerCertificate = Concept(
+        name: "untrusted-server-certificate",
+        text: """
+            untrusted-server-certificate: a fault that makes the fake APNs present a certificate from a
+            CA nobody trusts — an impostor between your provider and Apple. A correct provider refuses
+            the TLS handshake (an alert, or closing it) and pushes nothing to it; one that skips
+            verification sends its JWT and the call's payload to the impostor, and fails.
+            """,
+        sources: ["docs/scenario-language.md (faults)"],
+        scenarios: ["connections/23-impostor-server.ring"],
+        aliases: ["untrusted", "impostor"])
+
+    static let checkOrder = Concept(
+        name: "check-order",
+        text: """
+            check-order: which of a request's checks runs first, `serve --order`. Apple documents no
+            order. `auth-first` (the default, from practitioners' probes of the real APNs) checks the
+            credentials before the device token: a bad JWT with a bad token is 403. `path-first`
+            (pushy's MockApnsServer) checks the headers and path first: 400 BadDeviceToken. A provider
+            that handles both answers does not care which.
+            """,
+        sources: ["docs/validation.md"],
+        scenarios: ["auth/45-invalid-provider-token.ring"],
+        aliases: ["auth-first", "path-first"])
+
+    static let alpn = Concept(
+        name: "alpn",
+        text: """
+            alpn: the TLS extension in which a client names the protocol it will speak (RFC 7301). APNs
+            speaks HTTP/2, `h2`. The mock accepts a client that offers `h2` and one that offers no ALPN
+            at all (aioapns and pushy speak HTTP/2 by prior knowledge); a client that offers only
+            `http/1.1` is refused in the handshake, as it would get nothing useful from APNs.
+            """,
+        sources: ["docs/validation.md (Handshake)"],
+        scenarios: ["phone/01-a-call-rings.ring"])
 }

@@ -9,8 +9,28 @@ import Testing
     static let concepts = [
         "pushkit", "priority", "push-type", "expiration", "topic", "voip-lint", "expect", "signs-of-life",
         "requirement",
-        "demonstration", "not-applicable", "refused-stream", "max-concurrent-streams",
+        "demonstration", "not-applicable", "refused-stream", "max-concurrent-streams", "does-not-check",
+        "could-not-run", "expectation-failed", "nothing-was-judged", "provider-contract", "shed", "h2c",
+        "untrusted-server-certificate", "check-order", "alpn",
     ]
+
+    /// Words of Ringside's own output, written as the output writes them (the adversary's, session
+    /// 16: each exited 64), lead to the page that explains them.
+    @Test(
+        "The words of run's and serve's output are explained",
+        arguments: [
+            ("does not check", "does-not-check"), ("Unreadable file", "does-not-check"), ("invalid", "does-not-check"),
+            ("could not run", "could-not-run"), ("broken", "could-not-run"),
+            ("Expectation failed", "expectation-failed"), ("nothing was judged", "nothing-was-judged"),
+            ("provider contract", "provider-contract"), ("shed", "shed"), ("h2c", "h2c"),
+            ("untrusted", "untrusted-server-certificate"), ("path-first", "check-order"),
+            ("auth-first", "check-order"), ("ALPN", "alpn"),
+        ])
+    func outputWords(_ word: String, page: String) throws {
+        let result = try run(Paths.ringside, ["explain", word])
+        #expect(result.status == 0, "\(word): \(result.stderr)")
+        #expect(result.stdout.hasPrefix(page + ":"), "\(word): \(result.stdout)")
+    }
 
     @Test("Each concept page cites its source and ends with scenarios of the library that exist", arguments: concepts)
     func page(_ name: String) throws {

@@ -55,13 +55,15 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder + "/j"), "\(option)")
             try? FileManager.default.removeItem(atPath: folder + "/j")
         }
-        for target in ["./", "./x/", "."] {
+        for (target, said) in [
+            ("./", "is a folder"), ("./x/", "names a folder, and there is none"), (".", "is a folder"),
+        ] {
             let result = try run(
                 Self.binary,
                 ["run", "--certs", Paths.certs, "--junit", target, Paths.scenario("01-a-call-rings.ring")],
                 directory: folder)
             #expect(result.status == 3, "\(target): \(result.status)")
-            #expect(result.stderr.contains("is a folder"), "\(target): \(result.stderr.suffix(300))")
+            #expect(result.stderr.contains(said), "\(target): \(result.stderr.suffix(300))")
         }
         let initialised = try run(Self.binary, ["init", "x"], directory: folder)
         #expect(initialised.status == 0, "\(initialised.status) \(initialised.stderr.suffix(300))")
@@ -165,6 +167,60 @@ import Testing
         _ = try run(Paths.ringside, ["run", "--certs", Paths.certs, "--junit", report, scenario])
         let mode = try FileManager.default.attributesOfItem(atPath: report)[.posixPermissions] as? Int
         #expect(mode == 0o600, "mode \(String(mode ?? 0, radix: 8))")
+    }
+
+    /// helper-4's findings of session 16, each one a case here: a FIFO as a streaming transcript
+    /// blocked for ever, a hard-linked transcript emptied the file it shares, a link among the
+    /// folders of a path was followed.
+    @Test(
+        "A transcript FIFO nobody reads is refused at once; a hard link is left alone; a linked folder in the path is refused"
+    )
+    func thirdAdversary() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = Paths.scenario("01-a-call-rings.ring")
+        #expect(mkfifo(folder + "/fifo", 0o600) == 0)
+        // `timeout` turns a hang into a failure (124) instead of a stuck test.
+        let served = try run(
+            "/usr/bin/timeout",
+            [
+                "-k", "5", "20", Self.binary, "serve", "--certs", Paths.certs, "--port", "0", "--transcript",
+                folder + "/fifo",
+            ])
+        #expect(served.status == 3 && served.stderr.contains("nobody reads"), "\(served.status) \(served.stderr)")
+        try FileManager.default.createDirectory(atPath: folder + "/t", withIntermediateDirectories: true)
+        #expect(mkfifo(folder + "/t/01-a-call-rings.jsonl", 0o600) == 0)
+        let streamed = try run(
+            "/usr/bin/timeout",
+            ["-k", "5", "20", Self.binary, "run", "--certs", Paths.certs, "--transcript", folder + "/t", scenario])
+        #expect(
+            (streamed.stdout + streamed.stderr).contains("nobody reads"),
+            "\(streamed.status) \(streamed.stdout) \(streamed.stderr)")
+        #expect(streamed.status != 124 && streamed.status != 0, "\(streamed.status)")
+
+        try FileManager.default.createDirectory(atPath: folder + "/h", withIntermediateDirectories: true)
+        #expect(link(folder + "/precious.txt", folder + "/h/01-a-call-rings.jsonl") == 0)
+        let hardLinked = try run(
+            Self.binary, ["run", "--certs", Paths.certs, "--transcript", folder + "/h", scenario])
+        #expect(hardLinked.status == 0, "\(hardLinked.stderr)")
+        #expect(try Self.untouched(folder))
+        let transcript = try String(contentsOfFile: folder + "/h/01-a-call-rings.jsonl", encoding: .utf8)
+        #expect(transcript.contains("\"event\""), "\(transcript.prefix(200))")
+
+        try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/plink", withDestinationPath: folder + "/elsewhere")
+        for arguments in [
+            ["run", "--certs", Paths.certs, "--junit", "plink/j.xml", scenario],
+            ["run", "--certs", Paths.certs, "--report", folder + "/plink/r.html", scenario],
+            ["run", "--certs", Paths.certs, "--transcript", "plink/t", scenario],
+            ["init", "plink/sub"],
+        ] {
+            let result = try run(Self.binary, arguments, directory: folder)
+            #expect(result.status == 3, "\(arguments): \(result.status) \(result.stderr.suffix(300))")
+            #expect(result.stderr.contains("goes through"), "\(arguments): \(result.stderr.suffix(300))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/elsewhere").isEmpty)
     }
 
     @Test("serve --transcript refuses a planted link")

@@ -145,6 +145,16 @@ import Testing
         #expect(serve.log.contains("over --max-connections 2"), "\(serve.log)")
     }
 
+    /// With three workers, the stranger to shed may live on the third: each worker is asked in turn
+    /// (helper-4's, session 16: only the first other worker was, and the push was refused).
+    @Test("At the cap with three workers, a stranger on the last worker makes room for a valid push")
+    func connectionCapAcrossWorkers() throws {
+        let result = try run("/usr/bin/env", ["python3", Paths.clients + "/cap_workers.py", Self.binary, Paths.certs])
+        #expect(
+            result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "trusted=200,200 stranger=shed newcomer=200", "\(result.stdout) \(result.stderr)")
+    }
+
     @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
     func contractIsUsable() throws {
         let serve = try Serve([])

@@ -21,6 +21,10 @@ import Testing
         ("in double quotes in $() in double quotes", "\"$(printf '%s' \"{dir}\")\"", ""),
         ("in backticks in double quotes", "\"`printf '%s' {dir}`\"", ""),
         ("after an escaped dollar", "\"\\$(x) {dir}\"", "$(x) |"),
+        // The template's own backslash right before the value stays a backslash (session 16).
+        ("right after a backslash", "\\{dir}", "\\|"),
+        ("right after a backslash in double quotes", "\"\\{dir}\"", "\\|"),
+        ("right after a backslash in backticks", "\"`printf '%s' \\{dir}`\"", "\\|"),
     ]
 
     @Test("Every value comes out of sh -c as itself, in every place, and runs nothing", arguments: hostile)
