@@ -24,6 +24,34 @@ public final class TranscriptWriter: MockObserver {
         fd.withLock { _ = OutputFiles.writeAll(line, to: $0) }
     }
 
+    /// A value of a line the runner adds (`note`).
+    public enum Value: Sendable {
+        case text(String)
+        case integer(Int)
+        case milliseconds(Double?)
+        /// Counts by name (`{"offline":3,"no-push":1}`), in the order given.
+        case counts([(String, Int)])
+    }
+
+    /// Writes a line that is the runner's, not the mock's (`{"event":"load-summary",…}`, issue 48):
+    /// `ringside replay` reads only `push` lines, so it passes over it.
+    public func note(event: String, _ fields: [(String, Value)]) {
+        var line = JSONLine()
+        line.field("event", event)
+        for (key, value) in fields {
+            switch value {
+            case .text(let text): line.field(key, text)
+            case .integer(let number): line.field(key, number)
+            case .milliseconds(let seconds): line.field(key, seconds.map { Int(($0 * 1000).rounded()) })
+            case .counts(let counts):
+                line.raw(
+                    key, "{" + counts.map { JSONLine.quoted($0.0) + ":" + String($0.1) }.joined(separator: ",") + "}")
+            }
+        }
+        let bytes = Array((line.finish() + "\n").utf8)
+        fd.withLock { _ = OutputFiles.writeAll(bytes, to: $0) }
+    }
+
     /// One event as a JSON object.
     public static func render(_ event: MockEvent) -> String {
         var line = JSONLine()

@@ -415,6 +415,16 @@ enum Judges {
                 passed: figures.connections <= most,
                 expected: .loadFigure("at most \(most) connection\(most == 1 ? "" : "s") to APNs"),
                 seen: .loadFigure("\(figures.connections)", worst: []))
+        case .missedBy:
+            let (cause, most) = expectation.missedByAtMost!
+            let missed = figures.missedByWord[cause] ?? (0, [])
+            let share = figures.calls == 0 ? 0 : Double(missed.count) / Double(figures.calls)
+            return ExpectationResult(
+                passed: share <= most,
+                expected: .loadFigure("at most \(percent(most)) of the load's calls missed by \(cause)"),
+                seen: .loadFigure(
+                    "\(percent(share)) (\(missed.count) of \(figures.calls))", worst: share <= most ? [] : missed.first)
+            )
         }
     }
 

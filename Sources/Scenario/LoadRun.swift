@@ -124,20 +124,29 @@ struct LoadRun {
         }
     }
 
-    /// Places every call at its time. `place` asks the provider; `progress` hears of the run so far
-    /// every second.
+    /// Places every call at its time, open-loop as SIPp does: `noted` records it (on this thread),
+    /// `ask` asks the provider — on up to `concurrency` threads at once, so that a provider slow to
+    /// answer one call (retrying through a 503 storm) does not hold back the calls due meanwhile
+    /// (with one, a provider that retried froze the load and met a one-second storm with 3 pushes).
+    /// With all of them busy the next call waits: the load then runs behind, and its status says
+    /// so. `progress` hears of the run so far every second.
     mutating func placeCalls(
-        seed: UInt64, clock: any WaitingClock, worldNow: () -> Double,
-        place: (_ user: String, _ callUUID: String) throws -> Void, progress: ((LoadRun, _ seconds: Double) -> Void)?
-    ) rethrows {
+        seed: UInt64, clock: any WaitingClock, worldNow: () -> Double, concurrency: Int,
+        noted: (_ callUUID: String) -> Void,
+        ask: @escaping @Sendable (_ user: String, _ callUUID: String) throws -> Void,
+        progress: ((LoadRun, _ seconds: Double) -> Void)?
+    ) throws {
         var random = SeededGenerator(seed: seed ^ 0xca11)
         var ids = SeededGenerator(seed: seed ^ 0x1d5)
         let start = clock.wall
         var lastProgress = start
         LoadInterrupt.began()
         defer { LoadInterrupt.ended() }
+        let asking = AskingPool(concurrency: concurrency)
+        defer { asking.drain() }
         for index in 0..<plan.calls {
-            if LoadInterrupt.isRequested { return }
+            if LoadInterrupt.isRequested { break }
+            if let failure = asking.failure { throw failure }
             let due = start + plan.offset(ofCall: index)
             if due > clock.wall { clock.pause(due - clock.wall) }
             let callee =
@@ -146,17 +155,25 @@ struct LoadRun {
             let uuid = UUID(uuid: Self.uuidBytes(&ids)).uuidString.lowercased()
             let placedAt = worldNow()
             calls.append(Call(uuid: uuid, phone: phones[callee], placedAt: placedAt, trait: traits[callee]))
-            try place(Self.name(callee), uuid)
+            noted(uuid)
+            let user = Self.name(callee)
+            try asking.ask { try ask(user, uuid) }
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
                 lastProgress = clock.wall
                 progress(self, clock.wall - start)
             }
         }
+        asking.drain()
+        if let failure = asking.failure { throw failure }
     }
 
     /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
     /// writes it every few seconds in a CI log).
     static let progressEvery = 1.0
+
+    /// Calls asked of a command or a service at once: enough for a 503 storm's retries not to hold
+    /// back a few hundred calls a second, few enough for a machine's process and socket limits.
+    static let concurrentCalls = 64
 
     private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -167,6 +184,41 @@ struct LoadRun {
             bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
         )
     }
+}
+
+/// The provider asked about a load's calls on up to `concurrency` threads at once; with one, on the
+/// caller's thread. The first error a call met stops the load (`LoadRun.placeCalls`).
+final class AskingPool: Sendable {
+    private let concurrency: Int
+    private let slots: DispatchSemaphore
+    private let group = DispatchGroup()
+    private let firstFailure = Mutex<(any Error)?>(nil)
+
+    init(concurrency: Int) {
+        self.concurrency = max(1, concurrency)
+        slots = DispatchSemaphore(value: self.concurrency)
+    }
+
+    var failure: (any Error)? { firstFailure.withLock { $0 } }
+
+    func ask(_ body: @escaping @Sendable () throws -> Void) throws {
+        if concurrency == 1 { return try body() }
+        slots.wait()
+        group.enter()
+        // A thread of its own, not a dispatch queue: on Linux a queue runs about one block per core
+        // while the others wait, and each block here waits on the provider (measured: a Python
+        // service met a one-second storm with 6 pushes through a queue).
+        let thread = Thread { [self] in
+            do { try body() } catch { firstFailure.withLock { if $0 == nil { $0 = error } } }
+            slots.signal()
+            group.leave()
+        }
+        thread.stackSize = 1 << 19
+        thread.start()
+    }
+
+    /// Waits for every call asked about to be answered.
+    func drain() { group.wait() }
 }
 
 /// What a load's calls came to, for `expect load` and the report: read from the world's stories of
@@ -182,6 +234,9 @@ struct LoadFigures {
     var missedBy: [(cause: String, count: Int)]
     /// The first missed reachable calls, with their stories.
     var worst: [String]
+    /// Calls missed by each cause word (`LoadExpectation.causes`): a call counts once for each of
+    /// its words (its outcome, its reason, its callee's share), with the first few of them.
+    var missedByWord: [String: (count: Int, first: [String])] = [:]
     var deadTokenPushes: Int
     var throttled: Int
     var connections: Int
@@ -212,12 +267,17 @@ struct LoadFigures {
                 last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 }.joined(separator: " ") }
                 ?? "no push reached the phone" + (call.trait.map { " (\($0))" } ?? "")
             missed[cause, default: 0] += 1
+            let story =
+                "call \(call.uuid) to \(LoadRun.name(run.phones.firstIndex(of: call.phone) ?? 0)): "
+                + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation } ?? "no push reached the phone")
             // The calls the provider could have rung come first among those shown.
-            if call.reachable, worst.count < 3 {
-                worst.append(
-                    "call \(call.uuid) to \(LoadRun.name(run.phones.firstIndex(of: call.phone) ?? 0)): "
-                        + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation }
-                            ?? "no push reached the phone"))
+            if call.reachable, worst.count < 3 { worst.append(story) }
+            let words = last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 } } ?? ["no-push"]
+            for word in Set(words + (call.trait.map { [$0] } ?? [])) {
+                var entry = missedByWord[word] ?? (0, [])
+                entry.count += 1
+                if entry.first.count < 3 { entry.first.append(story) }
+                missedByWord[word] = entry
             }
         }
         latencies.sort()
@@ -265,6 +325,20 @@ struct LoadFigures {
                 + (answers.isEmpty
                     ? "no answer yet" : answers.map { "\($0.status) ×\($0.count)" }.joined(separator: ", "))
                 + "; \(connections) connection\(connections == 1 ? "" : "s")",
+        ]
+    }
+
+    /// The figures as the transcript's `load-summary` line keeps them (latencies in ms).
+    func transcriptFields(label: String, of planned: Int) -> [(String, TranscriptWriter.Value)] {
+        [
+            ("label", .text(label)), ("calls", .integer(calls)), ("planned", .integer(planned)),
+            ("reachable", .integer(reachable)), ("rang", .integer(rang)),
+            ("ringP50Ms", .milliseconds(latency(50))), ("ringP95Ms", .milliseconds(latency(95))),
+            ("ringP99Ms", .milliseconds(latency(99))), ("ringMaxMs", .milliseconds(latencies.last)),
+            ("missedBy", .counts(missedBy.map { ($0.cause, $0.count) })),
+            ("answers", .counts(answers.map { (String($0.status), $0.count) })),
+            ("requests", .integer(requests)), ("throttled", .integer(throttled)),
+            ("deadTokenPushes", .integer(deadTokenPushes)), ("connections", .integer(connections)),
         ]
     }
 

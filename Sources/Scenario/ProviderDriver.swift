@@ -3,6 +3,7 @@ import Foundation
 import HTTP2Server
 import Provider
 import ScenarioLanguage
+import Synchronization
 
 /// A provider under test as the runner drives it (docs/architecture.md, "The provider contract"). A method
 /// that throws `StepFailure` fails the scenario at the step that called it.
@@ -15,6 +16,13 @@ protocol ProviderDriver: AnyObject {
     var actions: [ProviderAction] { get }
     /// The last lines the provider printed (its commands' or its service's output), for failures.
     var output: [String] { get }
+}
+
+/// A provider handed to the threads that ask it about a load's calls: only an `exec` command
+/// (its output under a lock) and an `http` service (a request each) are, both safe to ask at once.
+struct UncheckedProvider: @unchecked Sendable {
+    let driver: any ProviderDriver
+    init(_ driver: any ProviderDriver) { self.driver = driver }
 }
 
 /// A step the provider could not carry out: fails the scenario at that step, with what it printed.
@@ -68,7 +76,9 @@ final class ExecProvider: ProviderDriver {
     let children: Children
     private var tokens: [(user: String, token: String)] = []
     let actions: [ProviderAction] = []
-    private(set) var output: [String] = []
+    /// Under a lock: a load runs several calls' commands at once.
+    private let lastOutput = Mutex<[String]>([])
+    var output: [String] { lastOutput.withLock { $0 } }
 
     init(template: Template, contract: ContractValues, children: Children) {
         self.template = template
@@ -92,7 +102,7 @@ final class ExecProvider: ProviderDriver {
             let command = template.filledForShell(values)
             let run = try ShellCommand.run(
                 command, environment: contract.environment, timeout: 30, children: children)
-            output = Array((output + run.output).suffix(ShellCommand.keptLines))
+            lastOutput.withLock { $0 = Array(($0 + run.output).suffix(ShellCommand.keptLines)) }
             if run.status != 0 {
                 throw StepFailure(
                     expected: "the exec provider's command to succeed",

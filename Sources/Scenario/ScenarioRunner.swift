@@ -213,7 +213,11 @@ public final class ScenarioRunner {
             clock: host, activity: activity, settlesWithin: plan.settlesWithin, inProcess: providerIsInProcess,
             isService: isService)
         assembly.mock.addObserver(recorder)
-        if let transcriptPath { assembly.mock.addObserver(try TranscriptWriter(path: transcriptPath)) }
+        if let transcriptPath {
+            let writer = try TranscriptWriter(path: transcriptPath)
+            transcript = writer
+            assembly.mock.addObserver(writer)
+        }
         try host.start()
         for (index, phone) in plan.phones.enumerated() {
             let id = world.withWorld { $0.addPhone(name: phone.name, online: phone.online, apps: phone.apps, at: now) }
@@ -441,10 +445,12 @@ public final class ScenarioRunner {
             if let phone = fault.phone {
                 spec.match.deviceToken = try token(of: phone, app: fault.app, kind: fault.kind)
             }
-            if let problem = assembly.mock.arm(spec) {
-                throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
+            if fault.at != nil {
+                // On the load's timeline: armed when its first call is placed (`runLoad`).
+                timedFaults.append((step.range.start.line, fault, spec))
+                return
             }
-            armedFaults.append((step.range.start.line, fault.spec.kind.action.rawValue, host.wall))
+            try arm(fault, spec, line: step.range.start.line, from: now, wall: host.wall)
         case .expectAPNs(let expectation): judge(expectation, at: step.range, by: Judges.judge)
         case .expectPhone(let expectation): judge(expectation, at: step.range)
         case .expectProvider(let expectation): judge(expectation, at: step.range, by: Judges.judge)
@@ -465,9 +471,31 @@ public final class ScenarioRunner {
         }
     }
 
+    /// Arms a fault from world time `from` (wall time `wall`): for `lasting` seconds when it says so.
+    private func arm(_ fault: FaultStep, _ spec: FaultSpec, line: Int, from: Double, wall: Double) throws {
+        var spec = spec
+        if let lasting = fault.lasting {
+            spec.match.from = from
+            spec.match.until = from + lasting
+        } else if from > now {
+            spec.match.from = from
+        }
+        if let problem = assembly.mock.arm(spec) {
+            throw StepFailure(expected: "the fault to be armed", happened: problem, output: [])
+        }
+        let label = spec.kind.action.rawValue + (fault.lasting.map { " for \(String(format: "%g", $0)) s" } ?? "")
+        armedFaults.append((line, spec.kind.action.rawValue, wall, label))
+    }
+
+    /// The scenario's transcript, when one is written: a load's summary goes in it.
+    private var transcript: TranscriptWriter?
+
+    /// `fault … at:` steps, armed when the load's first call is placed.
+    private var timedFaults: [(line: Int, fault: FaultStep, spec: FaultSpec)] = []
+
     /// The scenario's load, once its calls are placed (`expect load` reads it).
     private var load: LoadRun?
-    private var loadStartedWall = 0.0
+    private var callsStartedWall = 0.0
 
     /// What a load's calls came to so far.
     private func loadFigures(_ run: LoadRun) -> LoadFigures {
@@ -481,7 +509,6 @@ public final class ScenarioRunner {
 
     /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
     private func runLoad(_ loadPlan: LoadPlan) throws {
-        loadStartedWall = host.wall
         var run = LoadRun(loadPlan)
         run.populate(world, seed: plan.seed, at: now)
         let say = progress
@@ -493,15 +520,27 @@ public final class ScenarioRunner {
                 }
             })
         waiting.providerDriven()
+        // The load's timeline starts at its first call: its timed faults are armed for their moment.
+        callsStartedWall = host.wall
+        let callsStarted = now
+        for timed in timedFaults {
+            let at = timed.fault.at ?? 0
+            try arm(timed.fault, timed.spec, line: timed.line, from: callsStarted + at, wall: callsStartedWall + at)
+        }
+        timedFaults = []
+        // The built-in provider is one worker (its client is not shared between threads); a
+        // command or a service is asked about several calls at once, as its users would.
+        let asked = UncheckedProvider(provider)
         try run.placeCalls(
             seed: plan.seed, clock: host, worldNow: { self.now },
-            place: { user, uuid in
+            concurrency: provider is ReferenceProvider ? 1 : LoadRun.concurrentCalls,
+            noted: { uuid in
                 let at = self.now
                 self.world.withWorld { $0.callPlaced(uuid: uuid, at: at) }
                 self.callStarts.append(self.host.wall)
-                try self.provider.placeCall(to: user, callUUID: uuid, caller: "load-caller")
                 self.waiting.providerDriven()
             },
+            ask: { user, uuid in try asked.driver.placeCall(to: user, callUUID: uuid, caller: "load-caller") },
             progress: say.map { say in
                 { [self] run, seconds in
                     say(
@@ -512,6 +551,8 @@ public final class ScenarioRunner {
                 }
             })
         load = run
+        // The last calls were answered only now: the provider may push until it settles from here.
+        waiting.providerDriven()
         // The load ends when every push it made has ended on its phone, or its caller has given up.
         _ = waiting.untilSettled()
         let deadline = host.wall + plan.world.settings.ringTimeout + 1
@@ -526,13 +567,14 @@ public final class ScenarioRunner {
         let fates = world.withWorld { $0.pushes }
         let figures = LoadFigures(run, fates: fates, records: evidence.records, connections: evidence.openedAt.count)
         say?({ ["load \(loadPlan.label): \(figures.summary)"] }, true)
+        transcript?.note(event: "load-summary", figures.transcriptFields(label: loadPlan.label, of: loadPlan.calls))
         let opened = events.compactMap { event -> Double? in
             if case .connectionOpened(_, _, _, _, let at) = event { return at.world }
             return nil
         }
         result.load = LoadSeries(
             run, fates: fates, records: evidence.records, opened: opened, summary: figures.summary)
-        result.load?.faults = armedFaults.map { (max(0, Int(($0.at - loadStartedWall).rounded(.down))), $0.action) }
+        result.load?.faults = armedFaults.map { (max(0, Int(($0.at - callsStartedWall).rounded(.down))), $0.label) }
         if run.calls.count < loadPlan.calls {
             // Ctrl-C: what ran is judged below; the run itself does not pass.
             throw StepFailure(
@@ -561,7 +603,7 @@ public final class ScenarioRunner {
     /// Checks declared `.atEnd`, judged after the last step (`judgeAtEnd`).
     private var atEnd: [(range: SourceRange, within: Double?, absence: Bool, check: () -> ExpectationResult)] = []
     /// Faults armed, with their line and when: a failure says which the provider never met.
-    private var armedFaults: [(line: Int, action: String, at: Double)] = []
+    private var armedFaults: [(line: Int, action: String, at: Double, label: String)] = []
     /// Indices in `result.expectations` of checks that expect absence (see `requireSignsOfLife`).
     private var absences: Set<Int> = []
 

@@ -87,6 +87,8 @@ struct Lowering {
     var registrationCount = 0
     /// `load` steps so far (a scenario runs one).
     var loadCount = 0
+    /// `fault … at:` lines not yet followed by a load: each must be (the load's timeline is theirs).
+    var timedFaults: [(range: SourceRange, at: Double)] = []
 
     /// The latest registration of a phone (of `app`, when given), removed when `remove`.
     mutating func latestRegistration(of phone: Int, app: String?, remove: Bool) -> (
@@ -343,6 +345,11 @@ struct Lowering {
                     report("No steps", at: node.range, "a scenario needs at least one step")
                 }
                 plan.steps = sequence.items.compactMap { lowerStep($0) }
+                for fault in timedFaults {
+                    report(
+                        "No load after it", at: fault.range,
+                        "<at> arms the fault on the timeline of the scenario's load: write the `load` step after it")
+                }
             } else {
                 report("Wrong shape", at: node.range, "<steps> takes a list of `- ` items, found \(node.kind)")
             }

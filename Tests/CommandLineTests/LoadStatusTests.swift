@@ -40,6 +40,36 @@ import Testing
         #expect(log.stderr.contains("24 calls (24 to phones that could ring): 24 rang (100.0%)"), "\(log.stderr)")
     }
 
+    /// `--load-csv` writes a row a second (SIPp's periodic statistics) and the transcript ends the
+    /// load with its figures as JSON (issue 48, point 4).
+    @Test("--load-csv writes the per-second series and the transcript keeps the load's summary as JSON")
+    func seriesAndSummary() throws {
+        let file = try Self.scenario()
+        let folder = NSTemporaryDirectory() + "ringside-series-\(UUID().uuidString)"
+        defer {
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let result = try run(
+            Paths.ringside,
+            ["run", "--certs", Paths.certs, "--load-csv", folder + ".csv", "--transcript", folder, file])
+        defer { try? FileManager.default.removeItem(atPath: folder + ".csv") }
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try String(contentsOfFile: folder + ".csv", encoding: .utf8).split(separator: "\n")
+        #expect(rows.first?.hasPrefix("scenario,second,placed,rang,ring_p50_ms,ring_p99_ms") == true, "\(rows)")
+        // 24 calls at 8/s: seconds 0, 1 and 2 place 8 each.
+        let placed = rows.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[2] }
+        #expect(placed.prefix(3) == ["8", "8", "8"], "\(rows)")
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let lines = try String(contentsOfFile: folder + "/" + name + ".jsonl", encoding: .utf8).split(separator: "\n")
+        let summary = try #require(lines.first { $0.contains("\"event\":\"load-summary\"") }, "\(lines.suffix(3))")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any], "\(summary)")
+        #expect(object["calls"] as? Int == 24 && object["rang"] as? Int == 24, "\(summary)")
+        #expect((object["answers"] as? [String: Int])?["200"] == 24, "\(summary)")
+        #expect(object["ringP99Ms"] is Int, "\(summary)")
+    }
+
     /// Ctrl-C stops placing calls; what ran is judged, and the run says it was cut short (exit 1).
     @Test("Ctrl-C stops a load: the calls placed are judged and the run says it was cut short")
     func interruptJudgesWhatRan() throws {

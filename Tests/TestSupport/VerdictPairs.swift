@@ -977,6 +977,26 @@ public enum VerdictPairs {
         let quarterOffline = load("phones: 20\ncalls: 40\nrate: 400/s\noffline: 25%", expect: "rang-at-least: 50%")
         pairs.append(
             swap(["step.expect load.rang-at-least"], quarterOffline, "rang-at-least: 50%", "rang-at-least: 100%"))
+        pairs.append(
+            swap(
+                ["step.expect load.missed-by-at-most"],
+                load("phones: 20\ncalls: 40\nrate: 400/s\noffline: 25%", expect: "missed-by-at-most: offline 40%"),
+                "offline 40%", "offline 5%"))
+        // On the load's timeline: a 503 for every try from 1.8 s into a 1.9 s load meets its last calls
+        // only; from its start, every call. A storm of 10 ms is ridden out by back-off; of 5 s, not.
+        let timed = load("phones: 20\ncalls: 20\nrate: 10/s", expect: "rang-at-least: 85%")
+        pairs.append(
+            swap(
+                ["step.fault.at"],
+                timed.replacingOccurrences(
+                    of: "steps:\n", with: "steps:\n  - fault: ServiceUnavailable\n    count: 1000\n    at: 1800ms\n"),
+                "at: 1800ms", "at: 0s"))
+        pairs.append(
+            swap(
+                ["step.fault.lasting"],
+                timed.replacingOccurrences(
+                    of: "steps:\n", with: "steps:\n  - fault: ServiceUnavailable\n    lasting: 10ms\n"),
+                "lasting: 10ms", "lasting: 5s"))
         for percentile in [50, 95, 99] {
             pairs.append(
                 swap(

@@ -8,6 +8,12 @@ public struct FaultStep: Sendable {
     public var phone: PhoneRef?
     public var app: String = ScenarioPlan.testBundleId
     public var kind: TokenKind = .voip
+    /// `at:` — armed this many seconds after the first call of the scenario's load, not at its line
+    /// (a fault on the load's timeline, issue 48).
+    public var at: Double?
+    /// `lasting:` — applies to every matching request for this long from when it is armed, instead
+    /// of to `count` requests (a 503 storm: a provider's careful back-off must not end it sooner).
+    public var lasting: Double?
 
     static let count = Option("count", .number(FaultSpec.counts), "how many requests it applies to")
     static let afterAccepted = Option(
@@ -17,20 +23,27 @@ public struct FaultStep: Sendable {
         "delay: how late; stale-connections: the idle time after which a connection answers 500; hold-settings: how long new connections wait for SETTINGS"
     )
 
+    static let at = Option(
+        "at", .duration(atMost: LoadPlan.longest),
+        "armed this long after the first call of the scenario's load (a `load` step after it), e.g. 10s")
+    static let lasting = Option(
+        "lasting", .duration(atMost: LoadPlan.longest),
+        "every matching request for this long, instead of a count (a storm), e.g. 5s")
+
     static let kind = StepKind(
         "fault", "<APNs reason or action>", "the fake APNs misbehaves: an answer, a drop, a delay, a GOAWAY …",
         options: [
             count, Option("phone", .phone, "only requests to this phone's token"), afterAccepted, seconds,
-            Option("reason", .reason, "the GOAWAY's reason (default Shutdown)"),
+            Option("reason", .reason, "the GOAWAY's reason (default Shutdown)"), at, lasting,
         ]
     ) { $0.lowerFault($1.argument, $1.block).map { .fault($0) } }
 
     /// Which options each fault action takes (an APNs reason as the step's value means `answer`).
     public static func options(_ action: FaultSpec.Action) -> [String] {
         switch action {
-        case .answer, .drop: return ["count", "phone"]
-        case .delay: return ["count", "phone", "seconds"]
-        case .goaway: return ["after-accepted", "phone", "reason"]
+        case .answer, .drop: return ["count", "phone", "at", "lasting"]
+        case .delay: return ["count", "phone", "seconds", "at", "lasting"]
+        case .goaway: return ["after-accepted", "phone", "reason", "at"]
         case .staleConnections, .holdSettings: return ["seconds"]
         case .lowerStreamsAfterRejection, .untrustedServerCertificate: return []
         }
@@ -107,6 +120,19 @@ extension Lowering {
             kind = .untrustedServerCertificate(on: true)
         }
         var step = FaultStep(spec: FaultSpec(kind, count: count), phone: phone)
+        if allowed.contains("lasting"), let lasting = duration(block, FaultStep.lasting) {
+            if block.has("count") {
+                report(
+                    "Count and lasting", at: block.node("lasting")?.range ?? argument.range,
+                    "a fault applies to <count> requests or to every request while it <lasting>, not both")
+            }
+            step.lasting = lasting
+            step.spec.count = FaultSpec.counts.upperBound
+        }
+        if allowed.contains("at"), let at = duration(block, FaultStep.at) {
+            step.at = at
+            timedFaults.append((block.node("at")?.range ?? argument.range, at))
+        }
         if let phone {
             step.app = registered?.app ?? (appsOfPhone[phone.index]?.first ?? ScenarioPlan.testBundleId)
             step.kind = .voip

@@ -80,13 +80,15 @@ public struct LoadExpectation: ExpectationWithChecks {
     public var pushesPerCallAtMost: Double?
     /// Connections to APNs over the load, at most.
     public var connectionsAtMost: Int?
+    /// The share of the load's calls missed by one cause (`LoadExpectation.causes`), at most.
+    public var missedByAtMost: (cause: String, share: Double)?
     public var within: Double? { nil }
     public var phone: PhoneRef? { nil }
 
     public init(label: String) { self.label = label }
 
     public enum Check: Sendable, CaseIterable {
-        case rang, ringP50, ringP95, ringP99, deadTokenPushes, throttled, pushesPerCall, connections
+        case rang, ringP50, ringP95, ringP99, deadTokenPushes, throttled, pushesPerCall, connections, missedBy
 
         public var option: Option {
             switch self {
@@ -108,6 +110,10 @@ public struct LoadExpectation: ExpectationWithChecks {
                     "requests to APNs per call on average, e.g. 1.2 (retries and every device of the callee count)")
             case .connections:
                 return Option("connections-at-most", .number(0...1_000_000), "connections to APNs over the load")
+            case .missedBy:
+                return Option(
+                    "missed-by-at-most", .text,
+                    "the share of the load's calls missed by one cause, e.g. <no-push 1%> or <offline 10%>")
             }
         }
 
@@ -117,7 +123,7 @@ public struct LoadExpectation: ExpectationWithChecks {
             case .ringP50: 50
             case .ringP95: 95
             case .ringP99: 99
-            case .rang, .deadTokenPushes, .throttled, .pushesPerCall, .connections: nil
+            case .rang, .deadTokenPushes, .throttled, .pushesPerCall, .connections, .missedBy: nil
             }
         }
     }
@@ -132,6 +138,7 @@ public struct LoadExpectation: ExpectationWithChecks {
             case .throttled: return throttledAtMost != nil
             case .pushesPerCall: return pushesPerCallAtMost != nil
             case .connections: return connectionsAtMost != nil
+            case .missedBy: return missedByAtMost != nil
             }
         }
     }
@@ -141,10 +148,21 @@ public struct LoadExpectation: ExpectationWithChecks {
 
     public func expectsAbsence(_ check: Check) -> Bool {
         switch check {
-        case .deadTokenPushes, .throttled, .pushesPerCall, .connections: return true
+        case .deadTokenPushes, .throttled, .pushesPerCall, .connections, .missedBy: return true
         case .rang, .ringP50, .ringP95, .ringP99: return false
         }
     }
+
+    /// What a missed call can be missed by: `no-push` (none reached its phone), an outcome
+    /// (`not-delivered`, `app-killed` …) or its reason (`low-priority` …), or the callee's share
+    /// of the population (`offline`, `uninstalled` …).
+    public static let causes: [String] = {
+        var words = ["no-push"] + RingOutcome.Kind.allCases.filter { $0 != .rang }.map(\.rawValue)
+        words += RingOutcome.Kind.allCases.flatMap(\.reasons)
+        words += ["offline", "uninstalled", "do-not-disturb", "never-reports"]
+        var seen = Set<String>()
+        return words.filter { seen.insert($0).inserted }
+    }()
 
     static let kind = StepKind(
         "expect load", "<label>", "what held over all the calls of the scenario's load: shares, percentiles, counts",
@@ -188,6 +206,9 @@ extension Lowering {
             report("Second load", at: range, "a scenario runs one load; its `expect load` lines judge it")
         }
         loadCount += 1
+        // The timed faults written before it are on its timeline.
+        let timed = timedFaults
+        timedFaults = []
         plan.phones = integer(block, "phones", in: 1...100_000) ?? plan.phones
         plan.calls = integer(block, "calls", in: 1...100_000) ?? plan.calls
         if let scalar = scalar(block, "rate") {
@@ -230,6 +251,12 @@ extension Lowering {
                 "\(plan.calls) calls at this rate take \(Int(plan.seconds)) s; a load lasts at most \(Int(LoadPlan.longest)) s"
             )
         }
+        for fault in timed where fault.at > plan.seconds {
+            report(
+                "After the load", at: fault.range,
+                "the load places its last call \(String(format: "%g", plan.seconds)) s after its first; a fault armed at \(String(format: "%g", fault.at)) s would meet none of its calls"
+            )
+        }
         return plan
     }
 
@@ -247,6 +274,22 @@ extension Lowering {
         expectation.deadTokenPushesAtMost = integer(block, Check.deadTokenPushes.option)
         expectation.throttledAtMost = integer(block, Check.throttled.option)
         expectation.connectionsAtMost = integer(block, Check.connections.option)
+        if let scalar = scalar(block, Check.missedBy.option.key) {
+            let parts = scalar.text.split(separator: " ").map(String.init)
+            if parts.count == 2, LoadExpectation.causes.contains(parts[0]), let share = parseShare(parts[1]) {
+                expectation.missedByAtMost = (parts[0], share)
+            } else if parts.count == 2, parseShare(parts[1]) != nil {
+                report(
+                    "Unknown cause", at: scalar.range,
+                    "<\(clip(parts[0]))> is not a cause a call is missed by; one of \(LoadExpectation.causes.joined(separator: ", "))",
+                    suggestion: didYouMean(parts[0], among: LoadExpectation.causes))
+            } else {
+                report(
+                    "Not a cause and a share", at: scalar.range,
+                    "<\(Check.missedBy.option.key)> takes a cause and a share, like <no-push 1%>; got <\(clip(scalar.text))>"
+                )
+            }
+        }
         if let scalar = scalar(block, Check.pushesPerCall.option.key) {
             if scalar.text.utf8.count <= 8, scalar.text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
                 let value = Double(scalar.text), (0...1000).contains(value)
