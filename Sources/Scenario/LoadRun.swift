@@ -171,8 +171,8 @@ struct LoadRun {
     /// writes it every few seconds in a CI log).
     static let progressEvery = 1.0
 
-    /// Calls asked of a command or a service at once: enough for a 503 storm's retries not to hold
-    /// back a few hundred calls a second, few enough for a machine's process and socket limits.
+    /// Calls asked of an `http` service at once: enough for a 503 storm's retries not to hold
+    /// back a few hundred calls a second, few enough for a machine's threads and sockets.
     static let concurrentCalls = 64
 
     private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {

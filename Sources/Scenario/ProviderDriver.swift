@@ -18,8 +18,8 @@ protocol ProviderDriver: AnyObject {
     var output: [String] { get }
 }
 
-/// A provider handed to the threads that ask it about a load's calls: only an `exec` command
-/// (its output under a lock) and an `http` service (a request each) are, both safe to ask at once.
+/// A provider handed to the threads that ask it about a load's calls: only an `http` service is
+/// asked from several at once (a request each; its process looked at under a lock).
 struct UncheckedProvider: @unchecked Sendable {
     let driver: any ProviderDriver
     init(_ driver: any ProviderDriver) { self.driver = driver }
@@ -76,9 +76,7 @@ final class ExecProvider: ProviderDriver {
     let children: Children
     private var tokens: [(user: String, token: String)] = []
     let actions: [ProviderAction] = []
-    /// Under a lock: a load runs several calls' commands at once.
-    private let lastOutput = Mutex<[String]>([])
-    var output: [String] { lastOutput.withLock { $0 } }
+    private(set) var output: [String] = []
 
     init(template: Template, contract: ContractValues, children: Children) {
         self.template = template
@@ -102,7 +100,7 @@ final class ExecProvider: ProviderDriver {
             let command = template.filledForShell(values)
             let run = try ShellCommand.run(
                 command, environment: contract.environment, timeout: 30, children: children)
-            lastOutput.withLock { $0 = Array(($0 + run.output).suffix(ShellCommand.keptLines)) }
+            output = Array((output + run.output).suffix(ShellCommand.keptLines))
             if run.status != 0 {
                 throw StepFailure(
                     expected: "the exec provider's command to succeed",
@@ -161,6 +159,10 @@ final class HTTPServiceProvider: ProviderDriver {
     /// The service's process tree.
     private(set) var marker = ""
 
+    /// Whether the service still runs, asked under a lock: a load's calls fail from several threads.
+    private let processCheck = Mutex(())
+    private var isRunning: Bool { processCheck.withLock { _ in process.isRunning } }
+
     /// The exit status of a service that stopped by itself (a crash after answering), or nil while it runs.
     var exitedWith: Int32? { process.status }
 
@@ -195,7 +197,7 @@ final class HTTPServiceProvider: ProviderDriver {
                 : "\(response.status) \(String(response.body.prefix(300)))"
             throw StepFailure(
                 expected: "the http provider to answer \(template.answers) to \(template.method) \(path)",
-                happened: "it answered \(answer)" + (process.isRunning ? "" : "; it is no longer running"),
+                happened: "it answered \(answer)" + (isRunning ? "" : "; it is no longer running"),
                 output: output)
         }
     }

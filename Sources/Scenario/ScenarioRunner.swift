@@ -528,12 +528,13 @@ public final class ScenarioRunner {
             try arm(timed.fault, timed.spec, line: timed.line, from: callsStarted + at, wall: callsStartedWall + at)
         }
         timedFaults = []
-        // The built-in provider is one worker (its client is not shared between threads); a
-        // command or a service is asked about several calls at once, as its users would.
+        // A service is asked about several calls at once, as its users would. The built-in
+        // provider is one worker (its client is not shared between threads), and an `exec` command
+        // one process a call (the scenario's process tree is kept on one thread).
         let asked = UncheckedProvider(provider)
         try run.placeCalls(
             seed: plan.seed, clock: host, worldNow: { self.now },
-            concurrency: provider is ReferenceProvider ? 1 : LoadRun.concurrentCalls,
+            concurrency: provider is HTTPServiceProvider ? LoadRun.concurrentCalls : 1,
             noted: { uuid in
                 let at = self.now
                 self.world.withWorld { $0.callPlaced(uuid: uuid, at: at) }
