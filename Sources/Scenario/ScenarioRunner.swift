@@ -532,6 +532,8 @@ public final class ScenarioRunner {
         // provider is one worker (its client is not shared between threads), and an `exec` command
         // one process a call (the scenario's process tree is kept on one thread).
         let asked = UncheckedProvider(provider)
+        // A load a call stopped (a service that never answered it) is judged over the calls placed.
+        defer { load = run }
         try run.placeCalls(
             seed: plan.seed, clock: host, worldNow: { self.now },
             concurrency: provider is HTTPServiceProvider ? LoadRun.concurrentCalls : 1,
@@ -551,7 +553,6 @@ public final class ScenarioRunner {
                         }, false)
                 }
             })
-        load = run
         // The last calls were answered only now: the provider may push until it settles from here.
         waiting.providerDriven()
         // The load ends when every push it made has ended on its phone, or its caller has given up.

@@ -146,7 +146,7 @@ enum StarterFiles {
 
         MISTAKE = os.environ.get("STARTER_MISTAKE", "")
         TOKENS = {}  # token -> user
-        LOCK = threading.Lock()  # one push at a time, on one connection
+        LOCK = threading.Lock()  # the connection and the tokens: one push at a time, on one connection
 
 
         def b64url(data):
@@ -222,22 +222,23 @@ enum StarterFiles {
                 expiration = str(int(time.time()) + 3600) if MISTAKE == "expiration-hour" else "0"
                 status, reason = 0, ""
                 for attempt in range(5):
-                    try:
-                        status, reason = self.send_once(token, payload, expiration)
-                    except ssl.SSLCertVerificationError as error:
-                        self.close()
-                        return 0, f"not APNs: {error.verify_message}"  # an impostor gets nothing, ever
-                    except OSError as error:
-                        self.close()
-                        status, reason = 0, str(error)
-                    if status == 403 and reason == "ExpiredProviderToken":
-                        self.sign()
-                        continue
-                    self.failures = self.failures + 1 if status == 500 else 0
-                    if self.failures >= 2:
-                        self.close()  # a sick connection: retire it
+                    with LOCK:  # the connection, one push at a time; never held while backing off
+                        try:
+                            status, reason = self.send_once(token, payload, expiration)
+                        except ssl.SSLCertVerificationError as error:
+                            self.close()
+                            return 0, f"not APNs: {error.verify_message}"  # an impostor gets nothing, ever
+                        except OSError as error:
+                            self.close()
+                            status, reason = 0, str(error)
+                        if status == 403 and reason == "ExpiredProviderToken":
+                            self.sign()
+                            continue
+                        self.failures = self.failures + 1 if status == 500 else 0
+                        if self.failures >= 2:
+                            self.close()  # a sick connection: retire it
                     if status in (0, 429) or status >= 500:
-                        time.sleep(0.2 * 2 ** attempt)
+                        time.sleep(0.2 * 2 ** attempt)  # the other calls go on meanwhile
                         continue
                     break
                 return status, reason
@@ -263,21 +264,25 @@ enum StarterFiles {
 
             def do_POST(self):
                 data = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                with LOCK:
-                    if self.path == "/register":
+                if self.path == "/register":
+                    with LOCK:
                         TOKENS[data["token"]] = data["user"]
-                    elif self.path == "/unregister":
+                elif self.path == "/unregister":
+                    with LOCK:
                         TOKENS.pop(data["token"], None)
-                    elif self.path == "/call":
-                        pushes = []
-                        for token in [t for t, user in TOKENS.items() if user == data["user"]]:
-                            status, reason = APNS.push(token, data["callId"], data["caller"])
-                            if status == 410 or reason in ("BadDeviceToken", "ExpiredToken"):
+                elif self.path == "/call":
+                    with LOCK:
+                        tokens = [t for t, user in TOKENS.items() if user == data["user"]]
+                    pushes = []
+                    for token in tokens:
+                        status, reason = APNS.push(token, data["callId"], data["caller"])
+                        if status == 410 or reason in ("BadDeviceToken", "ExpiredToken"):
+                            with LOCK:
                                 TOKENS.pop(token, None)  # dead: never push this token again
-                            pushes.append({"token": token, "status": status, "reason": reason})
-                        return self.answer(200, {"pushes": pushes})
-                    else:
-                        return self.answer(404, {})
+                        pushes.append({"token": token, "status": status, "reason": reason})
+                    return self.answer(200, {"pushes": pushes})
+                else:
+                    return self.answer(404, {})
                 self.answer(200, {})
 
 
