@@ -9,9 +9,10 @@ public enum OutputFiles {
     }
 
     /// Refuses a path through a symbolic link a checkout could hold: its last component, and each
-    /// folder in it below the current folder (`--junit reports/j.xml` with `reports` a planted
-    /// link to `/etc`, the adversary's, session 16). Folders above the current one are the
-    /// machine's (`/tmp` is a link on macOS) and followed. A trailing `/` is read without it:
+    /// folder of it that is a link living in the current folder's tree (`--junit reports/j.xml`
+    /// with `reports` a planted link to `/etc`, the adversary's, session 16), however the path
+    /// reaches it — relative, through `$PWD` entered by a link, through `..`. Links elsewhere are
+    /// the machine's (`/tmp` is one on macOS) and followed. A trailing `/` is read without it:
     /// `lstat("link/")` follows the link.
     public static func refuseLink(_ path: String) throws {
         var bare = Substring(path)
@@ -20,26 +21,27 @@ public enum OutputFiles {
             throw Refused(
                 description: "\(path) is a symbolic link; Ringside writes only where it is asked, never through a link")
         }
-        let current = FileManager.default.currentDirectoryPath
-        let below: Substring
-        if !bare.hasPrefix("/") {
-            below = bare
-        } else if bare.hasPrefix(current + "/"), current != "/" {
-            below = bare.dropFirst(current.count + 1)
-        } else {
-            return
-        }
-        let folders = below.split(separator: "/", omittingEmptySubsequences: true).dropLast()
-        var prefix = bare.hasPrefix("/") ? current : ""
+        guard let current = realPath(".") else { return }
+        let folders = bare.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        var prefix = bare.hasPrefix("/") ? "" : "."
         for folder in folders {
-            prefix += prefix.isEmpty ? String(folder) : "/" + folder
-            if folder != ".", folder != "..", isLink(prefix) {
-                throw Refused(
-                    description:
-                        "\(path) goes through \(prefix), a symbolic link; Ringside writes only where it is asked, never through a link (give the folder it points to)"
-                )
-            }
+            prefix += "/" + folder
+            guard folder != ".", folder != "..", isLink(prefix),
+                let home = realPath(OutputFiles.folder(of: prefix)),
+                home == current || home.hasPrefix(current == "/" ? "/" : current + "/")
+            else { continue }
+            throw Refused(
+                description:
+                    "\(path) goes through \(prefix), a symbolic link; Ringside writes only where it is asked, never through a link (give the folder it points to)"
+            )
         }
+    }
+
+    /// The path with every link and `..` resolved, as the system reads it; nil when it is not there.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private static func isLink(_ path: String) -> Bool {
@@ -53,7 +55,10 @@ public enum OutputFiles {
     /// Whether `path` names a standard stream, whatever it is redirected to (`> out.txt` makes
     /// /dev/stdout a link to a regular file, which is written through as asked, at its end).
     static func isStandardStream(_ path: String) -> Bool {
-        standardStreams.contains(path) || path.hasPrefix("/dev/fd/")
+        // `/dev/fd/` then digits only: `/dev/fd/../../tmp/x` is a path like any other (the adversary's).
+        standardStreams.contains(path)
+            || (path.hasPrefix("/dev/fd/") && path.count > 8
+                && path.dropFirst(8).allSatisfy { $0.isASCII && $0.isNumber })
     }
 
     /// Whether `path` is an existing character device or pipe (`/dev/null`, a FIFO, `/dev/stdout`),
@@ -68,10 +73,11 @@ public enum OutputFiles {
         if isLink, stat(path, &target) != 0 { return false }
         switch target.st_mode & S_IFMT {
         case S_IFCHR, S_IFIFO:
-            if isLink, !standardStreams.contains(path), target.st_mode & S_IFMT != S_IFIFO {
+            // A link to a pipe as much as to a device: a checkout could plant one to /run/initctl.
+            if isLink, !standardStreams.contains(path) {
                 throw Refused(
                     description:
-                        "\(path) is a symbolic link to a device; Ringside writes only where it is asked, never through a link"
+                        "\(path) is a symbolic link to a device or a pipe; Ringside writes only where it is asked, never through a link"
                 )
             }
             return true
@@ -111,16 +117,19 @@ public enum OutputFiles {
     /// A standard stream, a device or a pipe at `path`, opened to be written in place; nil for a
     /// file, which is replaced instead. A FIFO nobody reads would block for ever, deaf to SIGTERM
     /// (the adversary's `serve --transcript fifo`, session 16): opened without waiting, it says so.
-    private static func openInPlace(_ path: String) throws -> Int32? {
+    /// With `streaming`, a pipe stays non-blocking: a transcript's reader that stops reading
+    /// must not stop the server (`writeAll(_:to:waitingAtMost:)`).
+    private static func openInPlace(_ path: String, streaming: Bool = false) throws -> Int32? {
         // Appended: what Ringside itself wrote to the stream before stays.
         if isStandardStream(path) { return open(path, O_WRONLY | O_APPEND | O_CLOEXEC) }
         guard try isDeviceOrPipe(path) else { return nil }
+        try refuseLink(path)
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0, errno == ENXIO {
             throw Refused(description: "\(path) is a FIFO nobody reads; start its reader first")
         }
-        // Back to blocking writes: a reader that is slow must get every byte.
-        if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        // Back to blocking writes for a report: a reader that is slow must get every byte.
+        if fd >= 0, !streaming { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         return fd
     }
 
@@ -172,7 +181,7 @@ public enum OutputFiles {
     /// Writes all of `bytes` to `fd` (a pipe or a full disk may take part of them at a time, a
     /// signal none): 0, or the `errno` that stopped it. The one write loop of the transcript, the
     /// request log and the files above.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, waitingAtMost seconds: Double = 5) -> Int32 {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -181,6 +190,10 @@ public enum OutputFiles {
                     offset += written
                 } else if written < 0, errno == EINTR {
                     continue
+                } else if written < 0, errno == EAGAIN {
+                    // A non-blocking pipe whose reader is behind: wait for room, not for ever.
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&ready, 1, Int32(seconds * 1000)) <= 0 { return ETIMEDOUT }
                 } else {
                     return written < 0 ? errno : EIO
                 }
@@ -193,7 +206,7 @@ public enum OutputFiles {
     /// file as a new one put in its place at once (so a reader sees it grow, and a hard link or a
     /// link planted there is left alone).
     public static func openForStreaming(_ path: String) throws -> Int32 {
-        if let fd = try openInPlace(path) {
+        if let fd = try openInPlace(path, streaming: true) {
             guard fd >= 0 else {
                 throw Refused(description: "cannot write \(path): \(String(cString: strerror(errno)))")
             }

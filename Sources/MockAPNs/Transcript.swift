@@ -12,16 +12,38 @@ public final class TranscriptWriter: MockObserver {
     /// The file, written a whole line at a time under the lock.
     private let fd: Mutex<Int32>
 
+    private let path: String
+
     public init(path: String) throws {
+        self.path = path
         fd = Mutex(try OutputFiles.openForStreaming(path))
     }
 
-    deinit { close(fd.withLock { $0 }) }
+    deinit {
+        let fd = fd.withLock { $0 }
+        if fd >= 0 { close(fd) }
+    }
 
     public func observe(_ event: MockEvent) {
         var line = Self.render(event).utf8CString.dropLast().map { UInt8(bitPattern: $0) }
         line.append(UInt8(ascii: "\n"))
-        fd.withLock { _ = OutputFiles.writeAll(line, to: $0) }
+        write(line)
+    }
+
+    /// Writes a line; a reader that leaves a pipe full for 5 s (or a full disk) ends the
+    /// transcript, said once, instead of stopping the server with it (the adversary's FIFO whose
+    /// reader stopped reading left `serve` deaf to SIGTERM, session 17).
+    private func write(_ line: [UInt8]) {
+        fd.withLock { fd in
+            guard fd >= 0 else { return }
+            let failure = OutputFiles.writeAll(line, to: fd)
+            guard failure != 0 else { return }
+            close(fd)
+            fd = -1
+            let why = failure == ETIMEDOUT ? "its reader read nothing for 5 s" : String(cString: strerror(failure))
+            let text = "ringside: the transcript \(OutsideText.visible(path)) stopped: \(why)\n"
+            _ = text.withCString { Foundation.write(2, $0, strlen($0)) }
+        }
     }
 
     /// A value of a line the runner adds (`note`).
@@ -48,8 +70,7 @@ public final class TranscriptWriter: MockObserver {
                     key, "{" + counts.map { JSONLine.quoted($0.0) + ":" + String($0.1) }.joined(separator: ",") + "}")
             }
         }
-        let bytes = Array((line.finish() + "\n").utf8)
-        fd.withLock { _ = OutputFiles.writeAll(bytes, to: $0) }
+        write(Array((line.finish() + "\n").utf8))
     }
 
     /// One event as a JSON object.

@@ -198,9 +198,26 @@ public struct Template: Sendable, Equatable {
             case .placeholder(let name, _):
                 let value = Placeholder(rawValue: name).flatMap { values[$0] } ?? "{\(name)}"
                 result += quoting.quote(value)
+                quoting.readValue()
             }
         }
         return result
+    }
+
+    /// The placeholders of a shell command that stand where Ringside cannot quote a value with
+    /// certainty (`ShellQuoting.uncertain`), with why: the checker refuses them.
+    public var uncertainInShell: [(offset: Int, why: String)] {
+        var quoting = ShellQuoting.none
+        var found: [(Int, String)] = []
+        for piece in Self.pieces(text) {
+            switch piece {
+            case .literal(let text): quoting.read(text)
+            case .placeholder(_, let offset):
+                if let why = quoting.uncertain { found.append((offset, why)) }
+                quoting.readValue()
+            }
+        }
+        return found
     }
 
     /// Where a POSIX shell reading a command is, as far as quoting goes: a stack, because a command
@@ -216,16 +233,54 @@ public struct Template: Sendable, Equatable {
         private var escaped = false
         /// The last character read was a `$` outside single quotes.
         private var dollar = false
+        /// Constructs this reading does not follow, where a value cannot be quoted with certainty
+        /// (the adversary's, session 17): a comment (its `'` opens nothing), after a here-document's
+        /// `<<`, inside `${…}` (its own quotes nest). The checker refuses a placeholder there.
+        private var inComment = false
+        private var afterHereDocument = false
+        private var openBraces = 0
+        /// The last character read (a space before any): after a space or an operator, `#` starts
+        /// a comment; after a placeholder's value (`x`), it is a word's.
+        private var lastCharacter: Character = " "
 
         static let none = ShellQuoting()
 
+        /// Why a value cannot be quoted with certainty here, if it cannot.
+        var uncertain: String? {
+            if inComment { return "in a shell comment" }
+            if afterHereDocument { return "after a here-document (<<)" }
+            if openBraces > 0 { return "inside ${…}" }
+            let contexts = stack.map(\.context)
+            if contexts.dropLast().contains(.backtick), contexts.last != .backtick {
+                return "in quotes inside backticks (write $(…) instead)"
+            }
+            if escaped, contexts.contains(.backtick) { return "right after a backslash inside backticks" }
+            return nil
+        }
+
         mutating func read(_ text: String) {
             for character in text {
+                defer { lastCharacter = character }
                 let context = stack[stack.count - 1].context
+                if inComment {
+                    if character == "\n" { inComment = false }
+                    continue
+                }
                 if escaped {
                     escaped = false
                     dollar = false
                     continue
+                }
+                if context == .none || context == .backtick {
+                    if character == "#", " \t\n;&|(".contains(lastCharacter) {
+                        inComment = true
+                        continue
+                    }
+                    if character == "<", lastCharacter == "<" { afterHereDocument = true }
+                }
+                if context != .single {
+                    if character == "{", dollar { openBraces += 1 }
+                    if character == "}", openBraces > 0 { openBraces -= 1 }
                 }
                 let wasDollar = dollar
                 dollar = character == "$" && context != .single
@@ -256,6 +311,12 @@ public struct Template: Sendable, Equatable {
                 }
                 if stack.isEmpty { stack = [(.none, 0)] }
             }
+        }
+
+        /// A placeholder's value was written: what follows is part of its word.
+        mutating func readValue() {
+            lastCharacter = "x"
+            dollar = false
         }
 
         /// `value` as it must be written here to stand for itself.
@@ -409,6 +470,9 @@ public enum Placeholder: String, Sendable, CaseIterable {
         case httpRegister = "register template"
         case httpUnregister = "unregister template"
         case httpCall = "call template"
+
+        /// Whether the template is a shell command (`filledForShell`).
+        public var isShell: Bool { self == .execProvider || self == .execStep || self == .httpCommand }
 
         public var placeholders: [Placeholder] {
             let contract: [Placeholder] = [.topic, .url, .ca, .jwt, .cert, .certKey, .dir]

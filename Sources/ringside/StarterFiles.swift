@@ -223,6 +223,8 @@ enum StarterFiles {
                 status, reason = 0, ""
                 for attempt in range(5):
                     with LOCK:  # the connection, one push at a time; never held while backing off
+                        if token not in TOKENS:
+                            return 0, "forgotten"  # another call met its 410 meanwhile: never push it again
                         try:
                             status, reason = self.send_once(token, payload, expiration)
                         except ssl.SSLCertVerificationError as error:
@@ -237,6 +239,8 @@ enum StarterFiles {
                         self.failures = self.failures + 1 if status == 500 else 0
                         if self.failures >= 2:
                             self.close()  # a sick connection: retire it
+                        if status == 410 or reason in ("BadDeviceToken", "ExpiredToken"):
+                            TOKENS.pop(token, None)  # dead: never push this token again
                     if status in (0, 429) or status >= 500:
                         time.sleep(0.2 * 2 ** attempt)  # the other calls go on meanwhile
                         continue
@@ -276,9 +280,6 @@ enum StarterFiles {
                     pushes = []
                     for token in tokens:
                         status, reason = APNS.push(token, data["callId"], data["caller"])
-                        if status == 410 or reason in ("BadDeviceToken", "ExpiredToken"):
-                            with LOCK:
-                                TOKENS.pop(token, None)  # dead: never push this token again
                         pushes.append({"token": token, "status": status, "reason": reason})
                     return self.answer(200, {"pushes": pushes})
                 else:

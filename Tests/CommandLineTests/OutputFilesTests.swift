@@ -223,6 +223,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/elsewhere").isEmpty)
     }
 
+    /// helper-6's findings of session 17: a link in the current folder's tree reached through an
+    /// absolute path (`$PWD` entered by a link, `outside/../cwd/…`), a link to a FIFO or through a
+    /// linked folder to a device, and `/dev/fd/../..` were written through.
+    @Test("Links are refused however the path reaches them, to a pipe or a device too, and /dev/fd/N is digits only")
+    func fourthAdversary() throws {
+        let root = NSTemporaryDirectory() + "ringside-reach-\(UUID().uuidString)"
+        let cwd = root + "/cwd"
+        try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/outside", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "keep\n".write(toFile: root + "/outside/victim", atomically: true, encoding: .utf8)
+        #expect(mkfifo(root + "/outside/fifo", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: root + "/cwdlink", withDestinationPath: "cwd")
+        try FileManager.default.createSymbolicLink(atPath: cwd + "/reports", withDestinationPath: "../outside")
+        try FileManager.default.createSymbolicLink(atPath: cwd + "/j.xml", withDestinationPath: "../outside/fifo")
+        let targets = [
+            root + "/cwdlink/reports/j.xml", root + "/outside/../cwd/reports/victim", root + "/./cwd/reports/n.xml",
+            "j.xml", "reports/fifo", "/dev/fd/../.." + root + "/outside/victim",
+        ]
+        for target in targets {
+            let result = try run(
+                Self.binary,
+                ["run", "--certs", Paths.certs, "--junit", target, Paths.scenario("01-a-call-rings.ring")],
+                directory: cwd)
+            #expect(result.status == 3, "\(target): \(result.status) \(result.stderr.suffix(300))")
+            // Refused for the link, not because the FIFO has no reader; `/dev/fd/../..` is a path
+            // like any other, through a folder that is not there.
+            let why = target.hasPrefix("/dev/fd/") ? "does not exist" : "symbolic link"
+            #expect(result.stderr.contains(why), "\(target): \(result.stderr.suffix(300))")
+        }
+        #expect(try String(contentsOfFile: root + "/outside/victim", encoding: .utf8) == "keep\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/outside").sorted() == ["fifo", "victim"])
+    }
+
     @Test("serve --transcript refuses a planted link")
     func serveRefusesLink() throws {
         let folder = try Self.folder()

@@ -155,6 +155,22 @@ import Testing
                 == "trusted=200,200 stranger=shed newcomer=200", "\(result.stdout) \(result.stderr)")
     }
 
+    /// A transcript FIFO whose reader stops reading left serve unanswering and deaf to SIGTERM
+    /// (helper-6, session 17): now the transcript stops after 5 s and says so, and serve goes on.
+    @Test("A transcript pipe nobody drains stops the transcript, not serve")
+    func stalledTranscript() throws {
+        let result = try run(
+            "/bin/bash", [Paths.clients + "/stalled_transcript.sh", Self.binary, Paths.certs])
+        let fields = Dictionary(
+            uniqueKeysWithValues: result.stdout.split(whereSeparator: \.isWhitespace).compactMap { field in
+                let parts = field.split(separator: "=").map(String.init)
+                return parts.count == 2 ? (parts[0], parts[1]) : nil
+            })
+        #expect(Int(fields["answered"] ?? "") ?? 0 >= 1900, "\(result.stdout) \(result.stderr)")
+        #expect(fields["stopped"] == "yes", "\(result.stdout)")
+        #expect(Double(fields["exit"] ?? "") ?? 99 < 5, "\(result.stdout)")
+    }
+
     @Test("The contract's KEY=value lines are enough to send a push with curl, and the log explains it")
     func contractIsUsable() throws {
         let serve = try Serve([])

@@ -47,4 +47,35 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder + "/MARK"), "\(name) ran a command: \(command)")
         }
     }
+
+    /// helper-6's contexts of session 17: where the reading of the command cannot be sure of the
+    /// quoting, the checker refuses the placeholder instead of guessing; a comment ends at its line.
+    @Test("A placeholder in a comment, after <<, inside ${…} or in quotes inside backticks is refused")
+    func uncertainPlacesAreRefused() throws {
+        for text in [
+            "echo hi # {dir}", "cat <<END\n{dir}\nEND", "echo \"${X:-\"{dir}\"}\"", "echo ${X:-{dir}}",
+            "echo `echo \"{dir}\"`", "echo `echo \"\\{dir}\"`", "echo `echo \\{dir}`",
+        ] {
+            let template = Template(
+                text: text, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+            #expect(!template.uncertainInShell.isEmpty, "\(text)")
+        }
+        for text in ["echo {dir}", "echo \"{dir}\" '{dir}' \"$(echo {dir})\"", "echo `echo {dir}`", "echo x#{dir}"] {
+            let template = Template(
+                text: text, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+            #expect(template.uncertainInShell.isEmpty, "\(text)")
+        }
+        // An apostrophe in a comment opens nothing: the next line's value is quoted as it stands.
+        let folder = NSTemporaryDirectory() + "ringside-comment-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for value in Self.hostile {
+            let template = Template(
+                text: "echo start # don't worry\nprintf '%s|' {dir}",
+                range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+            let result = try run("/bin/sh", ["-c", template.filledForShell([.dir: value])], directory: folder)
+            #expect(result.stdout == "start\n" + value + "|", "\(value)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/MARK"), "\(value) ran a command")
+        }
+    }
 }

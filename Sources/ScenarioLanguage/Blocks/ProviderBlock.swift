@@ -181,7 +181,16 @@ extension Lowering {
                     suggestion: didYouMean(name, among: place.placeholders.map(\.rawValue)).map { "{\($0)}" })
             }
         }
-        return Template(text: scalar.text, range: scalar.range)
+        let template = Template(text: scalar.text, range: scalar.range)
+        if place.isShell {
+            for (offset, why) in template.uncertainInShell {
+                report(
+                    "Cannot quote here", at: scalar.range,
+                    "the placeholder at character \(offset + 1) stands \(why), where Ringside cannot make its value one shell word; pass it as an argument instead (`sh -c '…\"$1\"…' sh {dir}`)"
+                )
+            }
+        }
+        return template
     }
 
     /// Where the n-th `token` of a value stands in the file: searched in the source lines the value
