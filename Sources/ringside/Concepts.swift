@@ -30,7 +30,8 @@ struct Concept {
     static let all: [Concept] = [
         pushKit, priority, pushType, expiration, topic, voipLint, expect, signsOfLife, requirement, demonstration,
         notApplicable, refusedStream, maxConcurrentStreams, doesNotCheck, couldNotRun, expectationFailed,
-        nothingWasJudged, providerContract, shed, cleartext, untrustedServerCertificate, checkOrder, alpn,
+        nothingWasJudged, providerContract, shed, cleartext, untrustedServerCertificate, checkOrder, alpn, jwt,
+        basis, conformance,
     ]
 
     /// The page a word names, written as Ringside's output writes it: `signs of life`,
@@ -367,7 +368,7 @@ struct Concept {
             """,
         sources: ["docs/validation.md"],
         scenarios: ["phone/01-a-call-rings.ring"],
-        aliases: ["cleartext", "plaintext"])
+        aliases: ["cleartext", "plaintext", "prior-knowledge"])
 
     static let untrustedServerCertificate = Concept(
         name: "untrusted-server-certificate",
@@ -403,5 +404,46 @@ struct Concept {
             `http/1.1` is refused in the handshake, as it would get nothing useful from APNs.
             """,
         sources: ["docs/validation.md (Handshake)"],
-        scenarios: ["phone/01-a-call-rings.ring"])
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["h2"])
+
+    static let jwt = Concept(
+        name: "jwt",
+        text: """
+            jwt: the provider authentication token of token-based connections — a JSON Web Token signed
+            with ES256 by your .p8 key, its header naming the key (`kid`), its claims your team (`iss`)
+            and when it was made (`iat`), sent as `authorization: bearer …`. APNs refuses one older than
+            an hour (403 ExpiredProviderToken) and one renewed more often than every 20 minutes (429
+            TooManyProviderTokenUpdates): sign a new one every 20 to 60 minutes and reuse it between.
+            """,
+        sources: [
+            "https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns"
+        ],
+        scenarios: ["auth/07-expired-jwt.ring", "auth/49-too-many-token-updates.ring"],
+        aliases: ["provider-token", "token-authentication"])
+
+    static let basis = Concept(
+        name: "basis",
+        text: """
+            basis: what a requirement rests on, shown as its tag. [Apple rule]: Apple's documentation
+            says it. [practice]: what providers that work do, where Apple is silent (a connection that
+            answers 500 to everything is replaced). [folklore]: a belief about iOS that Apple does not
+            confirm, which a scenario opts in to with `apns: folklore:`. A failed [Apple rule]
+            is a bug to fix first.
+            """,
+        sources: ["docs/scenario-language.md (the `basis` key)", "docs/apns-facts.md"],
+        scenarios: ["phone/61-force-quit-folklore.ring"],
+        aliases: ["apple-rule", "practice"])
+
+    static let conformance = Concept(
+        name: "conformance",
+        text: """
+            conformance: the summary `ringside run --provider-file FILE` ends with — each requirement
+            your provider was judged on, passed, failed (with the first cause: what the mock or the
+            phone saw) or not applicable (with why), and the demonstrations skipped. It exits 0 only
+            when every requirement that could be judged passed.
+            """,
+        sources: ["docs/ci.md"],
+        scenarios: ["phone/01-a-call-rings.ring"],
+        aliases: ["passed", "failed", "skipped", "verdict"])
 }

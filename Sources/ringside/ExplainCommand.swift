@@ -42,7 +42,7 @@ enum ExplainCommand {
             Output.out("\(entry.name): \(entry.meaning)\nFor a VoIP push: \(entry.forVoIP)")
             return ExitCode.success
         }
-        if arguments.count == 1, let text = explainWord(first) {
+        if arguments.count == 1, let text = explainWord(first) ?? explainWord(asWritten(first)) {
             Output.out(text)
             return ExitCode.success
         }
@@ -64,6 +64,15 @@ enum ExplainCommand {
             "error: <\(first)> is not a reason, a header, a rule, a fault action, a scenario keyword, a curl command or a transcript line\(hint)"
         )
         return ExitCode.usage
+    }
+
+    /// A word as Ringside's output may write it, as the vocabulary spells it: `GOAWAY` is `goaway`,
+    /// `shed.` is `shed` (the adversary's, session 17).
+    static func asWritten(_ word: String) -> String {
+        var word = Substring(word.lowercased())
+        while let last = word.last, ".,:;!?)]".contains(last) { word = word.dropLast() }
+        while let first = word.first, "([".contains(first) { word = word.dropFirst() }
+        return String(word)
     }
 
     /// The rules, the fault actions and the scenario keywords, one by one or all at once.

@@ -11,7 +11,7 @@ import Testing
         "requirement",
         "demonstration", "not-applicable", "refused-stream", "max-concurrent-streams", "does-not-check",
         "could-not-run", "expectation-failed", "nothing-was-judged", "provider-contract", "shed", "h2c",
-        "untrusted-server-certificate", "check-order", "alpn",
+        "untrusted-server-certificate", "check-order", "alpn", "jwt", "basis", "conformance",
     ]
 
     /// Words of Ringside's own output, written as the output writes them (the adversary's, session
@@ -24,7 +24,9 @@ import Testing
             ("Expectation failed", "expectation-failed"), ("nothing was judged", "nothing-was-judged"),
             ("provider contract", "provider-contract"), ("shed", "shed"), ("h2c", "h2c"),
             ("untrusted", "untrusted-server-certificate"), ("path-first", "check-order"),
-            ("auth-first", "check-order"), ("ALPN", "alpn"),
+            ("auth-first", "check-order"), ("ALPN", "alpn"), ("JWT", "jwt"), ("GOAWAY", "fault goaway"),
+            ("shed.", "shed"), ("skipped", "conformance"), ("practice", "basis"), ("Apple rule", "basis"),
+            ("prior knowledge", "h2c"), ("h2", "alpn"), ("passed", "conformance"),
         ])
     func outputWords(_ word: String, page: String) throws {
         let result = try run(Paths.ringside, ["explain", word])
