@@ -238,6 +238,10 @@ public struct Template: Sendable, Equatable {
         /// `<<`, inside `${…}` (its own quotes nest). The checker refuses a placeholder there.
         private var inComment = false
         private var afterHereDocument = false
+        /// After the word `case`: its patterns end in a `)` no `(` opened, which this reading would
+        /// take for the end of a `$(…)` (helper-7's, session 17).
+        private var afterCase = false
+        private var word = ""
         private var openBraces = 0
         /// The last character read (a space before any): after a space or an operator, `#` starts
         /// a comment; after a placeholder's value (`x`), it is a word's.
@@ -249,6 +253,7 @@ public struct Template: Sendable, Equatable {
         var uncertain: String? {
             if inComment { return "in a shell comment" }
             if afterHereDocument { return "after a here-document (<<)" }
+            if afterCase { return "after a case statement" }
             if openBraces > 0 { return "inside ${…}" }
             let contexts = stack.map(\.context)
             if contexts.dropLast().contains(.backtick), contexts.last != .backtick {
@@ -272,11 +277,24 @@ public struct Template: Sendable, Equatable {
                     continue
                 }
                 if context == .none || context == .backtick {
-                    if character == "#", " \t\n;&|(".contains(lastCharacter) {
+                    // A `#` that does not continue a word starts a comment: after a space, an
+                    // operator, a `)` (helper-7's `(true)#'`) — when in doubt it is one, and the
+                    // placeholders after it on its line are refused. `$#` is a parameter.
+                    let continuesWord =
+                        lastCharacter.isLetter || lastCharacter.isNumber || "_-./:=+,@%$".contains(lastCharacter)
+                    if character == "#", !continuesWord {
                         inComment = true
                         continue
                     }
                     if character == "<", lastCharacter == "<" { afterHereDocument = true }
+                    if character.isLetter {
+                        word.append(character)
+                    } else {
+                        if word == "case" { afterCase = true }
+                        word = ""
+                    }
+                } else {
+                    word = ""
                 }
                 if context != .single {
                     if character == "{", dollar { openBraces += 1 }
@@ -317,6 +335,7 @@ public struct Template: Sendable, Equatable {
         mutating func readValue() {
             lastCharacter = "x"
             dollar = false
+            word = "x"
         }
 
         /// `value` as it must be written here to stand for itself.

@@ -55,6 +55,8 @@ import Testing
         for text in [
             "echo hi # {dir}", "cat <<END\n{dir}\nEND", "echo \"${X:-\"{dir}\"}\"", "echo ${X:-{dir}}",
             "echo `echo \"{dir}\"`", "echo `echo \"\\{dir}\"`", "echo `echo \\{dir}`",
+            // helper-7's: a `#` after `)` is a comment to the shell; a case pattern's `)` ends no `$(`.
+            "echo \"$(case x in x) echo {dir};; esac)\"",
         ] {
             let template = Template(
                 text: text, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
@@ -69,13 +71,17 @@ import Testing
         let folder = NSTemporaryDirectory() + "ringside-comment-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for value in Self.hostile {
-            let template = Template(
-                text: "echo start # don't worry\nprintf '%s|' {dir}",
-                range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
-            let result = try run("/bin/sh", ["-c", template.filledForShell([.dir: value])], directory: folder)
-            #expect(result.stdout == "start\n" + value + "|", "\(value)")
-            #expect(!FileManager.default.fileExists(atPath: folder + "/MARK"), "\(value) ran a command")
+        // After `)` too (helper-7's `(true)#'`).
+        for text in [
+            "echo start # don't worry\nprintf '%s|' {dir}", "echo start;(true)#'\nprintf '%s|' {dir}\n(true)#'",
+        ] {
+            for value in Self.hostile {
+                let template = Template(
+                    text: text, range: SourceRange(start: SourceLocation(line: 1, column: 1), length: 1))
+                let result = try run("/bin/sh", ["-c", template.filledForShell([.dir: value])], directory: folder)
+                #expect(result.stdout == "start\n" + value + "|", "\(text): \(value)")
+                #expect(!FileManager.default.fileExists(atPath: folder + "/MARK"), "\(value) ran a command")
+            }
         }
     }
 }
