@@ -277,12 +277,11 @@ public struct Template: Sendable, Equatable {
                     continue
                 }
                 if context == .none || context == .backtick {
-                    // A `#` that does not continue a word starts a comment: after a space, an
-                    // operator, a `)` (helper-7's `(true)#'`) — when in doubt it is one, and the
-                    // placeholders after it on its line are refused. `$#` is a parameter.
-                    let continuesWord =
-                        lastCharacter.isLetter || lastCharacter.isNumber || "_-./:=+,@%$".contains(lastCharacter)
-                    if character == "#", !continuesWord {
+                    // A `#` starts a comment where it would start a word (POSIX 2.3, rules 8 and 9):
+                    // after a blank, a newline or an operator character — `)` too (helper-7's
+                    // `(true)#'`) — and nowhere else: `'a'#'` and `}#'` continue their word
+                    // (helper-8's), `$#` is a parameter.
+                    if character == "#", " \t\n;&|()<>".contains(lastCharacter) {
                         inComment = true
                         continue
                     }

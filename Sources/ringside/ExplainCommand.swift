@@ -30,10 +30,13 @@ enum ExplainCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         // Only the first word can ask for help: a curl command's own options follow `curl`.
-        guard let first = arguments.first, first != "--help", first != "-h" else {
+        guard let given = arguments.first, given != "--help", given != "-h" else {
             Output.out(spec.help)
             return arguments.isEmpty ? ExitCode.usage : ExitCode.success
         }
+        // A word copied from the output with its punctuation (`BadDeviceToken:`, `"rang"`) is the word.
+        // A title (`… (folklore)`) is taken whole.
+        let first = arguments.count == 1 && !given.hasPrefix("{") && !given.contains(" ") ? trimmed(given) : given
         if let reason = Reason(wire: first), arguments.count == 1 {
             Output.out(explain(reason))
             return ExitCode.success
@@ -68,10 +71,13 @@ enum ExplainCommand {
 
     /// A word as Ringside's output may write it, as the vocabulary spells it: `GOAWAY` is `goaway`,
     /// `shed.` is `shed` (the adversary's, session 17).
-    static func asWritten(_ word: String) -> String {
-        var word = Substring(word.lowercased())
-        while let last = word.last, ".,:;!?)]".contains(last) { word = word.dropLast() }
-        while let first = word.first, "([".contains(first) { word = word.dropFirst() }
+    static func asWritten(_ word: String) -> String { trimmed(word).lowercased() }
+
+    /// The word without the punctuation and quotes around it in a sentence.
+    static func trimmed(_ word: String) -> String {
+        var word = Substring(word)
+        while let last = word.last, ".,:;!?)]\"'`…".contains(last), word.count > 1 { word = word.dropLast() }
+        while let first = word.first, "([\"'`".contains(first), word.count > 1 { word = word.dropFirst() }
         return String(word)
     }
 

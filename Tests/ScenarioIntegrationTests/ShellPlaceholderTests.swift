@@ -71,9 +71,12 @@ import Testing
         let folder = NSTemporaryDirectory() + "ringside-comment-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // After `)` too (helper-7's `(true)#'`).
+        // After `)` too (helper-7's `(true)#'`); after a closing quote or `}` a `#` continues its
+        // word, and the `'` after it opens a quote (helper-8's `echo 'a'#'`).
         for text in [
             "echo start # don't worry\nprintf '%s|' {dir}", "echo start;(true)#'\nprintf '%s|' {dir}\n(true)#'",
+            "echo start;: 'a'#'\nprintf %s {dir}\n'; printf '%s|' {dir}",
+            "echo start;: }#'\n{dir}\n'; printf '%s|' {dir}",
         ] {
             for value in Self.hostile {
                 let template = Template(
