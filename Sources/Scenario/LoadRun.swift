@@ -267,16 +267,19 @@ struct LoadFigures {
                 last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 }.joined(separator: " ") }
                 ?? "no push reached the phone" + (call.trait.map { " (\($0))" } ?? "")
             missed[cause, default: 0] += 1
-            let story =
+            // Told only for the few calls shown: finding the callee's name scans the population.
+            func story() -> String {
                 "call \(call.uuid) to \(LoadRun.name(run.phones.firstIndex(of: call.phone) ?? 0)): "
-                + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation } ?? "no push reached the phone")
+                    + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation }
+                        ?? "no push reached the phone")
+            }
             // The calls the provider could have rung come first among those shown.
-            if call.reachable, worst.count < 3 { worst.append(story) }
+            if call.reachable, worst.count < 3 { worst.append(story()) }
             let words = last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 } } ?? ["no-push"]
             for word in Set(words + (call.trait.map { [$0] } ?? [])) {
                 var entry = missedByWord[word] ?? (0, [])
                 entry.count += 1
-                if entry.first.count < 3 { entry.first.append(story) }
+                if entry.first.count < 3 { entry.first.append(story()) }
                 missedByWord[word] = entry
             }
         }
