@@ -47,6 +47,8 @@ struct LoadRun {
     private(set) var phones: [Int] = []
     /// Each phone's trait (`Call.trait`), by the population's index.
     private(set) var traits: [String?] = []
+    /// The world's phone of each VoIP token the population registers (lowercased hex).
+    private(set) var tokenPhones: [String: Int] = [:]
 
     init(_ plan: LoadPlan) { self.plan = plan }
 
@@ -73,6 +75,9 @@ struct LoadRun {
                 if silent.contains(index) { app.behaviour = .neverReports }
                 let id = world.addPhone(name: Self.name(index), apps: [app], at: now)
                 phones.append(id)
+                if let token = world.token(phone: id, bundleId: ScenarioPlan.testBundleId, kind: .voip) {
+                    tokenPhones[token.lowercased()] = id
+                }
                 if focus.contains(index) { world.change(phone: id, .doNotDisturb(true), at: now) }
             }
         }
@@ -285,20 +290,43 @@ struct LoadFigures {
         }
         latencies.sort()
         missedBy = missed.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
-        var dead: Set<String> = []
-        deadTokenPushes = 0
-        throttled = 0
-        for record in records {
-            let token = record.request.deviceToken?.lowercased() ?? ""
-            if dead.contains(token) { deadTokenPushes += 1 }
-            if record.status == 410 { dead.insert(token) }
-            if record.status == 429 { throttled += 1 }
-        }
+        var placed: [Int: [Double]] = [:]
+        for call in run.calls { placed[call.phone, default: []].append(call.placedAt) }
+        deadTokenPushes = Self.deadTokenPushes(records, phones: run.tokenPhones, callsPlaced: placed)
+        throttled = records.count { $0.status == 429 }
         self.connections = connections
         requests = records.count
         var byStatus: [Int: Int] = [:]
         for record in records { byStatus[Int(record.status), default: 0] += 1 }
         answers = byStatus.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
+    }
+
+    /// Requests to a token after APNs answered 410 for it, once the provider could have known: a
+    /// request counts when the latest call to the token's phone placed before it came after that
+    /// answer. A call placed before the answer and pushed just after it is a race the provider
+    /// cannot win (it asks about many calls at once), not a dead token kept.
+    /// `phones`: each token's phone; `callsPlaced`: when calls to each phone were placed, in order
+    /// (world time). A token of no phone of the load counts from its 410.
+    static func deadTokenPushes(
+        _ records: [PushRecord], phones: [String: Int], callsPlaced placed: [Int: [Double]]
+    ) -> Int {
+        var deadSince: [String: Double] = [:]
+        var count = 0
+        for record in records.sorted(by: { $0.at.world < $1.at.world }) {
+            let token = record.request.deviceToken?.lowercased() ?? ""
+            if let since = deadSince[token], record.at.world >= since {
+                if let phone = phones[token] {
+                    let before = placed[phone]?.last { $0 <= record.at.world }
+                    if let before, before >= since { count += 1 }
+                } else {
+                    count += 1
+                }
+            }
+            if record.status == 410, deadSince[token] == nil {
+                deadSince[token] = record.at.world + max(0, (record.answeredAt ?? record.at.wall) - record.at.wall)
+            }
+        }
+        return count
     }
 
     /// The latency at `percentile` (nearest rank), nil with no call rung.

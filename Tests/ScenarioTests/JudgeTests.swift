@@ -119,4 +119,24 @@ import Testing
         evidence.tokens = [0: []]
         #expect(!Judges.judge(.requests, of: expectation, evidence).passed)
     }
+
+    /// A load asks about many calls at once: a call placed before APNs answered 410 for its token
+    /// and pushed just after is a race, not a dead token kept; a call placed after it is.
+    @Test("A dead token counts from the first call placed after its 410")
+    func deadTokenRace() {
+        func record(_ token: String, status: Int, at: Double) -> PushRecord {
+            guard case .push(let record) = Self.push(token, status: status, at: at) else { fatalError() }
+            return record
+        }
+        let phones = ["aa": 7, "bb": 8]
+        let raced = [record("aa", status: 410, at: 1.0), record("aa", status: 410, at: 1.05)]
+        #expect(LoadFigures.deadTokenPushes(raced, phones: phones, callsPlaced: [7: [0.9, 0.95]]) == 0)
+        // The same requests with the second call placed after the answer: the provider was told.
+        #expect(LoadFigures.deadTokenPushes(raced, phones: phones, callsPlaced: [7: [0.9, 1.01]]) == 1)
+        // A token of no phone of the load counts from its 410; a 200 before it never does.
+        let other = [
+            record("cc", status: 200, at: 0.5), record("cc", status: 410, at: 1), record("cc", status: 410, at: 2),
+        ]
+        #expect(LoadFigures.deadTokenPushes(other, phones: phones, callsPlaced: [:]) == 1)
+    }
 }
