@@ -16,10 +16,14 @@ public enum ProviderAction: Sendable, Equatable {
     case stopped(why: String)
 }
 
+extension ProviderAction {
+    var stoppedBecause: String? { if case .stopped(let why) = self { why } else { nil } }
+}
+
 extension [ProviderAction] {
     /// Why the provider stopped sending (`ProviderAction.stopped`), if it did.
     public var stoppedBecause: String? {
-        lazy.compactMap { if case .stopped(let why) = $0 { why } else { nil } }.first
+        lazy.compactMap(\.stoppedBecause).first
     }
 }
 
@@ -31,6 +35,10 @@ public final class ReferenceProvider: @unchecked Sendable {
     public let bundleId: String
     public let store: TokenStore
     public private(set) var actions: [ProviderAction] = []
+    /// How many actions are kept; past it they are counted, not kept (a long load's pushes, each
+    /// an action or more: ScenarioRunner then judges only `expect load`). Why it stopped is kept.
+    public var keptActions = Int.max
+    public private(set) var actionsNotKept = 0
     private let client: any PushTransport
     private let configuration: ClientConfiguration
     /// 5xx answers in a row, per connection number (`ConnectionPolicy.decide(serverErrorsInARow:)`).
@@ -89,11 +97,18 @@ public final class ReferenceProvider: @unchecked Sendable {
     public func placeCall(to user: String, callUUID: String = UUID().uuidString.lowercased(), caller: String) throws
         -> [PushAnswer]
     {
+        try placeCalls([(user, callUUID)], caller: caller)
+    }
+
+    /// Rings every phone of each user at once: their pushes go together on one connection, as
+    /// many in flight as APNs allows (a load's calls due at the same moment).
+    @discardableResult
+    public func placeCalls(_ calls: [(user: String, callUUID: String)], caller: String) throws -> [PushAnswer] {
         let kind: TokenStore.Kind = profile == .usesRegularToken ? .alert : .voip
-        let entries = store.tokens(for: user, kind: kind)
-        var answers = try deliver(entries.map { push(to: $0.token, callUUID: callUUID, caller: caller) })
+        let rings = calls.flatMap { call in store.tokens(for: call.user, kind: kind).map { ($0.token, call.callUUID) } }
+        var answers = try deliver(rings.map { push(to: $0.0, callUUID: $0.1, caller: caller) })
         if profile == .cancelsWithPush {
-            answers += try deliver(entries.map { push(to: $0.token, callUUID: callUUID, caller: caller, cancel: true) })
+            answers += try deliver(rings.map { push(to: $0.0, callUUID: $0.1, caller: caller, cancel: true) })
         }
         return answers
     }
@@ -157,43 +172,51 @@ public final class ReferenceProvider: @unchecked Sendable {
         return settling.map(\.answer)
     }
 
+    private func note(_ action: ProviderAction) {
+        if actions.count < keptActions || action.stoppedBecause != nil {
+            actions.append(action)
+        } else {
+            actionsNotKept += 1
+        }
+    }
+
     /// The step after one answer: settled, or sent again after a wait.
     private func settle(_ state: inout Settling) throws -> Next {
         let answer = state.answer
         let token = state.push.deviceToken
-        actions.append(.sent(token: token, status: answer.status, reason: answer.reason))
+        note(.sent(token: token, status: answer.status, reason: answer.reason))
         // The connection first (ConnectionPolicy), then the answer (ResponsePolicy).
         switch connectionDecision(answer) {
         case .stop(let why)?:
             if profile == .reconnectStorm, state.attempt < Self.stormReconnects {
                 client.retire(answer.connection)
-                actions.append(.resentOnNewConnection(token: token))
+                note(.resentOnNewConnection(token: token))
                 state.attempt += 1
                 return .again(after: 0)
             }
             // `ignores-goaway` watches only for answers: it neither stops nor says why.
             if profile != .ignoresGoAway, !actions.contains(.stopped(why: why)) {
-                actions.append(.stopped(why: why))
+                note(.stopped(why: why))
             }
             client.stop(why)
-            actions.append(.gaveUp(token: token, reason: answer.reason))
+            note(.gaveUp(token: token, reason: answer.reason))
             return .settled
         case .sendAgainAtOnce?:
             // Not processed: not an attempt, but bounded (a server that refuses every stream).
             state.refusals += 1
             guard profile != .dropsRefusedStreams, state.refusals <= Self.refusedStreamResends else {
-                actions.append(.gaveUp(token: token, reason: nil))
+                note(.gaveUp(token: token, reason: nil))
                 return .settled
             }
             return .again(after: 0)
         case .retire?:
             if profile != .sticksToSickConnection {
                 client.retire(answer.connection)
-                actions.append(.retiredConnection(number: answer.connection))
+                note(.retiredConnection(number: answer.connection))
             }
         case .reconnect?:
             if profile == .ignoresGoAway {
-                actions.append(.gaveUp(token: token, reason: answer.reason))
+                note(.gaveUp(token: token, reason: answer.reason))
                 return .settled
             }
             client.retire(answer.connection)
@@ -205,7 +228,7 @@ public final class ReferenceProvider: @unchecked Sendable {
         switch (profile, step) {
         case (.keepsPushingAfter410, .forgetToken(let reason)) where answer.status == 410,
             (.prunesOnlyOn410, .forgetToken(let reason)) where answer.status != 410:
-            actions.append(.gaveUp(token: token, reason: reason))
+            note(.gaveUp(token: token, reason: reason))
             return .settled
         case (.noBackoffOn503, .retry) where state.attempt < 10: step = .retry(after: 0)
         case (.noBackoffOn503, .giveUp) where answer.status == 503 && state.attempt < 10: step = .retry(after: 0)
@@ -217,10 +240,10 @@ public final class ReferenceProvider: @unchecked Sendable {
         case .delivered: return .settled
         case .forgetToken(let reason):
             store.forget(token: token, unregisteredAt: reason == .unregistered ? answer.timestamp : nil)
-            actions.append(.forgot(token: token, reason: reason))
+            note(.forgot(token: token, reason: reason))
             return .settled
         case .fix, .giveUp:
-            actions.append(.gaveUp(token: token, reason: answer.reason))
+            note(.gaveUp(token: token, reason: answer.reason))
             return .settled
         case .refreshTokenAndRetry:
             // A new JWT on a new connection: APNs wedges a connection after ExpiredProviderToken
@@ -228,14 +251,14 @@ public final class ReferenceProvider: @unchecked Sendable {
             // `ignores-goaway` provider never replaces its connection: a new JWT on the same one.
             client.providerTokenExpired()
             client.retire(answer.connection)
-            actions.append(.refreshedJWT)
+            note(.refreshedJWT)
             return .again(after: 0)
         case .retry(let delay):
-            actions.append(.retried(token: token, after: delay))
+            note(.retried(token: token, after: delay))
             return .again(after: delay)
         case .reconnectAndRetry(let delay):
-            if delay > 0 { actions.append(.retried(token: token, after: delay)) }
-            actions.append(.resentOnNewConnection(token: token))
+            if delay > 0 { note(.retried(token: token, after: delay)) }
+            note(.resentOnNewConnection(token: token))
             return .again(after: delay)
         }
     }

@@ -32,23 +32,23 @@ struct LoadRun {
     /// One call the load placed.
     struct Call {
         var uuid: String
-        var phone: Int
+        /// Its callee, by the population's index.
+        var callee: Int
         /// World time when it was placed: a ring's latency is from here.
         var placedAt: Double
-        /// Whether its phone could ring (online, installed, no Focus, an app that reports).
-        var reachable: Bool { trait == nil }
         /// What keeps its phone from ringing, by the population's shares (nil: nothing).
         var trait: String?
     }
 
     let plan: LoadPlan
-    private(set) var calls: [Call] = []
+    /// How many calls were placed.
+    private(set) var placed = 0
     /// The population's phones, by index in the world: `load-1` is the first.
     private(set) var phones: [Int] = []
     /// Each phone's trait (`Call.trait`), by the population's index.
     private(set) var traits: [String?] = []
-    /// The world's phone of each VoIP token the population registers (lowercased hex).
-    private(set) var tokenPhones: [String: Int] = [:]
+    /// The callee of each VoIP token the population registers (`LoadTally.key`).
+    private(set) var callees: [UInt64: Int32] = [:]
 
     init(_ plan: LoadPlan) { self.plan = plan }
 
@@ -70,13 +70,14 @@ struct LoadRun {
         let silent = Set(take(plan.neverReports))
         world.withWorld { world in
             world.reserve(phones: world.phones.count + count)
+            callees.reserveCapacity(count)
             for index in 0..<count {
                 var app = AppSpec(bundleId: ScenarioPlan.testBundleId)
                 if silent.contains(index) { app.behaviour = .neverReports }
                 let id = world.addPhone(name: Self.name(index), apps: [app], at: now)
                 phones.append(id)
                 if let token = world.token(phone: id, bundleId: ScenarioPlan.testBundleId, kind: .voip) {
-                    tokenPhones[token.lowercased()] = id
+                    callees[LoadTally.key(token)] = Int32(index)
                 }
                 if focus.contains(index) { world.change(phone: id, .doNotDisturb(true), at: now) }
             }
@@ -129,16 +130,20 @@ struct LoadRun {
         }
     }
 
-    /// Places every call at its time, open-loop as SIPp does: `noted` records it (on this thread),
+    /// Places every call at its time, open-loop as SIPp does: `noted` records the calls due (on this
+    /// thread, a visit of the world for all of them),
     /// `ask` asks the provider — on up to `concurrency` threads at once, so that a provider slow to
     /// answer one call (retrying through a 503 storm) does not hold back the calls due meanwhile
     /// (with one, a provider that retried froze the load and met a one-second storm with 3 pushes).
     /// With all of them busy the next call waits: the load then runs behind, and its status says
-    /// so. `progress` hears of the run so far every second.
+    /// so. Calls already due when the last were asked about go together, up to `batch` of them (a
+    /// provider that pushes them at once, as the built-in one does, is not held to one push per
+    /// round trip). `progress` hears of the run so far every second.
     mutating func placeCalls(
-        seed: UInt64, clock: any WaitingClock, worldNow: () -> Double, concurrency: Int,
-        noted: (_ callUUID: String) -> Void,
-        ask: @escaping @Sendable (_ user: String, _ callUUID: String) throws -> Void,
+        seed: UInt64, clock: any WaitingClock, worldNow: () -> Double, concurrency: Int, batch: Int,
+        threaded: Bool,
+        noted: ([Call]) -> Void,
+        ask: @escaping @Sendable (_ calls: [PlacedCall]) throws -> Void,
         progress: ((LoadRun, _ seconds: Double) -> Void)?
     ) throws {
         var random = SeededGenerator(seed: seed ^ 0xca11)
@@ -147,30 +152,45 @@ struct LoadRun {
         var lastProgress = start
         LoadInterrupt.began()
         defer { LoadInterrupt.ended() }
-        let asking = AskingPool(concurrency: concurrency)
+        let asking = AskingPool(concurrency: concurrency, threaded: threaded)
         defer { asking.drain() }
+        var due: [Call] = []
+        func askAboutDue() throws {
+            guard !due.isEmpty else { return }
+            noted(due)
+            let calls = due.map { PlacedCall(user: Self.name($0.callee), callUUID: $0.uuid) }
+            due.removeAll(keepingCapacity: true)
+            try asking.ask { try ask(calls) }
+        }
         for index in 0..<plan.calls {
             if LoadInterrupt.isRequested { break }
             if let failure = asking.failure { throw failure }
-            let due = start + plan.offset(ofCall: index)
-            if due > clock.wall { clock.pause(due - clock.wall) }
+            let dueAt = start + plan.offset(ofCall: index)
+            if dueAt > clock.wall {
+                try askAboutDue()
+                if dueAt > clock.wall { clock.pause(dueAt - clock.wall) }
+            }
             let callee =
                 Double.random(in: 0..<1, using: &random) < plan.hotUser
                 ? 0 : Int.random(in: 0..<plan.phones, using: &random)
             let uuid = UUID(uuid: Self.uuidBytes(&ids)).uuidString.lowercased()
-            let placedAt = worldNow()
-            calls.append(Call(uuid: uuid, phone: phones[callee], placedAt: placedAt, trait: traits[callee]))
-            noted(uuid)
-            let user = Self.name(callee)
-            try asking.ask { try ask(user, uuid) }
+            due.append(Call(uuid: uuid, callee: callee, placedAt: worldNow(), trait: traits[callee]))
+            placed += 1
+            if due.count >= max(1, batch) { try askAboutDue() }
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
                 lastProgress = clock.wall
                 progress(self, clock.wall - start)
             }
         }
+        // Calls placed are asked about, Ctrl-C or not: they are counted.
+        try askAboutDue()
         asking.drain()
         if let failure = asking.failure { throw failure }
     }
+
+    /// Calls asked about together when they are due at once: as many as APNs lets be open on one
+    /// connection (the mock's SETTINGS, as Apple's: 1,000).
+    static let callsAtOnce = 1000
 
     /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
     /// writes it every few seconds in a CI log).
@@ -191,23 +211,28 @@ struct LoadRun {
     }
 }
 
-/// The provider asked about a load's calls on up to `concurrency` threads at once; with one, on the
-/// caller's thread. The first error a call met stops the load (`LoadRun.placeCalls`).
+/// The provider asked about a load's calls on up to `concurrency` threads at once; with one and not
+/// `threaded`, on the caller's thread (one thread of its own lets the next calls be placed while it
+/// pushes the last: the built-in provider and the mock then each keep a core busy). The first
+/// error a call met stops the load (`LoadRun.placeCalls`).
 final class AskingPool: Sendable {
     private let concurrency: Int
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
     private let firstFailure = Mutex<(any Error)?>(nil)
 
-    init(concurrency: Int) {
+    private let threaded: Bool
+
+    init(concurrency: Int, threaded: Bool) {
         self.concurrency = max(1, concurrency)
+        self.threaded = threaded || concurrency > 1
         slots = DispatchSemaphore(value: self.concurrency)
     }
 
     var failure: (any Error)? { firstFailure.withLock { $0 } }
 
     func ask(_ body: @escaping @Sendable () throws -> Void) throws {
-        if concurrency == 1 { return try body() }
+        if !threaded { return try body() }
         slots.wait()
         group.enter()
         // A thread of its own, not a dispatch queue: on Linux a queue runs about one block per core
@@ -248,85 +273,43 @@ struct LoadFigures {
     /// Requests to APNs during the scenario.
     var requests: Int
 
-    init(_ run: LoadRun, fates: [PushFate], records: [PushRecord], connections: Int) {
-        var byCall: [String: [PushFate]] = [:]
-        for fate in fates {
-            if let uuid = fate.callUUID?.lowercased() { byCall[uuid, default: []].append(fate) }
-        }
-        calls = run.calls.count
-        reachable = 0
-        rang = 0
-        latencies = []
-        var missed: [String: Int] = [:]
+    init(
+        calls: Int, reachable: Int, rang: Int, latencies: [Double], deadTokenPushes: Int, throttled: Int,
+        connections: Int, requests: Int
+    ) {
+        self.calls = calls
+        self.reachable = reachable
+        self.rang = rang
+        self.latencies = latencies
+        missedBy = []
         worst = []
-        for call in run.calls {
-            if call.reachable { reachable += 1 }
-            let pushes = byCall[call.uuid] ?? []
-            if let rung = pushes.first(where: { if case .rang = $0.outcome { true } else { false } }) {
-                rang += 1
-                latencies.append(max(0, (rung.finishedAt ?? call.placedAt) - call.placedAt))
-                continue
-            }
-            let last = pushes.last
+        self.deadTokenPushes = deadTokenPushes
+        self.throttled = throttled
+        self.connections = connections
+        self.requests = requests
+    }
+
+    /// The calls that did not ring (yet), in the order they were placed: by cause, the first few
+    /// with their stories, and by each word `missed-by-at-most` names.
+    mutating func miss(_ calls: [(uuid: String, call: LoadTally.Waiting)]) {
+        var missed: [String: Int] = [:]
+        for (uuid, call) in calls {
             let cause =
-                last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 }.joined(separator: " ") }
+                call.kind.map { [$0, call.reason].compactMap { $0 }.joined(separator: " ") }
                 ?? "no push reached the phone" + (call.trait.map { " (\($0))" } ?? "")
             missed[cause, default: 0] += 1
-            // Told only for the few calls shown: finding the callee's name scans the population.
-            func story() -> String {
-                "call \(call.uuid) to \(LoadRun.name(run.phones.firstIndex(of: call.phone) ?? 0)): "
-                    + (last.map { $0.explanation.isEmpty ? $0.outcome.kind : $0.explanation }
-                        ?? "no push reached the phone")
-            }
+            let story = "call \(uuid) to \(LoadRun.name(call.callee)): " + (call.story ?? "no push reached the phone")
             // The calls the provider could have rung come first among those shown.
-            if call.reachable, worst.count < 3 { worst.append(story()) }
-            let words = last.map { [$0.outcome.kind, $0.outcome.reason].compactMap { $0 } } ?? ["no-push"]
+            if call.trait == nil, worst.count < 3 { worst.append(story) }
+            let words = call.kind.map { [$0, call.reason].compactMap { $0 } } ?? ["no-push"]
             for word in Set(words + (call.trait.map { [$0] } ?? [])) {
                 var entry = missedByWord[word] ?? (0, [])
                 entry.count += 1
-                if entry.first.count < 3 { entry.first.append(story()) }
+                if entry.first.count < 3 { entry.first.append(story) }
                 missedByWord[word] = entry
             }
         }
-        latencies.sort()
         missedBy = missed.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
-        var placed: [Int: [Double]] = [:]
-        for call in run.calls { placed[call.phone, default: []].append(call.placedAt) }
-        deadTokenPushes = Self.deadTokenPushes(records, phones: run.tokenPhones, callsPlaced: placed)
-        throttled = records.count { $0.status == 429 }
-        self.connections = connections
-        requests = records.count
-        var byStatus: [Int: Int] = [:]
-        for record in records { byStatus[Int(record.status), default: 0] += 1 }
-        answers = byStatus.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
-    }
-
-    /// Requests to a token after APNs answered 410 for it, once the provider could have known: a
-    /// request counts when the latest call to the token's phone placed before it came after that
-    /// answer. A call placed before the answer and pushed just after it is a race the provider
-    /// cannot win (it asks about many calls at once), not a dead token kept.
-    /// `phones`: each token's phone; `callsPlaced`: when calls to each phone were placed, in order
-    /// (world time). A token of no phone of the load counts from its 410.
-    static func deadTokenPushes(
-        _ records: [PushRecord], phones: [String: Int], callsPlaced placed: [Int: [Double]]
-    ) -> Int {
-        var deadSince: [String: Double] = [:]
-        var count = 0
-        for record in records.sorted(by: { $0.at.world < $1.at.world }) {
-            let token = record.request.deviceToken?.lowercased() ?? ""
-            if let since = deadSince[token], record.at.world >= since {
-                if let phone = phones[token] {
-                    let before = placed[phone]?.last { $0 <= record.at.world }
-                    if let before, before >= since { count += 1 }
-                } else {
-                    count += 1
-                }
-            }
-            if record.status == 410, deadSince[token] == nil {
-                deadSince[token] = record.at.world + max(0, (record.answeredAt ?? record.at.wall) - record.at.wall)
-            }
-        }
-        return count
     }
 
     /// The latency at `percentile` (nearest rank), nil with no call rung.
@@ -403,10 +386,25 @@ public struct LoadSeries: Sendable {
         /// APNs's answers, by status.
         public var answers: [Int: Int] = [:]
         public var connections = 0
-        /// Ring latencies of the calls that rang in this second, sorted.
-        public var latencies: [Double] = []
+        /// Ring latencies of the calls that rang in this second, until it is summarised.
+        var latencies: [Double] = []
+        /// The percentiles of its latencies, once summarised (`SeriesBuilder`).
+        var percentiles: [Int: Double] = [:]
 
-        public func latency(_ percentile: Int) -> Double? { LoadFigures.nearestRank(latencies, percentile) }
+        /// The ring latency at `percentile` of the calls that rang in this second (50, 95 or 99).
+        public func latency(_ percentile: Int) -> Double? {
+            percentiles[percentile] ?? LoadFigures.nearestRank(latencies.sorted(), percentile)
+        }
+
+        mutating func add(_ latency: Double) { latencies.append(latency) }
+
+        /// Its percentiles kept, its latencies let go.
+        mutating func summarise() {
+            guard !latencies.isEmpty else { return }
+            latencies.sort()
+            for percentile in [50, 95, 99] { percentiles[percentile] = LoadFigures.nearestRank(latencies, percentile) }
+            latencies = []
+        }
     }
 
     public var label: String
@@ -416,36 +414,10 @@ public struct LoadSeries: Sendable {
     /// Faults armed before the load, by second (the report marks them).
     public var faults: [(second: Int, action: String)] = []
 
-    init(_ run: LoadRun, fates: [PushFate], records: [PushRecord], opened: [Double], summary: String) {
-        label = run.plan.label
-        self.summary = summary
-        let start = run.calls.first?.placedAt ?? 0
-        let placedAt = Dictionary(run.calls.map { ($0.uuid, $0.placedAt) }, uniquingKeysWith: { first, _ in first })
-        var seconds: [Second] = []
-        func at(_ time: Double) -> Int? {
-            let index = Int((time - start).rounded(.down))
-            guard index >= 0, index < 3600 else { return nil }
-            while seconds.count <= index { seconds.append(Second()) }
-            return index
-        }
-        for call in run.calls { if let index = at(call.placedAt) { seconds[index].placed += 1 } }
-        for fate in fates {
-            guard let uuid = fate.callUUID?.lowercased(), let placed = placedAt[uuid], let finished = fate.finishedAt,
-                let index = at(finished)
-            else { continue }
-            if case .rang = fate.outcome {
-                seconds[index].rang += 1
-                seconds[index].latencies.append(max(0, finished - placed))
-            } else if fate.outcome.isFinal {
-                seconds[index].missed[fate.outcome.kind, default: 0] += 1
-            }
-        }
-        for record in records {
-            if let index = at(record.at.world) { seconds[index].answers[record.status, default: 0] += 1 }
-        }
-        for time in opened { if let index = at(time) { seconds[index].connections += 1 } }
-        for index in seconds.indices { seconds[index].latencies.sort() }
+    init(label: String, seconds: [Second], summary: String) {
+        self.label = label
         self.seconds = seconds
+        self.summary = summary
     }
 
     /// Loads as CSV, a row a second each, their scenario's file first: SIPp's periodic statistics

@@ -12,10 +12,25 @@ protocol ProviderDriver: AnyObject {
     func unregister(user: String, token: String) throws
     /// Asks the provider to ring `user`; the payload carries `callUUID`.
     func placeCall(to user: String, callUUID: String, caller: String) throws
+    /// Asks the provider to ring each of `calls` (a load's calls due at once).
+    func placeCalls(_ calls: [PlacedCall], caller: String) throws
     /// What the provider did, where it can tell (the built-in one can; an `exec` command cannot).
     var actions: [ProviderAction] { get }
     /// The last lines the provider printed (its commands' or its service's output), for failures.
     var output: [String] { get }
+}
+
+extension ProviderDriver {
+    /// One call after another, for a provider that knows no better.
+    func placeCalls(_ calls: [PlacedCall], caller: String) throws {
+        for call in calls { try placeCall(to: call.user, callUUID: call.callUUID, caller: caller) }
+    }
+}
+
+/// A call a load asks the provider to place.
+struct PlacedCall: Sendable {
+    var user: String
+    var callUUID: String
 }
 
 /// A provider handed to the threads that ask it about a load's calls: only an `http` service is
@@ -37,6 +52,10 @@ extension ReferenceProvider: ProviderDriver {
 
     func placeCall(to user: String, callUUID: String, caller: String) throws {
         _ = try placeCall(to: user, callUUID: callUUID, caller: caller) as [PushAnswer]
+    }
+
+    func placeCalls(_ calls: [PlacedCall], caller: String) throws {
+        _ = try placeCalls(calls.map { ($0.user, $0.callUUID) }, caller: caller)
     }
 
     var output: [String] { [] }

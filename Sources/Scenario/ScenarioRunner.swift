@@ -203,10 +203,9 @@ public final class ScenarioRunner {
         options.server.workers = 1
         options.replay = replay
         // The judges read the world's record of the scenario's pushes: a scenario keeps as many as
-        // the world ever kept, not `serve`'s default.
-        // A load is judged over every push it made: the world keeps them all (a push and its retries a call).
-        let loadCalls = plan.steps.reduce(0) { if case .load(let load) = $1.action { $0 + load.calls } else { $0 } }
-        options.kept = max(Self.keptPushes, 4 * loadCalls)
+        // the world ever kept, not `serve`'s default. A load is counted as it goes (LoadTally.swift);
+        // one that made more requests than this has cut the recording first (`recordingCut`).
+        options.kept = Self.keptPushes
         host = try ScenarioMock(options, transport: transport)
         let activity = SeenFromOutside(recorder: recorder, children: children)
         waiting = Waiting(
@@ -462,11 +461,7 @@ public final class ScenarioRunner {
                         passed: false, expected: .loadFigure(check.option.key),
                         seen: .loadFigure("no load ran", worst: []))
                 }
-                return Judges.judge(
-                    check, expectation,
-                    LoadFigures(
-                        load, fates: world.withWorld { $0.pushes }, records: evidence.records,
-                        connections: evidence.openedAt.count))
+                return Judges.judge(check, expectation, load.tally.figures())
             }
         }
     }
@@ -493,24 +488,24 @@ public final class ScenarioRunner {
     /// `fault … at:` steps, armed when the load's first call is placed.
     private var timedFaults: [(line: Int, fault: FaultStep, spec: FaultSpec)] = []
 
-    /// The scenario's load, once its calls are placed (`expect load` reads it).
-    private var load: LoadRun?
+    /// The scenario's load, once its calls are placed (`expect load` reads its figures).
+    private var load: (run: LoadRun, tally: LoadTally)?
     private var callsStartedWall = 0.0
 
-    /// What a load's calls came to so far.
-    private func loadFigures(_ run: LoadRun) -> LoadFigures {
-        let evidence = Evidence(events: recorder.events)
-        return LoadFigures(
-            run, fates: world.withWorld { $0.pushes }, records: evidence.records, connections: evidence.openedAt.count)
-    }
     /// Hears how far a load got, every second (`ringside run` shows it): its status lines, made
-    /// only when asked for (they read every push so far), and whether they are the last.
+    /// only when asked for, and whether they are the last.
     public var progress: ((_ lines: () -> [String], _ final: Bool) -> Void)?
 
-    /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift).
+    /// A `load` step: the population, registered, then the calls at their rate (LoadRun.swift),
+    /// counted as they go (LoadTally.swift).
     private func runLoad(_ loadPlan: LoadPlan) throws {
         var run = LoadRun(loadPlan)
         run.populate(world, seed: plan.seed, at: now)
+        let tally = LoadTally(population: loadPlan.phones, tokens: run.callees)
+        tally.connectionsBefore(Evidence(events: recorder.events).openedAt.count)
+        // It watches to the scenario's end: `expect load` counts a push that came late too.
+        assembly.mock.addObserver(tally)
+        recorder.loadBegan()
         let say = progress
         try run.register(
             world, with: provider, at: { self.now }, clock: host,
@@ -529,26 +524,39 @@ public final class ScenarioRunner {
         }
         timedFaults = []
         // A service is asked about several calls at once, as its users would. The built-in
-        // provider is one worker (its client is not shared between threads), and an `exec` command
-        // one process a call (the scenario's process tree is kept on one thread).
+        // provider is one worker (its client is not shared between threads) that pushes the calls
+        // due at once together, and an `exec` command one process a call (the scenario's process
+        // tree is kept on one thread).
         let asked = UncheckedProvider(provider)
+        // A load runs in real time: the built-in provider's back-off is slept whole (shortened, as
+        // outside a load, a 503 storm met every try of the calls placed in it).
+        let reference = provider as? ReferenceProvider
+        let shortened = reference?.sleep
+        reference?.sleep = { [host] in host!.pause($0) }
+        defer { if let shortened { reference?.sleep = shortened } }
+        // What it did is kept as the recording is (`recordingCut`).
+        reference?.keptActions = 2 * PushRecorder.keptInALoad
         // A load a call stopped (a service that never answered it) is judged over the calls placed.
-        defer { load = run }
+        defer { load = (run, tally) }
         try run.placeCalls(
             seed: plan.seed, clock: host, worldNow: { self.now },
             concurrency: provider is HTTPServiceProvider ? LoadRun.concurrentCalls : 1,
-            noted: { uuid in
-                let at = self.now
-                self.world.withWorld { $0.callPlaced(uuid: uuid, at: at) }
-                self.callStarts.append(self.host.wall)
+            // In memory the mock is driven on this thread (ScenarioMock.swift): the provider is too.
+            batch: reference != nil ? LoadRun.callsAtOnce : 1, threaded: reference != nil && host.embedded == nil,
+            noted: { calls in
+                self.world.withWorld { world in
+                    for call in calls { world.callPlaced(uuid: call.uuid, at: call.placedAt) }
+                }
+                tally.placed(calls)
+                self.callStarts.append(contentsOf: repeatElement(self.host.wall, count: calls.count))
                 self.waiting.providerDriven()
             },
-            ask: { user, uuid in try asked.driver.placeCall(to: user, callUUID: uuid, caller: "load-caller") },
+            ask: { calls in try asked.driver.placeCalls(calls, caller: "load-caller") },
             progress: say.map { say in
-                { [self] run, seconds in
+                { run, seconds in
                     say(
                         {
-                            self.loadFigures(run).status(
+                            tally.figures().status(
                                 label: loadPlan.label, of: loadPlan.calls, seconds: seconds, target: loadPlan.rate)
                         }, false)
                 }
@@ -563,26 +571,17 @@ public final class ScenarioRunner {
             host.pause(Waiting.tick)
             runWorld()
         }
-        // The world's stories and the mock's events, read once for the figures and the series.
-        let events = recorder.events
-        let evidence = Evidence(events: events)
-        let fates = world.withWorld { $0.pushes }
-        let figures = LoadFigures(run, fates: fates, records: evidence.records, connections: evidence.openedAt.count)
+        let figures = tally.figures()
         say?({ ["load \(loadPlan.label): \(figures.summary)"] }, true)
         transcript?.note(event: "load-summary", figures.transcriptFields(label: loadPlan.label, of: loadPlan.calls))
-        let opened = events.compactMap { event -> Double? in
-            if case .connectionOpened(_, _, _, _, let at) = event { return at.world }
-            return nil
-        }
-        result.load = LoadSeries(
-            run, fates: fates, records: evidence.records, opened: opened, summary: figures.summary)
+        result.load = tally.series(label: loadPlan.label, summary: figures.summary)
         result.load?.faults = armedFaults.map { (max(0, Int(($0.at - callsStartedWall).rounded(.down))), $0.label) }
-        if run.calls.count < loadPlan.calls {
+        if run.placed < loadPlan.calls {
             // Ctrl-C: what ran is judged below; the run itself does not pass.
             throw StepFailure(
                 expected: "the load's \(loadPlan.calls) calls",
                 happened:
-                    "cut short by Ctrl-C after \(run.calls.count) of them; the expectations below judge the calls that were placed",
+                    "cut short by Ctrl-C after \(run.placed) of them; the expectations below judge the calls that were placed",
                 output: [])
         }
     }
@@ -660,6 +659,15 @@ public final class ScenarioRunner {
         judgedLines.append(JudgedLine(index: result.expectations.count - 1, scope: scope, check: check))
     }
 
+    /// Why checks other than `expect load` cannot be judged: the load made more requests than the
+    /// recording keeps (`PushRecorder.keptInALoad`); nil when it kept them all.
+    private var recordingCut: String? {
+        let dropped = recorder.dropped
+        guard dropped > 0 || (provider as? ReferenceProvider)?.actionsNotKept ?? 0 > 0 else { return nil }
+        return "the load made more requests than a scenario with a load keeps (\(PushRecorder.keptInALoad)): "
+            + "past that only `expect load` judges (it counts as the load goes)"
+    }
+
     /// A check judged at its line, to be judged again at the scenario's end over its scope.
     private struct JudgedLine {
         var index: Int
@@ -678,6 +686,12 @@ public final class ScenarioRunner {
     }
 
     private func append(_ found: ExpectationResult, at range: SourceRange, absence: Bool, waited: Double = 0) {
+        var found = found
+        if case .loadFigure = found.expected {
+        } else if let cut = recordingCut {
+            found = ExpectationResult(
+                passed: false, expected: found.expected, seen: .notJudged(why: cut, soFar: found.seen))
+        }
         if absence { absences.insert(result.expectations.count) }
         var happened = "\(found.seen)"
         if !found.passed, !waiting.inProcess { happened += waiting.howLong(waited) }
@@ -748,6 +762,14 @@ public final class ScenarioRunner {
     /// push that came later — a job queue's redelivery, a push to a logged-out phone after its
     /// worker woke — fails, naming the late push.
     private func judgeAgainAtEnd() {
+        if let cut = recordingCut {
+            for line in judgedLines where result.expectations[line.index].passed {
+                result.expectations[line.index].passed = false
+                result.expectations[line.index].happened =
+                    "it held at its line, but cannot be judged again at the end: \(cut)"
+            }
+            return
+        }
         let records = Evidence(events: recorder.events).records
         for line in judgedLines where result.expectations[line.index].passed {
             let again = line.check(line.scope)
@@ -1002,18 +1024,34 @@ final class PushRecorder: MockObserver, Sendable {
         var kept: [MockEvent] = []
         /// Wall time of the latest event (a request, a connection), for waiting until the provider is quiet.
         var lastEvent = 0.0
+        /// Whether a load has begun: from then on, past `keptInALoad` events, requests are counted, not kept.
+        var loading = false
+        var dropped = 0
     }
 
     private let state = Mutex(State())
+
+    /// The most events a scenario with a load keeps: a long steady load (`bench/load.sh`'s soak)
+    /// would otherwise hold every request it made. `expect load` counts as it goes (LoadTally.swift).
+    static let keptInALoad = 50_000
 
     func observe(_ event: MockEvent) {
         if case .outcome = event { return }
         let now = Date().timeIntervalSince1970
         state.withLock {
-            $0.kept.append(event)
             $0.lastEvent = now
+            if $0.loading, $0.kept.count >= Self.keptInALoad, case .push = event {
+                $0.dropped += 1
+            } else {
+                $0.kept.append(event)
+            }
         }
     }
+
+    func loadBegan() { state.withLock { $0.loading = true } }
+
+    /// Requests a load made past what is kept: a check that reads requests cannot be judged then.
+    var dropped: Int { state.withLock { $0.dropped } }
 
     var events: [MockEvent] { state.withLock { $0.kept } }
 

@@ -1,8 +1,9 @@
 import Foundation
-import Scenario
 import ScenarioLanguage
 import TestSupport
 import Testing
+
+@testable import Scenario
 
 /// The four incidents of issue 48, bundled: the reference provider passes each, and the naive
 /// profile it teaches against fails it on the aggregate it names.
@@ -68,5 +69,43 @@ import Testing
         }
         // 30 calls a second for one second: each first push meets the storm.
         #expect(storm.count >= 20, "\(storm.count) pushes met the storm")
+    }
+
+    /// A load past what a scenario keeps (`PushRecorder.keptInALoad` requests) is still judged
+    /// whole by `expect load` (counted as it went); a check that reads the recorded requests
+    /// cannot be judged then, and says so instead of judging the part kept.
+    @Test("A load larger than the recording: expect load judges every call, other checks are not judged")
+    func recordingCut() throws {
+        func run(calls: Int) -> ScenarioResult {
+            let text = """
+                scenario: a long load
+                provider:
+                  builtin: reference
+                steps:
+                  - load: long
+                    phones: 20000
+                    calls: \(calls)
+                    rate: 100000/s
+                  - expect load: every call rings
+                    rang-at-least: 100%
+                  - expect apns: no refusal
+                    count: 0
+                    status: 400
+
+                """
+            return ScenarioRunner.run(SourceFile(path: "cut.ring", text: text), certs: Paths.certs)
+        }
+        let long = run(calls: PushRecorder.keptInALoad + 500)
+        #expect(long.error == nil, "\(long.error ?? "")")
+        let load = long.expectations.first { $0.expected.contains("rang") }
+        #expect(load?.passed == true, "\(long.expectations.map(\.happened))")
+        #expect(load?.happened.contains("\(PushRecorder.keptInALoad + 500)") == true, "\(load?.happened ?? "")")
+        let apns = long.expectations.first { !$0.expected.contains("rang") }
+        #expect(
+            apns?.passed == false && apns?.happened.contains("keeps (\(PushRecorder.keptInALoad))") == true,
+            "\(apns?.happened ?? "")")
+        // A load the recording holds: both are judged, and pass.
+        let short = run(calls: 200)
+        #expect(short.passed, "\(short.expectations.map(\.happened))")
     }
 }

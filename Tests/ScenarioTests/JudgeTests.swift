@@ -124,19 +124,24 @@ import Testing
     /// and pushed just after is a race, not a dead token kept; a call placed after it is.
     @Test("A dead token counts from the first call placed after its 410")
     func deadTokenRace() {
-        func record(_ token: String, status: Int, at: Double) -> PushRecord {
-            guard case .push(let record) = Self.push(token, status: status, at: at) else { fatalError() }
-            return record
+        func tally(_ events: [(String, Int, Double)], calls: [Double]) -> Int {
+            let tally = LoadTally(population: 2, tokens: [LoadTally.key("aa00"): 0])
+            var placed = calls.makeIterator()
+            var next = placed.next()
+            for (token, status, at) in events {
+                while let time = next, time <= at {
+                    tally.placed([LoadRun.Call(uuid: "\(time)", callee: 0, placedAt: time, trait: nil)])
+                    next = placed.next()
+                }
+                tally.read(Self.push(token, status: status, at: at))
+            }
+            return tally.figures().deadTokenPushes
         }
-        let phones = ["aa": 7, "bb": 8]
-        let raced = [record("aa", status: 410, at: 1.0), record("aa", status: 410, at: 1.05)]
-        #expect(LoadFigures.deadTokenPushes(raced, phones: phones, callsPlaced: [7: [0.9, 0.95]]) == 0)
+        let raced = [("aa00", 410, 1.0), ("aa00", 410, 1.05)]
+        #expect(tally(raced, calls: [0.9, 0.95]) == 0)
         // The same requests with the second call placed after the answer: the provider was told.
-        #expect(LoadFigures.deadTokenPushes(raced, phones: phones, callsPlaced: [7: [0.9, 1.01]]) == 1)
+        #expect(tally(raced, calls: [0.9, 1.01]) == 1)
         // A token of no phone of the load counts from its 410; a 200 before it never does.
-        let other = [
-            record("cc", status: 200, at: 0.5), record("cc", status: 410, at: 1), record("cc", status: 410, at: 2),
-        ]
-        #expect(LoadFigures.deadTokenPushes(other, phones: phones, callsPlaced: [:]) == 1)
+        #expect(tally([("cc00", 200, 0.5), ("cc00", 410, 1), ("cc00", 410, 2)], calls: []) == 1)
     }
 }

@@ -49,8 +49,8 @@ public struct LoadPlan: Sendable {
     static let kind = StepKind(
         "load", "<label>", "a population registered with the provider, then calls at a rate, in real time",
         options: [
-            Option("phones", .number(1...100_000), "how many phones, generated and each registered for its user"),
-            Option("calls", .number(1...100_000), "how many calls, each to one user of the population"),
+            Option("phones", .number(1...1_000_000), "how many phones, generated and each registered for its user"),
+            Option("calls", .number(1...10_000_000), "how many calls, each to one user of the population"),
             Option("rate", .text, "calls per second, e.g. 200/s (at most 100000/s)"),
             Option("ramp", .text, "calls per second rising to this rate over a time, e.g. 500/s over 10s"),
             Option("offline", .share, "the share of phones offline all along"),
@@ -209,8 +209,8 @@ extension Lowering {
         // The timed faults written before it are on its timeline.
         let timed = timedFaults
         timedFaults = []
-        plan.phones = integer(block, "phones", in: 1...100_000) ?? plan.phones
-        plan.calls = integer(block, "calls", in: 1...100_000) ?? plan.calls
+        plan.phones = integer(block, "phones", in: 1...1_000_000) ?? plan.phones
+        plan.calls = integer(block, "calls", in: 1...10_000_000) ?? plan.calls
         if let scalar = scalar(block, "rate") {
             if let rate = parseCallRate(scalar.text) {
                 plan.rate = rate
