@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# Issue 48, point 6: is Ringside the bottleneck of a load? Runs a load scenario with the built-in
-# provider as fast as it goes (every call judged, its latency recorded) and h2load against
-# `ringside serve` from the same build, in the same run, and prints calls a second beside h2load's
-# requests a second, and their ratio (target: at least 0.5).
+# Issue 48, point 6: is Ringside the bottleneck of a load? Two measures, each printed with its reference.
 #
-# usage: bash bench/load.sh [CALLS]   (default 5000)
+# 1. Rate: a load scenario with the built-in provider as fast as it goes (every call judged, its
+#    latency recorded) and h2load against `ringside serve` from the same build, in the same run:
+#    sustained calls a second (the mean of the load's whole seconds, from --load-csv) beside h2load's
+#    requests a second, and their ratio (target: at least 0.5).
+# 2. Soak: a steady load of 2,000 calls a second over a million phones for SOAK seconds (default
+#    600, the longest load); the run's resident memory is sampled every 10 s and compared with where
+#    it stood one minute into the calls (target: under 10% growth). SOAK=0 skips it.
+#
+# usage: bash bench/load.sh [CALLS]   (default 200000; SOAK=seconds in the environment)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-calls=${1:-5000}
+calls=${1:-200000}
+soak=${SOAK:-600}
 bash scripts/setup.sh --test >/dev/null
 swift build -c release --product ringside 2>&1 | tail -n 1
 binary=.build/release/ringside
 work=$(mktemp -d)
-trap 'kill -INT ${serve:-0} 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+serve=""
+soaking=""
+# Only the processes this script started (a kill of pid 0 would signal the script's own group).
+trap 'for pid in $serve $soaking; do kill -INT "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cat >"$work/load.ring" <<EOF
 scenario: as fast as it goes
@@ -24,12 +33,10 @@ steps:
   - expect load: every call rings
     rang-at-least: 100%
 EOF
-start=$(date +%s.%N)
 "$binary" run --load-csv "$work/load.csv" "$work/load.ring" >"$work/run.out" 2>&1 || { cat "$work/run.out"; exit 1; }
-end=$(date +%s.%N)
-# The seconds the calls took to place: the rows of the per-second series with a call placed.
-placing=$(awk -F, 'NR > 1 && $3 > 0 { n++ } END { print n }' "$work/load.csv")
-calls_per_second=$(awk -F, -v c="$calls" 'NR > 1 && $3 > 0 { n++; last = $2 } END { printf "%.0f", c / (last + 1) }' "$work/load.csv")
+# Whole seconds only: the last second with a call placed is a part of one.
+read -r seconds calls_per_second < <(awk -F, 'NR > 1 && $3 > 0 { placed[++n] = $3 }
+  END { whole = n > 1 ? n - 1 : 1; for (i = 1; i <= whole; i++) sum += placed[i]; printf "%d %.0f\n", n, sum / whole }' "$work/load.csv")
 
 "$binary" serve --port 0 --quiet >"$work/contract" 2>"$work/serve.log" &
 serve=$!
@@ -40,9 +47,50 @@ printf '{"aps":{},"callUUID":"5f6c5d5e-0000-4000-8000-000000000001","handle":"al
 out=$(h2load -n 100000 -c 10 -m 10 -d "$work/payload.json" -H "authorization: bearer $("$binary" token)" \
   -H "apns-topic: com.ringside.testapp.voip" -H "apns-push-type: voip" -H "apns-priority: 10" \
   -H "apns-expiration: 0" "https://127.0.0.1:$port/3/device/$token" 2>&1)
-seconds=$(sed -n 's/^finished in \([0-9.]*\)\(m\?s\).*/\1 \2/p' <<<"$out" | awk '{print ($2=="ms") ? $1/1000 : $1}')
+kill -INT "$serve"
+wait "$serve" 2>/dev/null || true
+serve=
+elapsed=$(sed -n 's/^finished in \([0-9.]*\)\(m\?s\).*/\1 \2/p' <<<"$out" | awk '{print ($2=="ms") ? $1/1000 : $1}')
 succeeded=$(sed -n 's/.* \([0-9]*\) succeeded.*/\1/p' <<<"$out")
-h2load_rate=$(awk -v n="$succeeded" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
-echo "load: $calls calls placed in about $placing s, $calls_per_second calls/s, every one judged ($(grep -c '✔' "$work/run.out") scenario passed; run $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s in all)"
-echo "h2load: $h2load_rate req/s against serve from the same build"
+h2load_rate=$(awk -v n="$succeeded" -v s="$elapsed" 'BEGIN { printf "%.0f", n / s }')
+echo "load: $calls calls over $seconds s, $calls_per_second calls/s sustained, every one judged ($(grep -c '✔' "$work/run.out") scenario passed)"
+echo "h2load: $h2load_rate req/s against serve from the same build (10 connections, 10 streams each)"
 echo "ratio: $(awk -v a="$calls_per_second" -v b="$h2load_rate" 'BEGIN { printf "%.3f", a / b }') (target: at least 0.5)"
+
+((soak > 0)) || exit 0
+rate=2000
+cat >"$work/soak.ring" <<EOF
+scenario: a steady load over a million phones
+steps:
+  - load: soak
+    phones: 1000000
+    calls: $((rate * soak))
+    rate: $rate/s
+  - expect load: every call rings
+    rang-at-least: 99%
+EOF
+"$binary" run "$work/soak.ring" >"$work/soak.out" 2>&1 &
+soaking=$!
+# The clock starts at the first status line that counts calls placed (the phones are registered).
+until grep -q "calls placed" "$work/soak.out" 2>/dev/null; do
+  kill -0 "$soaking" 2>/dev/null || { cat "$work/soak.out"; exit 1; }
+  sleep 1
+done
+started=$(date +%s)
+at_minute=""
+peak=0
+while kill -0 "$soaking" 2>/dev/null; do
+  rss=$(awk '/VmRSS/ { print $2 }' "/proc/$soaking/status" 2>/dev/null || echo 0)
+  ((rss > 0)) || break
+  since=$(($(date +%s) - started))
+  echo "soak: ${since} s into the calls, resident ${rss} kB"
+  if [[ -z $at_minute ]] && ((since >= 60)); then at_minute=$rss; fi
+  if [[ -n $at_minute ]] && ((rss > peak)); then peak=$rss; fi
+  sleep 10
+done
+wait "$soaking" || { tail -5 "$work/soak.out"; exit 1; }
+soaking=""
+grep "load soak: [0-9]* calls (" "$work/soak.out" | sed 's/^ *… [^:]*: /soak: /'
+echo "soak: resident ${at_minute:-?} kB one minute into the calls, at most ${peak} kB after:" \
+  "$(awk -v a="${at_minute:-0}" -v b="$peak" 'BEGIN { if (a > 0) printf "%+.1f%%", (b - a) / a * 100; else print "?" }')" \
+  "(target: under 10% growth)"

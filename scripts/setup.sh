@@ -14,7 +14,8 @@ if [[ "${1:-}" == "--package" ]]; then
 fi
 if [[ "${1:-}" == "--test" ]]; then
   # python3-h2: the HTTP/2 client of the starter service `ringside init` writes (system python3 too).
-  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium haproxy)
+  # chromium-driver: Selenium drives the console's page in the browser (ConsoleTests).
+  packages+=(curl nghttp2-client nghttp2-server python3 python3-pip python3-h2 chromium chromium-driver haproxy)
   # java.net.http.HttpClient: a client that reads only PKCS#8 RSA keys and .p12 bundles (JDK 11+).
   command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[1-9]|[2-9][0-9])' \
     || packages+=(openjdk-17-jdk-headless)
@@ -42,8 +43,8 @@ fi
 
 if [[ "${1:-}" == "--test" ]]; then
   # attrs: aapns's one other dependency (below).
-  pypi=(aioapns kalyke-apns apns2-up django-push-notifications attrs)
-  if ! python3 -c "import aioapns, h2, kalyke, apns2, django, push_notifications, attr" 2>/dev/null; then
+  pypi=(aioapns kalyke-apns apns2-up django-push-notifications attrs selenium)
+  if ! python3 -c "import aioapns, h2, kalyke, apns2, django, push_notifications, attr, selenium" 2>/dev/null; then
     echo "setup: installing ${pypi[*]} (PyPI) for the third-party client tests" >&2
     python3 -m pip install -q "${pypi[@]}" 2>/dev/null \
       || python3 -m pip install -q --break-system-packages "${pypi[@]}"

@@ -103,6 +103,8 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
             startHandler()
             return receiveHTTP1(all)
         } else if http1 != nil {
+            // A streamed answer is the connection's last: what the client sends after it is not read.
+            if streaming { return true }
             return receiveHTTP1(Array(bytes))
         } else {
             feed(bytes)
@@ -189,7 +191,7 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     func serveBufferedHTTP1() -> Bool {
         guard let http1 else { return true }
         http1Waits = false
-        while let request = http1.next() {
+        while !streaming, let request = http1.next() {
             handler?.handle(request, connection: self)
             if pendingOutput >= limits.maximumPendingOutput {
                 http1Waits = true
@@ -319,6 +321,26 @@ final class Connection: ConnectionControl, HTTP2SessionDelegate {
     func close() {
         closeAfterFlush = true
         endReason = endReason ?? "closed by the server"
+    }
+
+    /// Set once an HTTP/1.1 answer is being streamed (`beginStream`).
+    private var streaming = false
+
+    func beginStream(status: Int, headers: [(String, String)]) -> Bool {
+        guard http1 != nil, !streaming, endReason == nil else { return false }
+        streaming = true
+        output += HTTP1Session.head(status: status, headers: headers + [("connection", "close")])
+        return true
+    }
+
+    func stream(_ bytes: [UInt8]) -> Bool {
+        guard streaming, endReason == nil, !closeAfterFlush, pendingOutput < limits.maximumPendingOutput else {
+            return false
+        }
+        output += bytes
+        // Written to is alive: the idle timeout counts from the last event sent.
+        lastActivity = monotonicSeconds()
+        return true
     }
 
     func goAway(lastStreamId: Int32?, errorCode: UInt32, debugData: [UInt8], close: Bool) {

@@ -102,6 +102,13 @@ final class HTTP1Session {
         return nil
     }
 
+    /// A response's status line and header fields, for a body of unknown length (streamed).
+    static func head(status: Int, headers: [(String, String)]) -> [UInt8] {
+        var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        return Array((head + "\r\n").utf8)
+    }
+
     /// The response as HTTP/1.1 bytes.
     static func serialize(_ response: HTTP2Response) -> [UInt8] {
         let body = response.body ?? []

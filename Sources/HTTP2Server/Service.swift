@@ -69,4 +69,16 @@ public protocol ConnectionControl: AnyObject {
     func close()
     /// The client proved who it is (an authenticated request): `untrustedTimeout` no longer applies.
     func trust()
+    /// Starts an answer whose body is written as it comes (Server-Sent Events): on HTTP/1.1 only,
+    /// where the body ends when the connection closes, which then carries nothing else. False on
+    /// HTTP/2: the caller answers otherwise.
+    func beginStream(status: Int, headers: [(String, String)]) -> Bool
+    /// More of a streamed body; false once the client stopped taking it (its unread output at the
+    /// limit) or the connection is closing.
+    func stream(_ bytes: [UInt8]) -> Bool
+}
+
+extension ConnectionControl {
+    public func beginStream(status: Int, headers: [(String, String)]) -> Bool { false }
+    public func stream(_ bytes: [UInt8]) -> Bool { false }
 }

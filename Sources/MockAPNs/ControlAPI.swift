@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HTTP2Server
+import Synchronization
 import World
 
 /// The control API: JSON over HTTP on loopback, beside the mock, for test suites in any language
@@ -21,6 +22,20 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
 
     /// When set, only requests with `authorization: Bearer <token>` are answered (set before serving).
     public var requiredToken: String?
+
+    /// The console's feed, made and added to the mock's observers the first time the console is
+    /// opened (ConsoleFeed.swift).
+    private let consoleFeed = Mutex<ConsoleFeed?>(nil)
+
+    var console: ConsoleFeed {
+        consoleFeed.withLock { feed in
+            if let feed { return feed }
+            let made = ConsoleFeed()
+            mock.addObserver(made)
+            feed = made
+            return made
+        }
+    }
 
     /// The largest request body the control API reads.
     public static let maximumBody = 1 << 20
@@ -586,10 +601,31 @@ final class ControlConnection: HTTP2ConnectionHandler {
         var method = "GET"
         var path = "/"
         var authorization: String?
+        var origin: String?
+        var authority: String?
+        var fromBrowser = false
         request.forEachField { name, value in
             if name.elementsEqual(":method".utf8) { method = String(decoding: value, as: UTF8.self) }
             if name.elementsEqual(":path".utf8) { path = String(decoding: value, as: UTF8.self) }
             if name.elementsEqual("authorization".utf8) { authorization = String(decoding: value, as: UTF8.self) }
+            if name.elementsEqual("origin".utf8) { origin = String(decoding: value, as: UTF8.self) }
+            if name.elementsEqual("host".utf8) || name.elementsEqual(":authority".utf8) {
+                authority = String(decoding: value, as: UTF8.self)
+            }
+            if name.starts(with: "sec-fetch-".utf8) { fromBrowser = true }
+        }
+        if let refusal = Self.browserRefusal(
+            origin: origin, authority: authority, fromBrowser: fromBrowser, tokenRequired: api.requiredToken != nil)
+        {
+            let answer = ControlAPI.Answer.error(403, refusal)
+            connection.respond(
+                streamId: request.streamId,
+                HTTP2Response(status: 403, headers: [("content-type", "application/json")], body: answer.body + [10]))
+            connection.close()
+            return
+        }
+        if method == "GET", path == "/console" || path.hasPrefix("/console?") {
+            return servePage(path, connection: connection, streamId: request.streamId)
         }
         let answer: ControlAPI.Answer
         let refused = api.requiredToken.map { !ControlToken.matches(authorization, $0) } ?? false
@@ -597,6 +633,8 @@ final class ControlConnection: HTTP2ConnectionHandler {
             answer = .error(401, "this control API needs `authorization: Bearer <RINGSIDE_CONTROL_TOKEN>`")
         } else if request.bodyLength > request.body.count {
             answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
+        } else if method == "GET", path == "/console/events" {
+            return ConsoleStream.start(api.console, on: connection, streamId: request.streamId)
         } else {
             answer = api.route(method: method, path: path, body: request.body)
         }
@@ -611,9 +649,112 @@ final class ControlConnection: HTTP2ConnectionHandler {
         if refused { connection.close() } else { connection.trust() }
     }
 
+    /// Why a request a browser made for another site is refused: the console opens the control API
+    /// to browsers, and a page elsewhere could otherwise post to it (a fault, a reset) or, through a
+    /// name that resolves to loopback, read it. A request with an `Origin` must come from the API's
+    /// own address; without a token, a browser's request (it sent `Sec-Fetch-*`) must ask for an IP
+    /// literal or `localhost`.
+    static func browserRefusal(origin: String?, authority: String?, fromBrowser: Bool, tokenRequired: Bool) -> String? {
+        if let origin, origin != "http://" + (authority ?? "") {
+            return
+                "a request from the page of another site (Origin <\(OutsideText.visible(String(origin.prefix(100))))>) is refused"
+        }
+        guard fromBrowser, !tokenRequired, let authority else { return nil }
+        var host = Substring(authority)
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            host = host[host.index(after: host.startIndex)..<end]
+            let isAddress = !host.isEmpty && host.allSatisfy { $0 == ":" || $0 == "." || $0.isHexDigit }
+            return isAddress
+                ? nil : "the host <\(OutsideText.visible(String(authority.prefix(100))))> is not an address"
+        }
+        if let colon = host.lastIndex(of: ":") { host = host[..<colon] }
+        let isIPv4 =
+            host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && host.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber }
+        return isIPv4 || host == "localhost"
+            ? nil
+            : "without a control token only a loopback address is served (host <\(OutsideText.visible(String(authority.prefix(100))))>): "
+                + "a name could be made to resolve here"
+    }
+
+    /// The console's page: with a control token, only for a link that carries it (`?token=`, as
+    /// `serve` prints it); the page then sends it as every request does, in a header.
+    private func servePage(_ path: String, connection: ConnectionControl, streamId: Int32) {
+        let query = path.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+        let given = query.split(separator: "&").first { $0.hasPrefix("token=") }.map {
+            String($0.dropFirst(6)).removingPercentEncoding ?? ""
+        }
+        if let required = api.requiredToken, !ControlToken.matches(given.map { "Bearer " + $0 }, required) {
+            connection.respond(
+                streamId: streamId,
+                HTTP2Response(
+                    status: 401, headers: [("content-type", "text/plain; charset=utf-8")],
+                    body: Array("open the console with the link `ringside serve` printed (RINGSIDE_CONSOLE_URL)\n".utf8)
+                ))
+            connection.close()
+            return
+        }
+        let nonce = ControlToken.make()
+        connection.respond(
+            streamId: streamId,
+            HTTP2Response(
+                status: 200, headers: ConsolePage.headers(nonce: nonce),
+                body: Array(ConsolePage.html(nonce: nonce).utf8)))
+        if api.requiredToken != nil { connection.trust() }
+    }
+
     func idleGoAwayDebugData() -> [UInt8] { [] }
     func closed(why: String) {}
     func refusedStream(_ streamId: Int32, _ why: StreamRefusal) {}
+}
+
+/// The console's live feed on one connection: Server-Sent Events, written a quarter of a second
+/// apart on the connection's own thread (`ConnectionControl.after`); the delivery metrics every
+/// 2 s, a comment every 15 s to keep proxies from closing it. A page that stops reading is let go.
+final class ConsoleStream {
+    private let feed: ConsoleFeed
+    private let connection: ConnectionControl
+    private var after = 0
+    private var ticks = 0
+
+    private init(feed: ConsoleFeed, connection: ConnectionControl) {
+        self.feed = feed
+        self.connection = connection
+    }
+
+    static func start(_ feed: ConsoleFeed, on connection: ConnectionControl, streamId: Int32) {
+        let headers = [("content-type", "text/event-stream"), ("cache-control", "no-store")]
+        guard connection.beginStream(status: 200, headers: headers) else {
+            connection.respond(
+                streamId: streamId,
+                HTTP2Response(
+                    status: 400, headers: [("content-type", "application/json")],
+                    body: Array(#"{"error":"the console's events are served over HTTP/1.1 (a browser's fetch)"}"#.utf8)
+                        + [10]))
+            return
+        }
+        let stream = ConsoleStream(feed: feed, connection: connection)
+        stream.tick()
+    }
+
+    private func tick() {
+        var text = ticks == 0 ? "retry: 1000\n\n" : ""
+        let (events, missed) = feed.events(after: after)
+        if missed > 0 { text += "event: missed\ndata: {\"count\":\(missed)}\n\n" }
+        for event in events {
+            let name = event.json.hasPrefix(#"{"type":"push""#) ? "push" : "outcome"
+            text += "event: \(name)\ndata: \(event.json)\n\n"
+            after = event.number
+        }
+        if ticks % 8 == 0 { text += "event: metrics\ndata: \(feed.metricsJSON())\n\n" }
+        if text.isEmpty, ticks % 60 == 0 { text = ": still here\n\n" }
+        ticks += 1
+        if !text.isEmpty, !connection.stream(Array(text.utf8)) {
+            connection.close()
+            return
+        }
+        connection.after(0.25) { [self] in tick() }
+    }
 }
 
 /// The control API's token: drawn from the system's CSPRNG and compared in constant time (issue 27).

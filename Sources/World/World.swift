@@ -382,9 +382,26 @@ public final class World {
             // of them is in it. Bounded memory and time per token, however fast a provider pushes.
             let key = RegistryKey(environment: environment, token: token)
             let oldest = recentRequests[key, default: LatestValues()].record(now, keeping: throttle.count + 1)
+            forgetQuietTokens(now: now, window: throttle.window)
             if let oldest, oldest > now - throttle.window { return .throttled }
         }
         return isFull ? .full : .active
+    }
+
+    /// Tokens whose request times the throttle keeps (a test's figure).
+    var throttleTracked: Int { recentRequests.count }
+
+    /// Requests counted since the last sweep of `recentRequests`.
+    @exclusivity(unchecked) private var requestsSinceSweep = 0
+
+    /// Every 65,536 requests, the tokens with no request in the throttle's window are forgotten: a
+    /// long load over a million phones kept a ring of times for every token it ever pushed (the
+    /// soak of `bench/load.sh` grew by a tenth). Only the window's requests can throttle.
+    private func forgetQuietTokens(now: Double, window: Double) {
+        requestsSinceSweep += 1
+        guard requestsSinceSweep >= 1 << 16 else { return }
+        requestsSinceSweep = 0
+        recentRequests = recentRequests.filter { $0.value.newest.map { $0 > now - window } ?? false }
     }
 
     /// When a token stopped being valid (milliseconds since 1970, as a 410's `timestamp`), or nil while
@@ -641,6 +658,9 @@ extension [FinishedPush] {
 struct LatestValues<Value> {
     private var values: [Value] = []
     private var next = 0
+
+    /// The latest value recorded.
+    var newest: Value? { values.isEmpty ? nil : values[(next + values.count - 1) % values.count] }
 
     /// Records `value`; returns the oldest of the latest `keeping` values once that many were seen.
     @discardableResult

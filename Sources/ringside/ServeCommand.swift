@@ -308,6 +308,11 @@ enum ServeCommand {
         variables.insert(("APNS_ENVIRONMENT", options.environment.rawValue), at: 3)
         variables.append(("RINGSIDE_CONTROL_URL", "http://\(host):\(controlPort)"))
         if let token = options.controlToken { variables.append(("RINGSIDE_CONTROL_TOKEN", token)) }
+        // The console's link carries the token when there is one: the page needs it (issue 49).
+        let query = options.controlToken.map {
+            "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
+        variables.append(("RINGSIDE_CONSOLE_URL", "http://\(host):\(controlPort)/console" + (query ?? "")))
         let lines = variables.map { "\($0.name)=\(shellQuoted($0.value))" }
         Output.out(lines.joined(separator: "\n"))
     }

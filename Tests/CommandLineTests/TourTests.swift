@@ -18,14 +18,14 @@ import Testing
         return steps
     }
 
-    @Test("The tour has twelve steps, each with its command and output")
-    func twelveSteps() throws {
+    @Test("The tour has thirteen steps, each with its command and output")
+    func thirteenSteps() throws {
         let markdown = try String(contentsOfFile: Paths.root + "/docs/tour.md", encoding: .utf8)
-        #expect(markdown.components(separatedBy: "\n## ").count - 1 == 12)
-        #expect(try Self.steps().count == 12)
+        #expect(markdown.components(separatedBy: "\n## ").count - 1 == 13)
+        #expect(try Self.steps().count == 13)
     }
 
-    @Test("Each command of the tour prints what the tour shows", arguments: 0..<12)
+    @Test("Each command of the tour prints what the tour shows", arguments: 0..<13)
     func stepPrintsWhatTheTourShows(_ index: Int) throws {
         let step = try Self.steps()[index]
         // One command per line, each with its error output, as a reader's terminal shows them.

@@ -327,4 +327,29 @@ import Testing
         wrong.tokenPrefix = "xyz"
         #expect(wrong.problem?.contains("tokenPrefix") == true)
     }
+
+    /// The throttle keeps request times only for tokens pushed within its window: a load over
+    /// 70,000 phones, a push each a millisecond apart, forgets the first five seconds' tokens at its
+    /// sweep (65,536 requests in), and the token
+    /// pushed in the window is still throttled. Without the sweep every token pushed stays.
+    @Test("The throttle forgets tokens quiet for its whole window, and still throttles the busy one")
+    func throttleForgetsQuietTokens() {
+        var settings = WorldSettings()
+        settings.throttle = WorldSettings.Throttle(count: 2, window: 60)
+        let world = World(settings: settings, seed: 4)
+        let topic = "\(Self.bundle).voip"
+        let phones = 70_000
+        world.reserve(phones: phones)
+        for index in 0..<phones { world.addPhone(name: "p\(index)", apps: [AppSpec(bundleId: Self.bundle)], at: t0) }
+        let busy = world.token(phone: 0, bundleId: Self.bundle, kind: .voip)!
+        for index in 0..<phones {
+            let token = world.token(phone: index, bundleId: Self.bundle, kind: .voip)!
+            _ = world.lookup(token: token, topic: topic, environment: .sandbox, at: t0 + Double(index) / 1000)
+        }
+        let end = t0 + Double(phones) / 1000
+        #expect(world.throttleTracked < phones - 5_000, "\(world.throttleTracked) tokens tracked")
+        _ = world.lookup(token: busy, topic: topic, environment: .sandbox, at: end)
+        _ = world.lookup(token: busy, topic: topic, environment: .sandbox, at: end)
+        #expect(world.lookup(token: busy, topic: topic, environment: .sandbox, at: end) == .throttled)
+    }
 }
