@@ -21,7 +21,7 @@ public final class ConsoleFeed: MockObserver, Sendable {
         var next = 1
         var second = 0.0
         var shownThisSecond = 0
-        /// Pushes counted but not listed (a flood), since the last event listed.
+        /// Pushes counted but not listed (a flood), since the feed began.
         var notListed = 0
         /// Counts by bucket start: "status 200 voip 10" and "outcome rang voip 10" → count.
         var counts: [(start: Double, counts: [String: Int])] = []
@@ -63,8 +63,7 @@ public final class ConsoleFeed: MockObserver, Sendable {
                 return
             }
             state.shownThisSecond += 1
-            append(Self.pushJSON(record, notListedBefore: state.notListed), to: &state)
-            state.notListed = 0
+            append(Self.pushJSON(record), to: &state)
         }
     }
 
@@ -112,7 +111,8 @@ public final class ConsoleFeed: MockObserver, Sendable {
         }
     }
 
-    /// The counts of the last ten minutes, a bucket each: `{"bucketSeconds":10,"buckets":[{"start":…,"counts":{…}}]}`.
+    /// The counts of the last ten minutes, a bucket each, and the pushes not listed:
+    /// `{"bucketSeconds":10,"notListed":0,"buckets":[{"start":…,"counts":{…}}]}`.
     func metricsJSON() -> String {
         state.withLock { state in
             let buckets = state.counts.map { bucket in
@@ -125,12 +125,13 @@ public final class ConsoleFeed: MockObserver, Sendable {
                         .joined(separator: ",") + "}")
                 return line.finish()
             }
-            return "{\"bucketSeconds\":\(Int(Self.bucketSeconds)),\"buckets\":[" + buckets.joined(separator: ",") + "]}"
+            return "{\"bucketSeconds\":\(Int(Self.bucketSeconds)),\"notListed\":\(state.notListed),\"buckets\":["
+                + buckets.joined(separator: ",") + "]}"
         }
     }
 
     /// A push as the console lists it: its headers, each with what it means and whether it passed.
-    static func pushJSON(_ record: PushRecord, notListedBefore: Int) -> String {
+    static func pushJSON(_ record: PushRecord) -> String {
         let request = record.request
         var line = JSONLine()
         line.field("type", "push")
@@ -145,15 +146,18 @@ public final class ConsoleFeed: MockObserver, Sendable {
         line.field("fault", record.fault)
         line.field("pushType", request.pushType)
         line.field("priority", request.priority)
-        if notListedBefore > 0 { line.field("notListedBefore", notListedBefore) }
         // A fault plan's answer is no header's doing: `fault` says it.
         let failing = record.fault == nil ? record.rejection.map { header(of: $0.check) } : nil
         let headers = annotated(request).map { header in
             var field = JSONLine()
             field.field("name", header.name)
             field.field("value", header.value)
-            field.field("note", header.name == failing ? record.rejection?.detail ?? header.note : header.note)
-            field.field("ok", header.name != failing)
+            let note =
+                header.name == failing
+                ? record.rejection?.detail ?? header.note
+                : header.problem.map { "\(header.note) — \($0)" } ?? header.note
+            field.field("note", note)
+            field.field("ok", header.name != failing && header.problem == nil)
             return field.finish()
         }
         line.raw("headers", "[" + headers.joined(separator: ",") + "]")
@@ -177,39 +181,32 @@ public final class ConsoleFeed: MockObserver, Sendable {
         }
     }
 
-    /// Each header sent, with what APNs reads in it (docs/apns-facts.md).
-    static func annotated(_ request: PushRequest) -> [(name: String, value: String, note: String)] {
-        var headers: [(name: String, value: String, note: String)] = []
-        func add(_ name: String, _ value: String?, _ note: String) {
-            if let value { headers.append((name, value, note)) }
+    /// Each header sent, with what APNs reads in it and, for a VoIP push, what is wrong with it
+    /// for a call — the words of `ringside send` (`HeaderVocabulary`).
+    static func annotated(_ request: PushRequest) -> [(name: String, value: String, note: String, problem: String?)] {
+        let isVoIP = request.pushType == "voip" || request.topic?.hasSuffix(".voip") == true
+        var headers: [(name: String, value: String, note: String, problem: String?)] = []
+        let known: [(String, String?)] = [
+            (":method", request.method), (":path", request.path), ("authorization", request.authorization),
+            ("apns-id", request.apnsId), ("apns-push-type", request.pushType), ("apns-topic", request.topic),
+            ("apns-priority", request.priority), ("apns-expiration", request.expiration),
+            ("apns-collapse-id", request.collapseId),
+        ]
+        for case (let name, let value?) in known {
+            let entry = HeaderVocabulary.entry(name)
+            let problem = isVoIP ? entry?.judge(value) : nil
+            let shown = name == "authorization" ? abbreviatedJWT(value) : value
+            headers.append((name, shown, entry?.meaning ?? "", problem))
         }
-        add(":method", request.method, "POST, the only method APNs takes")
-        add(":path", request.path, "/3/device/<token>: the device token, 64 hex characters for a phone")
-        add(
-            "authorization", request.authorization.map(abbreviatedJWT),
-            "bearer JWT (ES256, kid and iss), or none with a client certificate")
-        add("apns-id", request.apnsId, "the push's id, echoed in the answer (a UUID; APNs makes one when absent)")
-        add(
-            "apns-push-type", request.pushType,
-            request.pushType == "voip" ? "voip: PushKit wakes the app, which must report a call" : "the push's kind")
-        add("apns-topic", request.topic, "the bundle id, with .voip for a VoIP push")
-        add(
-            "apns-priority", request.priority,
-            request.priority == "5"
-                ? "5: sent when power allows; a VoIP push needs 10 (may be delayed or dropped)"
-                : request.priority == "10" ? "10: at once" : "10 at once, 5 when power allows, 1 power first")
-        add(
-            "apns-expiration", request.expiration,
-            request.expiration == "0" ? "0: now or never (right for a call)" : "when APNs stops trying to deliver")
-        add("apns-collapse-id", request.collapseId, "pushes with the same id replace each other")
         for other in request.otherHeaders {
-            add(
-                other.name, other.value,
-                other.name.hasPrefix(":") || other.name == "host" ? "HTTP/2's own" : "not read by APNs")
+            let own = other.name.hasPrefix(":") || other.name == "host"
+            headers.append((other.name, other.value, own ? "HTTP/2's own" : "not an APNs header; APNs ignores it", nil))
         }
-        add(
-            "body", String(decoding: request.body.prefix(4096), as: UTF8.self),
-            "the payload: JSON, at most 5,120 bytes for VoIP, which PushKit hands to the app")
+        headers.append(
+            (
+                "body", String(decoding: request.body.prefix(4096), as: UTF8.self),
+                "the payload: JSON, at most 5,120 bytes for VoIP, which PushKit hands to the app", nil
+            ))
         return headers
     }
 

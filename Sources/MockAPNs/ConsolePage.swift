@@ -43,6 +43,16 @@ enum ConsolePage {
         <section><h2>Ladder of the latest exchanges</h2><pre id="ladder"></pre></section>
         <section><h2>Delivery metrics, last 10 minutes</h2><div id="plot"></div><table id="metrics"></table></section>
         <section><h2>Phones</h2><table id="phones"></table><div id="phone-answer" class="meta"></div></section>
+        <section><h2>Send a test push</h2>
+        <div>to <select id="send-token"></select></div>
+        <div>push type <select id="send-type"><option>voip</option><option>alert</option><option>background</option><option>none</option></select>
+        priority <select id="send-priority"><option>10</option><option>5</option><option>1</option><option>none</option></select>
+        expiration <input id="send-expiration" value="0" size="10"></div>
+        <div>topic <input id="send-topic" value="com.ringside.testapp.voip" size="30"></div>
+        <div>payload<br><textarea id="send-payload" rows="3" cols="44"></textarea></div>
+        <button id="send">Send</button>
+        <pre id="send-lines"></pre><div class="meta">the same with curl:</div><pre id="send-curl"></pre>
+        <div id="send-outcome"></div></section>
         <section><h2>Arm a fault</h2>
         <select id="fault-reason"></select> for the next <input id="fault-count" type="number" value="1" min="1" max="1000"> requests
         <button id="arm">Arm</button><div id="fault-what" class="notice"></div><div id="fault-answer" class="meta"></div></section>
@@ -62,16 +72,12 @@ enum ConsolePage {
         }
         const cards = new Map();
         const ladder = [];
-        let pushes = 0, notListed = 0;
+        let pushes = 0;
         function drawLadder() {
           $("ladder").textContent = ladder.slice(-8).join("\\n");
         }
         function onPush(p) {
           pushes += 1;
-          if (p.notListedBefore) {
-            notListed += p.notListedBefore;
-            $("notices").replaceChildren(el("div", notListed + " pushes counted but not listed: past 50 a second the page summarises (the metrics count every push)", "notice"));
-          }
           $("counts").textContent = pushes + " pushes listed";
           const card = el("div", null, "push" + (p.status === 200 ? "" : " bad"));
           card.dataset.apnsId = p.apnsId || "";
@@ -100,7 +106,14 @@ enum ConsolePage {
           ladder.push("APNs \\u2192 provider   " + p.status + (p.reason ? " " + p.reason : "") + (p.status === 200 ? "; APNs \\u2192 phone: the push" : ""));
           drawLadder();
         }
+        let pendingSend = null;
         function onOutcome(o) {
+          if (o.apnsId === pendingSend) {
+            $("send-outcome").replaceChildren(el("b", "outcome: " + o.outcome + (o.reason ? " (" + o.reason + ")" : ""), o.outcome === "rang" ? "ok" : "no"));
+            const story = el("ol"); for (const step of o.story || []) story.append(el("li", step));
+            $("send-outcome").append(story);
+            $("send-outcome").dataset.outcome = o.outcome;
+          }
           const target = cards.get(o.apnsId);
           ladder.push("phone " + (o.phone || "?") + " \\u2192 app \\u2192 CallKit   " + o.outcome + (o.reason ? " (" + o.reason + ")" : ""));
           drawLadder();
@@ -112,6 +125,7 @@ enum ConsolePage {
           target.dataset.outcome = o.outcome;
         }
         function onMetrics(m) {
+          if (m.notListed > 0) $("notices").replaceChildren(el("div", m.notListed + " pushes counted but not listed: past 50 a second the page lists a sample (the metrics count every push)", "notice"));
           const totals = new Map();
           for (const b of m.buckets) for (const [key, count] of Object.entries(b.counts)) totals.set(key, (totals.get(key) || 0) + count);
           const rows = new Map();
@@ -167,6 +181,14 @@ enum ConsolePage {
               }
               table.append(tr);
             }
+            const chosen = $("send-token").value;
+            $("send-token").replaceChildren();
+            for (const phone of phones) for (const app of phone.apps || []) for (const [kind, token] of [["VoIP", app.voipToken], ["alert", app.alertToken]]) {
+              if (!token) continue;
+              const option = el("option", phone.name + " \\u00b7 " + app.bundleId + " \\u00b7 " + kind + " token");
+              option.value = token; $("send-token").append(option);
+            }
+            if (chosen) $("send-token").value = chosen;
             if (listed.total > phones.length) table.append(el("tr", (listed.total - phones.length) + " more phones not listed", "meta"));
           } catch (e) { $("phone-answer").textContent = "phones: " + e; }
         }
@@ -184,6 +206,21 @@ enum ConsolePage {
         $("fault-reason").addEventListener("change", explain); explain();
         $("arm").addEventListener("click", async () => {
           $("fault-answer").textContent = await post("/faults", {reason: $("fault-reason").value, count: Number($("fault-count").value) || 1});
+        });
+        const freshPayload = () => JSON.stringify({aps: {}, callUUID: crypto.randomUUID(), handle: "console"});
+        $("send-payload").value = freshPayload();
+        $("send").addEventListener("click", async () => {
+          const body = {token: $("send-token").value, pushType: $("send-type").value, priority: $("send-priority").value,
+                        expiration: $("send-expiration").value, topic: $("send-topic").value, payload: $("send-payload").value};
+          $("send-outcome").replaceChildren(el("span", "sending…")); delete $("send-outcome").dataset.outcome;
+          const answer = await fetch("/console/send", {method: "POST", headers: Object.assign({"content-type": "application/json"}, auth), body: JSON.stringify(body)});
+          const sent = await answer.json();
+          if (!answer.ok) { $("send-lines").textContent = sent.error || String(answer.status); $("send-curl").textContent = ""; return; }
+          pendingSend = sent.apnsId;
+          $("send-lines").textContent = sent.lines.join("\\n");
+          $("send-curl").textContent = sent.curl;
+          $("send-outcome").replaceChildren(el("span", sent.status === 200 ? "accepted; the phone's outcome follows…" : "refused by APNs: no push reached the phone"));
+          $("send-payload").value = freshPayload();
         });
         function handle(name, data) {
           const value = JSON.parse(data);

@@ -23,6 +23,10 @@ public final class ControlAPI: HTTP2Service, @unchecked Sendable {
     /// When set, only requests with `authorization: Bearer <token>` are answered (set before serving).
     public var requiredToken: String?
 
+    /// Sends the console's test push (`POST /console/send`): set by `serve`, which knows its own
+    /// address and credentials, before serving; without it the route answers 404.
+    public var testPush: (@Sendable (_ body: [UInt8]) -> (status: Int, json: String))?
+
     /// The console's feed, made and added to the mock's observers the first time the console is
     /// opened (ConsoleFeed.swift).
     private let consoleFeed = Mutex<ConsoleFeed?>(nil)
@@ -635,6 +639,10 @@ final class ControlConnection: HTTP2ConnectionHandler {
             answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
         } else if method == "GET", path == "/console/events" {
             return ConsoleStream.start(api.console, on: connection, streamId: request.streamId)
+        } else if method == "POST", path == "/console/send" {
+            let sent: (status: Int, json: String) =
+                api.testPush?(request.body) ?? (404, #"{"error":"this control API sends no test push"}"#)
+            answer = ControlAPI.Answer(status: sent.status, json: RawJSON(sent.json))
         } else {
             answer = api.route(method: method, path: path, body: request.body)
         }

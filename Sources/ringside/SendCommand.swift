@@ -129,6 +129,17 @@ enum SendCommand {
     }
 
     static func send(_ push: OutgoingPush, _ configuration: ClientConfiguration) throws -> Int32 {
+        let (lines, answer) = try exchange(push, configuration)
+        Output.out(lines.joined(separator: "\n"))
+        if answer.status == 0 { return ExitCode.cannotProceed }
+        return answer.status == 200 ? ExitCode.success : ExitCode.expectationFailed
+    }
+
+    /// Sends the push and tells the exchange: each header with what it means, the answer, what it
+    /// means and what a provider does next (what `send` prints, and the console shows).
+    static func exchange(_ push: OutgoingPush, _ configuration: ClientConfiguration) throws
+        -> (lines: [String], answer: PushAnswer)
+    {
         let client = try APNsClient(configuration: configuration)
         var lines: [String] = []
         let authentication: String
@@ -147,8 +158,7 @@ enum SendCommand {
             lines.append(
                 "  What to do: check the URL, the CA and the credentials; a refused handshake is logged by `ringside serve`."
             )
-            Output.out(lines.joined(separator: "\n"))
-            return ExitCode.cannotProceed
+            return (lines, answer)
         }
         lines.append("← \(answer.status)\(answer.reasonText.map { " \($0)" } ?? "")")
         for (name, value) in answer.headers { lines.append("  \(name): \(value)") }
@@ -167,8 +177,7 @@ enum SendCommand {
         }
         let step = ResponsePolicy().next(status: answer.status, reason: answer.reason, attempt: 1, jitter: 0.5)
         lines.append("  Next step for a provider: \(describe(step))")
-        Output.out(lines.joined(separator: "\n"))
-        return answer.status == 200 ? ExitCode.success : ExitCode.expectationFailed
+        return (lines, answer)
     }
 
     /// Each header, what it means, and whether it is right for a VoIP push.
@@ -226,7 +235,7 @@ enum SendCommand {
         case .token(let keyFile, let keyId, let teamId):
             parts += [
                 "-H",
-                "\"authorization: bearer $(ringside token --key \(quote(keyFile)) --key-id \(keyId) --team-id \(teamId))\"",
+                "\"authorization: bearer $(ringside token --key \(quote(keyFile)) --key-id \(quote(keyId)) --team-id \(quote(teamId)))\"",
             ]
         case .certificate(let certificate, let key):
             parts += ["--cert", quote(certificate), "--key", quote(key)]

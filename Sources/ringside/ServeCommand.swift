@@ -263,6 +263,12 @@ enum ServeCommand {
                 return ExitCode.cannotProceed
             }
         }
+        // The console's test push goes to this mock's own port, on loopback whatever --host says.
+        let server = assembly.server
+        let scheme = options.plaintext ? "http" : "https"
+        assembly.control?.testPush = { body in
+            ConsoleSend.answer(body, url: "\(scheme)://127.0.0.1:\(server.port)", certs: certs)
+        }
         if !options.quiet { assembly.mock.addObserver(RequestLog()) }
         if let path = options.transcript {
             do {

@@ -44,9 +44,16 @@ import Testing
                 as? [String: Any], "\(live.stdout.suffix(400))")
         #expect(seen["firstOutcome"] as? String == "rang")
         #expect((seen["lowStory"] as? String)?.contains("apns-priority 5") == true, "\(seen["lowStory"] ?? "")")
-        #expect((seen["lowPriorityNote"] as? String)?.hasPrefix("5:") == true)
+        #expect((seen["lowPriorityNote"] as? String)?.contains("a call must ring now: priority 10") == true)
         #expect((seen["faulted"] as? [String: Any])?["status"] as? String == "503")
         #expect(seen["tokenLeftInAddress"] as? Bool == false)
+        // The test push sent from the page: its exchange, its curl command, its outcome.
+        #expect(seen["sendOutcome"] as? String == "rang")
+        #expect((seen["sendLines"] as? String)?.contains("apns-priority: 10") == true)
+        #expect((seen["sendCurl"] as? String)?.hasPrefix("curl -v --http2") == true)
+        // A flood: a sample listed, the rest counted, and the page says so.
+        #expect((seen["floodNotice"] as? String)?.contains("counted but not listed") == true)
+        #expect((seen["listed"] as? Int ?? 1000) <= 200)
         let size = (try? FileManager.default.attributesOfItem(atPath: shot)[.size] as? Int) ?? 0
         #expect(size > 10_000, "a screenshot of the console: \(size) bytes")
         let blocked = try Self.browse(serve, screenshot: shot + ".blocked.png", blockEvents: true)
@@ -91,6 +98,21 @@ import Testing
             "/usr/bin/curl",
             ["-s", "-N", "--max-time", "1", "-H", "authorization: Bearer c0nsole", control + "/console/events"])
         #expect(stream.stdout.contains("event: metrics"), "\(stream.stdout)")
+        // The page's test push is sent as given, but never into another header or another path.
+        func send(_ body: String, token: Bool = true) throws -> String {
+            try run(
+                "/usr/bin/curl",
+                ["-s", "-w", " %{http_code}", "-X", "POST", "-d", body]
+                    + (token ? ["-H", "authorization: Bearer c0nsole"] : []) + [control + "/console/send"]
+            ).stdout
+        }
+        #expect(try send(#"{"token": "abab"}"#, token: false).hasSuffix(" 401"))
+        #expect(try send(#"{"token": "../../health"}"#).hasSuffix(" 400"))
+        #expect(try send(#"{"token": "abab", "topic": "x\r\nx-injected: 1"}"#).hasSuffix(" 400"))
+        #expect(try send(#"{"token": "abab", "colour": "red"}"#).hasSuffix(" 400"))
+        let wrong = try send(#"{"token": "abab", "priority": "5"}"#)
+        #expect(
+            wrong.hasSuffix(" 200") && wrong.contains("BadDeviceToken") || wrong.contains("\"status\":"), "\(wrong)")
         // A page of another site cannot post to it, token or not.
         let posted = try status([
             "-X", "POST", "-H", "authorization: Bearer c0nsole", "-H", "origin: http://evil.example", "-d",

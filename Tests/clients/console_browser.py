@@ -13,6 +13,7 @@ negative control, which must fail.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -144,6 +145,46 @@ try:
     seen["titleAfter"] = driver.title
     if seen["imagesInPushes"] or seen["titleAfter"] != "ringside console":
         fail("markup from a push became part of the page")
+    # Send a test push from the page, as Apple's console does: the exchange, the curl command, the outcome.
+    Select(driver.find_element(By.ID, "send-priority")).select_by_visible_text("10")
+    driver.find_element(By.ID, "send").click()
+    wait_for("the page sent its test push", lambda: "\u2190 200" in driver.find_element(By.ID, "send-lines").text, 5)
+    seen["sendLines"] = driver.find_element(By.ID, "send-lines").text
+    seen["sendCurl"] = driver.find_element(By.ID, "send-curl").text
+    if not seen["sendCurl"].startswith("curl "):
+        fail("the page shows no curl command for its test push")
+    wait_for("the page shows its test push's outcome",
+             lambda: driver.find_element(By.ID, "send-outcome").get_attribute("data-outcome"), 5)
+    seen["sendOutcome"] = driver.find_element(By.ID, "send-outcome").get_attribute("data-outcome")
+    # A flood (h2load, as fast as it goes): the page lists a sample, says so, and counts every push.
+    flood = 2000
+    body = os.path.join(os.path.dirname(os.path.abspath(screenshot)), "flood-payload.json")
+    with open(body, "w") as f:
+        json.dump({"aps": {}, "callUUID": "5f6c5d5e-0000-4000-8000-00000000f100", "handle": "flood"}, f)
+    out = subprocess.run(
+        ["h2load", "-n", str(flood), "-c", "1", "-m", "20", "-H", "authorization: bearer " + jwt,
+         "-H", "apns-topic: com.ringside.testapp.voip", "-H", "apns-push-type: voip", "-H", "apns-priority: 10",
+         "-H", "apns-expiration: 0", "-d", body, "https://127.0.0.1:%s/3/device/%s" % (apns_port, token)],
+        capture_output=True, text=True, timeout=60)
+    os.remove(body)
+    seen["flood"] = [line for line in out.stdout.splitlines() if "succeeded" in line]
+    # What the mock answered: h2load's refused streams at the start (one stream until the JWT is
+    # verified, as APNs does) were never requests.
+    answered = re.search(r"(\d+) succeeded, (\d+) failed, (\d+) errored", out.stdout)
+    flood = int(answered.group(1)) + int(answered.group(2)) - int(answered.group(3)) if answered else flood
+    notice = wait_for("the page says it did not list every push of the flood",
+                      lambda: "not listed" in driver.find_element(By.ID, "notices").text
+                      and driver.find_element(By.ID, "notices").text, 5)
+    seen["floodNotice"] = notice
+    seen["listed"] = len(driver.find_elements(By.CSS_SELECTOR, "#pushes .push"))
+    if seen["listed"] > 200:
+        fail("the page listed %d pushes" % seen["listed"])
+
+    def counted():
+        text = driver.find_element(By.ID, "metrics").text
+        total = sum(int(count) for count in re.findall(r"status \d+: (\d+)", text))
+        return total if total >= flood else None
+    seen["counted"] = wait_for("the metrics count every push of the flood", counted, 5)
     seen["metrics"] = driver.find_element(By.ID, "metrics").text
     seen["ladder"] = driver.find_element(By.ID, "ladder").text
     driver.save_screenshot(screenshot)
