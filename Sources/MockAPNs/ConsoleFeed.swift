@@ -46,7 +46,7 @@ public final class ConsoleFeed: MockObserver, Sendable {
 
     private func pushed(_ record: PushRecord) {
         let request = record.request
-        let kind = "\(request.pushType ?? "none") \(request.priority ?? "10")"
+        let kind = Self.kind(request)
         let now = Date().timeIntervalSince1970
         state.withLock { state in
             count("status \(record.status) \(kind)", at: now, in: &state)
@@ -67,6 +67,14 @@ public final class ConsoleFeed: MockObserver, Sendable {
         }
     }
 
+    /// A push's row in the metrics: its push type and priority as APNs knows them, anything else
+    /// as "other" (a provider's made-up push types must not grow the counts without bound).
+    static func kind(_ request: PushRequest) -> String {
+        let type = request.pushType.map { PushType(rawValue: $0) == nil ? "other" : $0 } ?? "none"
+        let priority = request.priority.map { ["10", "5", "1"].contains($0) ? $0 : "other" } ?? "10"
+        return "\(type) \(priority)"
+    }
+
     private func ended(_ fate: borrowing PushFate) {
         guard fate.outcome.isFinal else { return }
         let now = Date().timeIntervalSince1970
@@ -80,8 +88,10 @@ public final class ConsoleFeed: MockObserver, Sendable {
         let json = line.finish()
         let apnsId = fate.apnsId
         let outcome = fate.outcome.kind
+        // Its row, as its push was counted (a push the map no longer holds: by its topic and priority).
+        let fallback = "\(fate.topic.hasSuffix(".voip") ? "voip" : "other") \(fate.priority.rawValue)"
         state.withLock { state in
-            let kind = state.kinds.removeValue(forKey: apnsId) ?? "voip 10"
+            let kind = state.kinds.removeValue(forKey: apnsId) ?? fallback
             count("outcome \(outcome) \(kind)", at: now, in: &state)
             append(json, to: &state)
         }
