@@ -229,9 +229,11 @@ enum ConsolePage {
           else if (name === "metrics") onMetrics(value);
           else if (name === "missed") $("notices").replaceChildren(el("div", value.count + " events not shown: the page fell behind", "notice"));
         }
+        let lastEvent = 0;
         async function connect() {
           try {
-            const answer = await fetch("/console/events", {headers: auth, cache: "no-store"});
+            // From the last event it has: a reconnection shows nothing twice.
+            const answer = await fetch("/console/events?after=" + lastEvent, {headers: auth, cache: "no-store"});
             if (!answer.ok || !answer.body) throw new Error("status " + answer.status);
             $("live").textContent = "live"; $("live").className = "on";
             const reader = answer.body.getReader();
@@ -246,7 +248,8 @@ enum ConsolePage {
                 const block = buffer.slice(0, end); buffer = buffer.slice(end + 2);
                 let name = "message", data = "";
                 for (const line of block.split("\\n")) {
-                  if (line.startsWith("event: ")) name = line.slice(7);
+                  if (line.startsWith("id: ")) lastEvent = Number(line.slice(4)) || lastEvent;
+                  else if (line.startsWith("event: ")) name = line.slice(7);
                   else if (line.startsWith("data: ")) data += line.slice(6);
                 }
                 if (data) handle(name, data);

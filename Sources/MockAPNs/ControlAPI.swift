@@ -637,8 +637,13 @@ final class ControlConnection: HTTP2ConnectionHandler {
             answer = .error(401, "this control API needs `authorization: Bearer <RINGSIDE_CONTROL_TOKEN>`")
         } else if request.bodyLength > request.body.count {
             answer = .error(413, "the body is larger than \(ControlAPI.maximumBody) bytes")
-        } else if method == "GET", path == "/console/events" {
-            return ConsoleStream.start(api.console, on: connection, streamId: request.streamId)
+        } else if method == "GET", path == "/console/events" || path.hasPrefix("/console/events?") {
+            // Trusted before it streams: the untrusted timeout would cut a stream that was the
+            // connection's first request.
+            connection.trust()
+            let after = path.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "&")
+                .first { $0.hasPrefix("after=") }.flatMap { ControlAPI.plainNumber($0.dropFirst(6)) }
+            return ConsoleStream.start(api.console, on: connection, streamId: request.streamId, after: after ?? 0)
         } else if method == "POST", path == "/console/send" {
             let sent: (status: Int, json: String) =
                 api.testPush?(request.body) ?? (404, #"{"error":"this control API sends no test push"}"#)
@@ -730,7 +735,9 @@ final class ConsoleStream {
         self.connection = connection
     }
 
-    static func start(_ feed: ConsoleFeed, on connection: ConnectionControl, streamId: Int32) {
+    /// `after`: the number of the last event the page has (it reconnects from there, and is told
+    /// of what it missed meanwhile), 0 for all that is kept.
+    static func start(_ feed: ConsoleFeed, on connection: ConnectionControl, streamId: Int32, after: Int) {
         let headers = [("content-type", "text/event-stream"), ("cache-control", "no-store")]
         guard connection.beginStream(status: 200, headers: headers) else {
             connection.respond(
@@ -742,6 +749,7 @@ final class ConsoleStream {
             return
         }
         let stream = ConsoleStream(feed: feed, connection: connection)
+        stream.after = after
         stream.tick()
     }
 
@@ -751,7 +759,7 @@ final class ConsoleStream {
         if missed > 0 { text += "event: missed\ndata: {\"count\":\(missed)}\n\n" }
         for event in events {
             let name = event.json.hasPrefix(#"{"type":"push""#) ? "push" : "outcome"
-            text += "event: \(name)\ndata: \(event.json)\n\n"
+            text += "id: \(event.number)\nevent: \(name)\ndata: \(event.json)\n\n"
             after = event.number
         }
         if ticks % 8 == 0 { text += "event: metrics\ndata: \(feed.metricsJSON())\n\n" }

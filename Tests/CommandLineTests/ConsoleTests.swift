@@ -8,6 +8,12 @@ import Testing
 @Suite(.serialized) struct ConsoleTests {
     typealias Serve = ServeCommandTests.Serve
 
+    /// A JWT for the test key (`ringside token`).
+    static func jwt() throws -> String {
+        try run(Paths.ringside, ["token", "--certs", Paths.certs]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+
     /// A contract value as `serve` prints it: in single quotes when the shell would read it otherwise.
     static func value(_ serve: Serve, _ key: String) throws -> String {
         var value = try #require(serve.contract[key], "\(key) in \(serve.contract)")
@@ -98,6 +104,33 @@ import Testing
             "/usr/bin/curl",
             ["-s", "-N", "--max-time", "1", "-H", "authorization: Bearer c0nsole", control + "/console/events"])
         #expect(stream.stdout.contains("event: metrics"), "\(stream.stdout)")
+        // A stream that is its connection's first request outlives the 3 s given to strangers
+        // (curl ends it at 4 s: exit 28, not a close by the server).
+        let long = try run(
+            "/usr/bin/curl",
+            ["-s", "-N", "--max-time", "4", "-H", "authorization: Bearer c0nsole", control + "/console/events"])
+        #expect(long.status == 28, "the stream ended early: \(long.status)")
+        // Events are numbered; a page reconnecting after the last it has gets nothing twice.
+        _ = try run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "--http2", "--cacert", Paths.certs + "/ca.pem", "-H",
+                "authorization: bearer \(try Self.jwt())",
+                "-H", "apns-topic: com.ringside.testapp.voip", "-H", "apns-push-type: voip", "-d", "{}",
+                "https://127.0.0.1:\(try Self.value(serve, "APNS_PORT"))/3/device/"
+                    + String(repeating: "ab", count: 32),
+            ])
+        let first = try run(
+            "/usr/bin/curl",
+            ["-s", "-N", "--max-time", "1", "-H", "authorization: Bearer c0nsole", control + "/console/events"])
+        let last = try #require(first.stdout.matches(of: /id: (\d+)/).last?.1, "\(first.stdout)")
+        let again = try run(
+            "/usr/bin/curl",
+            [
+                "-s", "-N", "--max-time", "1", "-H", "authorization: Bearer c0nsole",
+                control + "/console/events?after=\(last)",
+            ])
+        #expect(first.stdout.contains("event: push") && !again.stdout.contains("event: push"), "\(again.stdout)")
         // The page's test push is sent as given, but never into another header or another path.
         func send(_ body: String, token: Bool = true) throws -> String {
             try run(

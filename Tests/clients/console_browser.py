@@ -99,13 +99,17 @@ try:
     # A push while the page is open: shown by its apns-id, headers annotated, then its outcome.
     first = push(token)
     seen["first"] = first
+    answered = time.time()
     element = wait_for("the page shows the push " + str(first["apns_id"]), lambda: card(first["apns_id"]), 3)
+    # Reported, not judged (a test asserts nothing on wall-clock time): from the answer to the page.
+    seen["shownAfterSeconds"] = round(time.time() - answered, 3)
     headers = {row.find_elements(By.TAG_NAME, "td")[1].text: row.find_elements(By.TAG_NAME, "td")[3].text
                for row in element.find_elements(By.CSS_SELECTOR, "tr.header")}
     seen["headers"] = headers
     if "apns-priority" not in headers or "apns-push-type" not in headers:
         fail("the push's headers are not annotated: " + json.dumps(headers))
     outcome = wait_for("the page shows the first push's outcome", lambda: outcome_of(first["apns_id"]), 3)
+    seen["outcomeAfterSeconds"] = round(time.time() - answered, 3)
     seen["firstOutcome"] = outcome.get_attribute("data-outcome")
     if seen["firstOutcome"] != "rang":
         fail("the first push did not ring: " + outcome.text)
