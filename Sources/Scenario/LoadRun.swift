@@ -30,7 +30,7 @@ public enum LoadInterrupt {
 /// load` (`LoadFigures`), read once the provider has settled.
 struct LoadRun {
     /// One call the load placed.
-    struct Call {
+    struct Call: Sendable {
         var uuid: String
         /// Its callee, by the population's index.
         var callee: Int
@@ -131,7 +131,8 @@ struct LoadRun {
     }
 
     /// Places every call at its time, open-loop as SIPp does: `noted` records the calls due (on this
-    /// thread, a visit of the world for all of them),
+    /// thread, a visit of the world for all of them), `answered` hears when the provider is done
+    /// with them,
     /// `ask` asks the provider — on up to `concurrency` threads at once, so that a provider slow to
     /// answer one call (retrying through a 503 storm) does not hold back the calls due meanwhile
     /// (with one, a provider that retried froze the load and met a one-second storm with 3 pushes).
@@ -144,6 +145,7 @@ struct LoadRun {
         threaded: Bool,
         noted: ([Call]) -> Void,
         ask: @escaping @Sendable (_ calls: [PlacedCall]) throws -> Void,
+        answered: @escaping @Sendable (_ calls: [Call]) -> Void,
         progress: ((LoadRun, _ seconds: Double) -> Void)?
     ) throws {
         var random = SeededGenerator(seed: seed ^ 0xca11)
@@ -158,9 +160,13 @@ struct LoadRun {
         func askAboutDue() throws {
             guard !due.isEmpty else { return }
             noted(due)
+            let placed = due
             let calls = due.map { PlacedCall(user: Self.name($0.callee), callUUID: $0.uuid) }
             due.removeAll(keepingCapacity: true)
-            try asking.ask { try ask(calls) }
+            try asking.ask {
+                try ask(calls)
+                answered(placed)
+            }
         }
         for index in 0..<plan.calls {
             if LoadInterrupt.isRequested { break }

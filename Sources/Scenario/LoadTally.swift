@@ -38,16 +38,22 @@ final class LoadTally: MockObserver, Sendable {
         var deadTokenPushes = 0
         /// When the latest call to each callee was placed (world time), by the population's index.
         var lastPlaced: [Double]
+        /// When APNs first answered 410 for a callee's token, the call whose push it answered, and
+        /// when the provider was told: when it was done with that call (world time).
+        var deadCallee: [Int32: (since: Double, call: String?, told: Double?)] = [:]
         var series = SeriesBuilder()
     }
 
     private let state: Mutex<State>
     /// Each registered token's callee (by its first 8 bytes), for the 410 rule.
     private let callees: [UInt64: Int32]
+    /// Where the app reads the call id in a payload (the scenario's `call-id-path`).
+    private let callPaths: CallPaths?
 
-    init(population: Int, tokens: [UInt64: Int32]) {
+    init(population: Int, tokens: [UInt64: Int32], callPaths: CallPaths? = nil) {
         state = Mutex(State(lastPlaced: Array(repeating: -.infinity, count: population)))
         callees = tokens
+        self.callPaths = callPaths
     }
 
     /// The first 8 bytes of a token in hex: a key for it that takes no string.
@@ -102,13 +108,16 @@ final class LoadTally: MockObserver, Sendable {
         }
     }
 
-    /// An answer of the mock: counted, and a request to a token after its 410 judged by
-    /// `LoadFigures.deadTokenPushes`'s rule (a request for a call placed after the answer).
+    /// An answer of the mock: counted, and a request to a token after its 410 judged: it counts
+    /// when the call it is for was placed after the provider was told (`told`). A call placed
+    /// before — while the provider was still reading the 410, or pushing several calls at once — is
+    /// a race it cannot win, not a dead token kept. A token of no callee counts from its 410.
     private func answered(_ record: PushRecord) {
         let key = Self.key(record.request.deviceToken ?? "")
         let callee = callees[key]
         let answeredAt =
             record.at.world + max(0, (record.answeredAt ?? record.at.wall) - record.at.wall)
+        let call = record.status == 410 ? CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased() : nil
         state.withLock { state in
             state.requests += 1
             state.answers[record.status, default: 0] += 1
@@ -117,12 +126,32 @@ final class LoadTally: MockObserver, Sendable {
             if let since = state.deadSince[key], record.at.world >= since {
                 if let callee {
                     let last = state.lastPlaced[Int(callee)]
-                    if last >= since, last <= record.at.world { state.deadTokenPushes += 1 }
+                    if let told = state.deadCallee[callee]?.told, last > told, last <= record.at.world {
+                        state.deadTokenPushes += 1
+                    }
                 } else {
                     state.deadTokenPushes += 1
                 }
             }
-            if record.status == 410, state.deadSince[key] == nil { state.deadSince[key] = answeredAt }
+            if record.status == 410, state.deadSince[key] == nil {
+                state.deadSince[key] = answeredAt
+                if let callee, state.deadCallee[callee] == nil { state.deadCallee[callee] = (answeredAt, call, nil) }
+            }
+        }
+    }
+
+    /// The provider was done with these calls (its answer to them came back) at `time`: done with
+    /// the call whose push APNs answered 410, it has been told (a call it did not name: done with
+    /// any call to that callee after the answer).
+    func answered(_ calls: [LoadRun.Call], at time: Double) {
+        state.withLock { state in
+            for call in calls {
+                let callee = Int32(truncatingIfNeeded: call.callee)
+                guard let dead = state.deadCallee[callee], dead.told == nil, time >= dead.since,
+                    dead.call == nil || dead.call == call.uuid
+                else { continue }
+                state.deadCallee[callee] = (dead.since, dead.call, time)
+            }
         }
     }
 

@@ -504,7 +504,8 @@ public final class ScenarioRunner {
     private func runLoad(_ loadPlan: LoadPlan) throws {
         var run = LoadRun(loadPlan)
         run.populate(world, seed: plan.seed, at: now)
-        let tally = LoadTally(population: loadPlan.phones, tokens: run.callees)
+        let tally = LoadTally(
+            population: loadPlan.phones, tokens: run.callees, callPaths: plan.world.settings.callPaths)
         tally.connectionsBefore(Evidence(events: recorder.events).openedAt.count)
         // It watches to the scenario's end: `expect load` counts a push that came late too.
         assembly.mock.addObserver(tally)
@@ -559,6 +560,7 @@ public final class ScenarioRunner {
                 self.waiting.providerDriven()
             },
             ask: { calls in try asked.driver.placeCalls(calls, caller: "load-caller") },
+            answered: { [clock] calls in tally.answered(calls, at: clock.now().world) },
             progress: say.map { say in
                 { run, seconds in
                     say(

@@ -120,28 +120,62 @@ import Testing
         #expect(!Judges.judge(.requests, of: expectation, evidence).passed)
     }
 
-    /// A load asks about many calls at once: a call placed before APNs answered 410 for its token
-    /// and pushed just after is a race, not a dead token kept; a call placed after it is.
-    @Test("A dead token counts from the first call placed after its 410")
+    /// A load asks about many calls at once: a call placed before the provider was told of a
+    /// token's 410 — before it was done with the call whose push got it — and pushed after the 410
+    /// is a race it cannot win; a call placed after it was told, pushing the token, is a dead token
+    /// kept.
+    @Test("A dead token counts from the first call placed after the provider was told of its 410")
     func deadTokenRace() {
-        func tally(_ events: [(String, Int, Double)], calls: [Double]) -> Int {
+        enum Step {
+            case place(Double)
+            case push(String, Int, Double)
+            /// A push naming its call (the call placed at that time).
+            case pushFor(Double, status: Int, at: Double)
+            /// The provider was done with the calls placed so far.
+            case done(Double)
+            /// The provider was done with one call.
+            case doneWith(Double, at: Double)
+        }
+        func tally(_ steps: [Step]) -> Int {
             let tally = LoadTally(population: 2, tokens: [LoadTally.key("aa00"): 0])
-            var placed = calls.makeIterator()
-            var next = placed.next()
-            for (token, status, at) in events {
-                while let time = next, time <= at {
-                    tally.placed([LoadRun.Call(uuid: "\(time)", callee: 0, placedAt: time, trait: nil)])
-                    next = placed.next()
+            var placed: [LoadRun.Call] = []
+            for step in steps {
+                switch step {
+                case .place(let time):
+                    let call = LoadRun.Call(uuid: "\(time)", callee: 0, placedAt: time, trait: nil)
+                    placed.append(call)
+                    tally.placed([call])
+                case .push(let token, let status, let time): tally.read(Self.push(token, status: status, at: time))
+                case .pushFor(let call, let status, let time):
+                    guard case .push(var record) = Self.push("aa00", status: status, at: time) else { return -1 }
+                    record.request.body = Array(#"{"aps":{},"callUUID":"\#(call)"}"#.utf8)
+                    tally.read(.push(record))
+                case .done(let time): tally.answered(placed, at: time)
+                case .doneWith(let call, let time): tally.answered(placed.filter { $0.uuid == "\(call)" }, at: time)
                 }
-                tally.read(Self.push(token, status: status, at: at))
             }
             return tally.figures().deadTokenPushes
         }
-        let raced = [("aa00", 410, 1.0), ("aa00", 410, 1.05)]
-        #expect(tally(raced, calls: [0.9, 0.95]) == 0)
-        // The same requests with the second call placed after the answer: the provider was told.
-        #expect(tally(raced, calls: [0.9, 1.01]) == 1)
-        // A token of no phone of the load counts from its 410; a 200 before it never does.
-        #expect(tally([("cc00", 200, 0.5), ("cc00", 410, 1), ("cc00", 410, 2)], calls: []) == 1)
+        // The 410 names its call: the provider is told when it is done with that call, not with
+        // another call to the same phone (a service handling several at once).
+        #expect(
+            tally([
+                .place(0.9), .place(0.95), .pushFor(0.9, status: 410, at: 1.0), .doneWith(0.95, at: 1.01),
+                .place(1.02), .pushFor(1.02, status: 410, at: 1.03),
+            ]) == 0)
+        #expect(
+            tally([
+                .place(0.9), .pushFor(0.9, status: 410, at: 1.0), .doneWith(0.9, at: 1.04), .place(1.05),
+                .pushFor(1.05, status: 410, at: 1.06),
+            ]) == 1)
+        // The first call's push gets 410; a second call, placed before the provider was done with
+        // the first, pushes the token just after: the race.
+        #expect(
+            tally([.place(0.9), .push("aa00", 410, 1.0), .place(1.01), .push("aa00", 410, 1.02), .done(1.05)]) == 0)
+        // Placed after the provider was done with the first: it was told, and still pushed.
+        #expect(
+            tally([.place(0.9), .push("aa00", 410, 1.0), .done(1.01), .place(1.02), .push("aa00", 410, 1.03)]) == 1)
+        // A token of no callee of the load counts from its 410; a 200 before it never does.
+        #expect(tally([.push("cc00", 200, 0.5), .push("cc00", 410, 1), .push("cc00", 410, 2)]) == 1)
     }
 }

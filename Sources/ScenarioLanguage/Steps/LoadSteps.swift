@@ -101,7 +101,8 @@ public struct LoadExpectation: ExpectationWithChecks {
             case .deadTokenPushes:
                 return Option(
                     "dead-token-pushes-at-most", .number(0...10_000_000),
-                    "requests to a device token after APNs answered 410 for it, for calls placed after that answer")
+                    "requests to a device token after APNs answered 410 for it, for calls placed once the provider was done with the call that got it"
+                )
             case .throttled:
                 return Option("throttled-at-most", .number(0...10_000_000), "429 TooManyRequests answers")
             case .pushesPerCall:
