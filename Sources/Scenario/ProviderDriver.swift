@@ -134,7 +134,7 @@ final class ExecProvider: ProviderDriver {
 /// `readyDeadline`), drives with request templates, and stops at the end.
 final class HTTPServiceProvider: ProviderDriver {
     private var process: ChildProcess!
-    let port: UInt16
+    private(set) var port: UInt16 = 0
     let service: HTTPService
     let actions: [ProviderAction] = []
     private let log: OutputFile
@@ -144,9 +144,27 @@ final class HTTPServiceProvider: ProviderDriver {
     var output: [String] { log.tail() }
 
     init(service: HTTPService, contract: ContractValues, children: Children) throws {
-        port = HTTPServiceProvider.freePort()
         self.service = service
         log = try OutputFile()
+        // The port is free when chosen, and another process may take it before the service binds
+        // it (seen once in CI: "Address already in use"): the service is started again on another.
+        var attempt = 1
+        while true {
+            port = HTTPServiceProvider.freePort()
+            do {
+                try start(contract: contract, children: children)
+                return
+            } catch let failure as ScenarioError
+                where attempt < 3 && failure.description.contains("Address already in use")
+            {
+                attempt += 1
+                stop()
+            }
+        }
+    }
+
+    /// Starts the service on `port` and waits for its ready URL to answer 200.
+    private func start(contract: ContractValues, children: Children) throws {
         var values = contract.placeholders
         values[.port] = String(port)
         let command = service.command.filledForShell(values)
