@@ -117,7 +117,19 @@ final class LoadTally: MockObserver, Sendable {
         let callee = callees[key]
         let answeredAt =
             record.at.world + max(0, (record.answeredAt ?? record.at.wall) - record.at.wall)
-        let call = record.status == 410 ? CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased() : nil
+        // The call a request is for, read from its payload only when it matters: a 410, or a
+        // request to a token already answered 410.
+        var call: String?
+        var read = false
+        func callOfRequest() -> String? {
+            if !read {
+                read = true
+                call = CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased()
+            }
+            return call
+        }
+        let isDead = state.withLock { $0.deadSince[key] != nil }
+        if record.status == 410 || isDead { _ = callOfRequest() }
         state.withLock { state in
             state.requests += 1
             state.answers[record.status, default: 0] += 1
@@ -125,8 +137,10 @@ final class LoadTally: MockObserver, Sendable {
             state.series.answered(record.status, at: record.at.world)
             if let since = state.deadSince[key], record.at.world >= since {
                 if let callee {
-                    let last = state.lastPlaced[Int(callee)]
-                    if let told = state.deadCallee[callee]?.told, last > told, last <= record.at.world {
+                    // The request's own call when its payload names one of the load's, else the
+                    // latest call to its phone.
+                    let placedAt = call.flatMap { state.waiting[$0]?.placedAt } ?? state.lastPlaced[Int(callee)]
+                    if let told = state.deadCallee[callee]?.told, placedAt > told, placedAt <= record.at.world {
                         state.deadTokenPushes += 1
                     }
                 } else {

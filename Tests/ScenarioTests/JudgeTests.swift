@@ -168,6 +168,13 @@ import Testing
                 .place(0.9), .pushFor(0.9, status: 410, at: 1.0), .doneWith(0.9, at: 1.04), .place(1.05),
                 .pushFor(1.05, status: 410, at: 1.06),
             ]) == 1)
+        // A request is judged by its own call, named in its payload: a call placed before the
+        // provider was told, pushed after a later call to the same phone was placed, is the race.
+        #expect(
+            tally([
+                .place(0.9), .place(0.95), .pushFor(0.9, status: 410, at: 1.0), .doneWith(0.9, at: 1.01),
+                .place(1.02), .pushFor(0.95, status: 410, at: 1.03),
+            ]) == 0)
         // The first call's push gets 410; a second call, placed before the provider was done with
         // the first, pushes the token just after: the race.
         #expect(
