@@ -117,24 +117,16 @@ final class LoadTally: MockObserver, Sendable {
         let callee = callees[key]
         let answeredAt =
             record.at.world + max(0, (record.answeredAt ?? record.at.wall) - record.at.wall)
-        // The call a request is for, read from its payload only when it matters: a 410, or a
-        // request to a token already answered 410.
-        var call: String?
-        var read = false
-        func callOfRequest() -> String? {
-            if !read {
-                read = true
-                call = CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased()
-            }
-            return call
-        }
-        let isDead = state.withLock { $0.deadSince[key] != nil }
-        if record.status == 410 || isDead { _ = callOfRequest() }
         state.withLock { state in
             state.requests += 1
             state.answers[record.status, default: 0] += 1
             if record.status == 429 { state.throttled += 1 }
             state.series.answered(record.status, at: record.at.world)
+            // The call a request is for, read from its payload only when it matters: a 410, or a
+            // request to a token already answered 410.
+            let call =
+                record.status == 410 || state.deadSince[key] != nil
+                ? CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased() : nil
             if let since = state.deadSince[key], record.at.world >= since {
                 if let callee {
                     // The request's own call when its payload names one of the load's, else the
