@@ -38,6 +38,10 @@ public struct MockOptions: Sendable {
     /// how many events `GET /transcript` shows: a long `serve` stays bounded (docs/control-api.md,
     /// "How long"). `--transcript FILE` keeps every event.
     public var kept = MockOptions.keptByDefault
+    /// Whether `MockAssembly.transcript` keeps the latest events. A scenario's mock has no control
+    /// API to show them: keeping each request's event there was a tenth of its thread's work a
+    /// push in `bench/load.sh` (perf).
+    public var keepsTranscript = true
 
     /// `serve --keep`'s default: a million phones and their pushes within 400 MB (docs/scaling.md).
     public static let keptByDefault = 20_000
@@ -55,7 +59,8 @@ public final class MockAssembly: @unchecked Sendable {
     /// What the mock reads the time from: `clock`, or the options' manual clock.
     public let worldClock: any WorldClock
     public let mock: MockAPNs
-    /// What the control API's `GET /transcript` shows: the latest `MockOptions.kept` events.
+    /// What the control API's `GET /transcript` shows: the latest `MockOptions.kept` events (none
+    /// unless `MockOptions.keepsTranscript`).
     public let transcript: TranscriptBuffer
     public let server: HTTP2Server
     /// The server's certificate and the one from a CA no provider trusts (`untrusted-server-certificate`);
@@ -88,7 +93,7 @@ public final class MockAssembly: @unchecked Sendable {
         if let faults = options.faults { configuration.faults = faults }
         configuration.replay = options.replay
         mock = MockAPNs(configuration: configuration)
-        mock.addObserver(transcript)
+        if options.keepsTranscript { mock.addObserver(transcript) }
 
         var serverConfiguration = options.server
         serverConfiguration.tls = nil

@@ -76,10 +76,34 @@ public final class ReferenceProvider: @unchecked Sendable {
         return try ConnectionKeeper(configuration: configuration, options: options)
     }
 
-    public var signedTokens: Int { client.signedTokens }
+    /// Another provider like this one (its configuration, profile, back-off and kept actions) on a
+    /// connection of its own, with tokens of its own: a lane of a load, which pushes for its share
+    /// of the phones while the others push for theirs (Apple: "You can establish multiple
+    /// connections to these servers to improve performance", "Establishing a connection to APNs"). Used from one
+    /// thread at a time, as this one is; `takeActions(of:)` brings what it did back here.
+    public func lane() throws -> ReferenceProvider {
+        let lane = try ReferenceProvider(configuration: configuration, bundleId: bundleId, profile: profile)
+        lane.sleep = sleep
+        lane.keptActions = keptActions
+        return lane
+    }
+
+    /// What a lane did, after what this one did (kept as `keptActions` says), once the lane is done.
+    public func takeActions(of lane: ReferenceProvider) {
+        for action in lane.actions { note(action) }
+        actionsNotKept += lane.actionsNotKept
+        laneSignedTokens += lane.signedTokens
+        laneConnections += lane.connectionsOpened
+    }
+
+    /// The JWTs signed and connections opened by lanes this one took the actions of.
+    private var laneSignedTokens = 0
+    private var laneConnections = 0
+
+    public var signedTokens: Int { client.signedTokens + laneSignedTokens }
 
     /// How many connections the provider has opened (handshakes tried).
-    public var connectionsOpened: Int { client.connectionsOpened }
+    public var connectionsOpened: Int { client.connectionsOpened + laneConnections }
 
     /// Why the provider stopped sending, if it did.
     public var stoppedBecause: String? {

@@ -99,10 +99,11 @@ struct LoadRun {
     static func name(_ index: Int) -> String { "load-\(index + 1)" }
 
     /// Registers every phone's VoIP token for its user, then takes the uninstalled ones' apps
-    /// away and the offline ones off the network.
+    /// away and the offline ones off the network. With several `lanes`, each phone's token goes to
+    /// the lane its calls will (`placeCalls`).
     /// `progress` hears how many are registered, every second; Ctrl-C stops registering too.
     func register(
-        _ world: SharedWorld, with provider: any ProviderDriver, at now: () -> Double, clock: any WaitingClock,
+        _ world: SharedWorld, with lanes: [any ProviderDriver], at now: () -> Double, clock: any WaitingClock,
         progress: ((Int) -> Void)?
     ) throws {
         LoadInterrupt.began()
@@ -119,7 +120,7 @@ struct LoadRun {
                     $0.token(phone: id, bundleId: ScenarioPlan.testBundleId, kind: .voip)
                 })
             else { continue }
-            try provider.register(user: Self.name(index), token: token, kind: .voip)
+            try lanes[index % lanes.count].register(user: Self.name(index), token: token, kind: .voip)
         }
         let at = now()
         world.withWorld { world in
@@ -139,12 +140,16 @@ struct LoadRun {
     /// With all of them busy the next call waits: the load then runs behind, and its status says
     /// so. Calls already due when the last were asked about go together, up to `batch` of them (a
     /// provider that pushes them at once, as the built-in one does, is not held to one push per
-    /// round trip). `progress` hears of the run so far every second.
+    /// round trip). With `lanes`, each callee's calls go to one lane (`callee % lanes`, as
+    /// `register` registered them), a worker each; a lane with nothing to do is asked about its
+    /// calls as soon as they are due, so that one lane pushes while another reads its answers and
+    /// builds its next pushes (one lane left the mock idle a quarter of the time, `bench/load.sh`).
+    /// `progress` hears of the run so far every second.
     mutating func placeCalls(
         seed: UInt64, clock: any WaitingClock, worldNow: () -> Double, concurrency: Int, batch: Int,
-        threaded: Bool,
+        threaded: Bool, lanes: Int = 1,
         noted: ([Call]) -> Void,
-        ask: @escaping @Sendable (_ calls: [PlacedCall]) throws -> Void,
+        ask: @escaping @Sendable (_ calls: [PlacedCall], _ lane: Int) throws -> Void,
         answered: @escaping @Sendable (_ calls: [Call]) -> Void,
         progress: ((LoadRun, _ seconds: Double) -> Void)?
     ) throws {
@@ -154,17 +159,18 @@ struct LoadRun {
         var lastProgress = start
         LoadInterrupt.began()
         defer { LoadInterrupt.ended() }
-        let asking = AskingPool(concurrency: concurrency, threaded: threaded)
+        let lanes = max(1, lanes)
+        let asking = AskingPool(concurrency: concurrency, threaded: threaded, lanes: lanes)
         defer { asking.drain() }
-        var due: [Call] = []
-        func askAboutDue() throws {
-            guard !due.isEmpty else { return }
-            noted(due)
-            let placed = due
-            let calls = due.map { PlacedCall(user: Self.name($0.callee), callUUID: $0.uuid) }
-            due.removeAll(keepingCapacity: true)
-            try asking.ask {
-                try ask(calls)
+        var due = [[Call]](repeating: [], count: lanes)
+        func askAboutDue(_ lane: Int) throws {
+            guard !due[lane].isEmpty else { return }
+            noted(due[lane])
+            let placed = due[lane]
+            let calls = placed.map { PlacedCall(user: Self.name($0.callee), callUUID: $0.uuid) }
+            due[lane].removeAll(keepingCapacity: true)
+            try asking.ask(lane: lane) {
+                try ask(calls, lane)
                 answered(placed)
             }
         }
@@ -173,30 +179,36 @@ struct LoadRun {
             if let failure = asking.failure { throw failure }
             let dueAt = start + plan.offset(ofCall: index)
             if dueAt > clock.wall {
-                try askAboutDue()
+                for lane in 0..<lanes { try askAboutDue(lane) }
                 if dueAt > clock.wall { clock.pause(dueAt - clock.wall) }
             }
             let callee =
                 Double.random(in: 0..<1, using: &random) < plan.hotUser
                 ? 0 : Int.random(in: 0..<plan.phones, using: &random)
-            let uuid = UUID(uuid: Self.uuidBytes(&ids)).uuidString.lowercased()
-            due.append(Call(uuid: uuid, callee: callee, placedAt: worldNow(), trait: traits[callee]))
+            let uuid = Self.uuid(&ids)
+            let lane = callee % lanes
+            due[lane].append(Call(uuid: uuid, callee: callee, placedAt: worldNow(), trait: traits[callee]))
             placed += 1
-            if due.count >= max(1, batch) { try askAboutDue() }
+            if due[lane].count >= max(1, batch) || (lanes > 1 && asking.isIdle(lane: lane)) {
+                try askAboutDue(lane)
+            }
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
                 lastProgress = clock.wall
                 progress(self, clock.wall - start)
             }
         }
         // Calls placed are asked about, Ctrl-C or not: they are counted.
-        try askAboutDue()
+        for lane in 0..<lanes { try askAboutDue(lane) }
         asking.drain()
         if let failure = asking.failure { throw failure }
     }
 
-    /// Calls asked about together when they are due at once: as many as APNs lets be open on one
-    /// connection (the mock's SETTINGS, as Apple's: 1,000).
-    static let callsAtOnce = 1000
+    /// Calls asked about together when they are due at once: three times the streams APNs lets be
+    /// open on one connection (the mock's SETTINGS, as Apple's: 1,000), the rest held by nghttp2
+    /// until a stream closes. With 1,000, a lane spent more of its time between batches (reading
+    /// the last answers, building the next pushes) than with 3,000: 57,000 against 61,000 calls a
+    /// second in `bench/load.sh`; 6,000 was no faster.
+    static let callsAtOnce = 3000
 
     /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
     /// writes it every few seconds in a CI log).
@@ -206,21 +218,35 @@ struct LoadRun {
     /// back a few hundred calls a second, few enough for a machine's threads and sockets.
     static let concurrentCalls = 64
 
-    private static func uuidBytes(_ random: inout SeededGenerator) -> uuid_t {
+    /// A version-4 UUID from `random`, in lower case: written here, not by `UUID.uuidString`, whose
+    /// formatting (printf) was a twentieth of the runner's work a call in `bench/load.sh` (perf).
+    static func uuid(_ random: inout SeededGenerator) -> String {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-            bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        )
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                text[at] = hexDigits[Int(byte >> 4)]
+                text[at + 1] = hexDigits[Int(byte & 0x0f)]
+                at += 2
+            }
+            return at
+        }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// The provider asked about a load's calls on up to `concurrency` threads at once; with one and not
-/// `threaded`, on the caller's thread (one thread of its own lets the next calls be placed while it
-/// pushes the last: the built-in provider and the mock then each keep a core busy). The first
-/// error a call met stops the load (`LoadRun.placeCalls`).
+/// `threaded`, on the caller's thread (a worker of its own lets the next calls be placed while it
+/// pushes the last: the built-in provider and the mock then each keep a core busy). With `lanes`,
+/// one worker a lane, each asked about one batch at a time. The first error a call met stops the
+/// load (`LoadRun.placeCalls`).
 final class AskingPool: Sendable {
     private let concurrency: Int
     private let slots: DispatchSemaphore
@@ -229,29 +255,44 @@ final class AskingPool: Sendable {
 
     private let threaded: Bool
 
-    init(concurrency: Int, threaded: Bool) {
+    /// Each lane's one worker: a serial queue, whose thread is kept from call to call. A thread each
+    /// made a steady load create a thread a call (2,000 a second in `bench/load.sh`'s soak), and
+    /// their memory arenas grew the run by a tenth over ten minutes.
+    private let workers: [DispatchQueue]
+    /// Whether each lane's worker has a batch.
+    private let busy: Mutex<[Bool]>
+
+    init(concurrency: Int, threaded: Bool, lanes: Int = 1) {
         self.concurrency = max(1, concurrency)
         self.threaded = threaded || concurrency > 1
+        let lanes = self.concurrency > 1 ? 1 : max(1, lanes)
         slots = DispatchSemaphore(value: self.concurrency)
+        workers = (0..<lanes).map { DispatchQueue(label: "ringside.load.provider.\($0)") }
+        free = (0..<lanes).map { _ in DispatchSemaphore(value: 1) }
+        busy = Mutex(Array(repeating: false, count: lanes))
     }
+
+    /// Each lane's one batch at a time.
+    private let free: [DispatchSemaphore]
 
     var failure: (any Error)? { firstFailure.withLock { $0 } }
 
-    /// The one worker of a pool of one: a serial queue, whose thread is kept from call to call. A
-    /// thread each made a steady load create a thread a call (2,000 a second in `bench/load.sh`'s
-    /// soak), and their memory arenas grew the run by a tenth over ten minutes.
-    private let serial = DispatchQueue(label: "ringside.load.provider")
+    /// Whether `lane`'s worker has nothing to do: asking it now does not wait.
+    func isIdle(lane: Int) -> Bool { threaded && busy.withLock { !$0[lane] } }
 
-    func ask(_ body: @escaping @Sendable () throws -> Void) throws {
+    func ask(lane: Int = 0, _ body: @escaping @Sendable () throws -> Void) throws {
         if !threaded { return try body() }
-        slots.wait()
+        let gate = concurrency == 1 ? free[lane] : slots
+        gate.wait()
         group.enter()
+        if concurrency == 1 { busy.withLock { $0[lane] = true } }
         let work: @Sendable () -> Void = { [self] in
             do { try body() } catch { firstFailure.withLock { if $0 == nil { $0 = error } } }
-            slots.signal()
+            if concurrency == 1 { busy.withLock { $0[lane] = false } }
+            gate.signal()
             group.leave()
         }
-        if concurrency == 1 { return serial.async(execute: work) }
+        if concurrency == 1 { return workers[lane].async(execute: work) }
         // Several at once: a thread each, not a concurrent queue. On Linux a queue runs about one
         // block per core while the others wait, and each block here waits on the provider
         // (measured: a Python service met a one-second storm with 6 pushes through a queue).

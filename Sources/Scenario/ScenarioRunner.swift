@@ -209,6 +209,8 @@ public final class ScenarioRunner {
         // seconds, not as it goes on (`bench/load.sh`'s soak).
         let hasLoad = plan.steps.contains { if case .load = $0.action { true } else { false } }
         options.kept = hasLoad ? PushRecorder.keptInALoad : Self.keptPushes
+        // The recorder keeps what the judges read; a scenario's mock has no `GET /transcript`.
+        options.keepsTranscript = false
         host = try ScenarioMock(options, transport: transport)
         let activity = SeenFromOutside(recorder: recorder, children: children)
         waiting = Waiting(
@@ -511,8 +513,23 @@ public final class ScenarioRunner {
         assembly.mock.addObserver(tally)
         recorder.loadBegan()
         let say = progress
+        // A load runs in real time: the built-in provider's back-off is slept whole (shortened, as
+        // outside a load, a 503 storm met every try of the calls placed in it).
+        let reference = provider as? ReferenceProvider
+        let shortened = reference?.sleep
+        reference?.sleep = { [host] in host!.pause($0) }
+        defer { if let shortened { reference?.sleep = shortened } }
+        // What it did is kept as the recording is (`recordingCut`).
+        reference?.keptActions = 2 * PushRecorder.keptInALoad
+        // The built-in provider pushes a load in two lanes, a connection each (`ReferenceProvider.lane`);
+        // what the second did is its own once the load is done.
+        var lanes: [any ProviderDriver] = [provider]
+        if let reference { lanes.append(try reference.lane()) }
+        defer {
+            for case let lane as ReferenceProvider in lanes.dropFirst() { reference?.takeActions(of: lane) }
+        }
         try run.register(
-            world, with: provider, at: { self.now }, clock: host,
+            world, with: lanes, at: { self.now }, clock: host,
             progress: say.map { say in
                 { registered in
                     say({ ["load \(loadPlan.label): \(registered) of \(loadPlan.phones) phones registered"] }, false)
@@ -528,18 +545,10 @@ public final class ScenarioRunner {
         }
         timedFaults = []
         // A service is asked about several calls at once, as its users would. The built-in
-        // provider is one worker (its client is not shared between threads) that pushes the calls
-        // due at once together, and an `exec` command one process a call (the scenario's process
-        // tree is kept on one thread).
-        let asked = UncheckedProvider(provider)
-        // A load runs in real time: the built-in provider's back-off is slept whole (shortened, as
-        // outside a load, a 503 storm met every try of the calls placed in it).
-        let reference = provider as? ReferenceProvider
-        let shortened = reference?.sleep
-        reference?.sleep = { [host] in host!.pause($0) }
-        defer { if let shortened { reference?.sleep = shortened } }
-        // What it did is kept as the recording is (`recordingCut`).
-        reference?.keptActions = 2 * PushRecorder.keptInALoad
+        // provider's lanes are a worker each (its client is not shared between threads), each
+        // pushing the calls due at once together, and an `exec` command one process a call (the
+        // scenario's process tree is kept on one thread).
+        let asked = lanes.map(UncheckedProvider.init)
         // A load a call stopped (a service that never answered it) is judged over the calls placed.
         defer { load = (run, tally) }
         try run.placeCalls(
@@ -547,6 +556,7 @@ public final class ScenarioRunner {
             concurrency: provider is HTTPServiceProvider ? LoadRun.concurrentCalls : 1,
             // In memory the mock is driven on this thread (ScenarioMock.swift): the provider is too.
             batch: reference != nil ? LoadRun.callsAtOnce : 1, threaded: reference != nil && host.embedded == nil,
+            lanes: lanes.count,
             noted: { calls in
                 self.world.withWorld { world in
                     for call in calls { world.callPlaced(uuid: call.uuid, at: call.placedAt) }
@@ -559,7 +569,7 @@ public final class ScenarioRunner {
                 }
                 self.waiting.providerDriven()
             },
-            ask: { calls in try asked.driver.placeCalls(calls, caller: "load-caller") },
+            ask: { calls, lane in try asked[lane].driver.placeCalls(calls, caller: "load-caller") },
             answered: { [clock] calls in tally.answered(calls, at: clock.now().world) },
             progress: say.map { say in
                 { run, seconds in

@@ -1042,7 +1042,7 @@ public enum VerdictPairs {
         pairs.append(
             swap(
                 ["step.expect load.connections-at-most"],
-                load("phones: 20\ncalls: 20\nrate: 400/s", expect: "connections-at-most: 1"), "steps:\n",
+                load("phones: 20\ncalls: 20\nrate: 400/s", expect: "connections-at-most: 2"), "steps:\n",
                 "steps:\n  - fault: goaway\n    after-accepted: 5\n"))
         pairs.append(
             swap(
