@@ -55,6 +55,7 @@ let package = Package(
             name: "ringside",
             dependencies: [
                 "MockAPNs", "APNs", "World", "HTTP2Server", "Provider", "ScenarioLanguage", "Scenario", "Reports",
+                "CLinux",
             ]),
         // bench/world.sh: a million phones through the world and the mock.
         // bench/provider.sh: the reference provider's client against the mock.

@@ -30,9 +30,15 @@ static inline int ringside_exit_status_unreaped(pid_t pid) {
 static inline int ringside_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+
+// glibc's fast bins off (why: Sources/ringside/main.swift). mallopt's option is a macro of malloc.h,
+// which Swift's Glibc module does not export.
+#include <malloc.h>
+static inline int ringside_fast_bins_off(void) { return mallopt(M_MXFAST, 0); }
 #else
 #include <errno.h>
 #include <pthread.h>
+static inline int ringside_fast_bins_off(void) { return 0; }
 // No subreaper outside Linux: orphaned daemons of a provider are not adopted (README, macOS).
 static inline int ringside_become_subreaper(void) { errno = ENOSYS; return -1; }
 #ifdef __APPLE__

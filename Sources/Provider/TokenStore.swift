@@ -65,7 +65,13 @@ public final class TokenStore: @unchecked Sendable {
     }
 
     public func tokens(for user: String, kind: Kind? = nil) -> [Entry] {
-        (byUser[user] ?? []).sorted().compactMap { storage[$0] }.filter { kind == nil || $0.kind == kind }
+        guard let ids = byUser[user] else { return [] }
+        // Most users have one phone: no sorting, no arrays between (a load asks for each call).
+        if ids.count == 1 {
+            guard let entry = storage[ids[0]], kind == nil || entry.kind == kind else { return [] }
+            return [entry]
+        }
+        return ids.sorted().compactMap { storage[$0] }.filter { kind == nil || $0.kind == kind }
     }
 
     /// Forgets a token APNs refused for good. A 410's timestamp counts only if the app did not register

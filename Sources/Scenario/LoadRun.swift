@@ -189,7 +189,12 @@ struct LoadRun {
             let lane = callee % lanes
             due[lane].append(Call(uuid: uuid, callee: callee, placedAt: worldNow(), trait: traits[callee]))
             placed += 1
-            if due[lane].count >= max(1, batch) || (lanes > 1 && asking.isIdle(lane: lane)) {
+            if due[lane].count >= max(1, batch) {
+                // This lane may be busy and keep this thread waiting: first the other lanes that are
+                // free take what is due for them, or they would wait as long.
+                for other in 0..<lanes where other != lane && asking.isIdle(lane: other) { try askAboutDue(other) }
+                try askAboutDue(lane)
+            } else if lanes > 1 && asking.isIdle(lane: lane) {
                 try askAboutDue(lane)
             }
             if let progress, clock.wall - lastProgress >= Self.progressEvery {
@@ -203,12 +208,17 @@ struct LoadRun {
         if let failure = asking.failure { throw failure }
     }
 
-    /// Calls asked about together when they are due at once: three times the streams APNs lets be
-    /// open on one connection (the mock's SETTINGS, as Apple's: 1,000), the rest held by nghttp2
-    /// until a stream closes. With 1,000, a lane spent more of its time between batches (reading
-    /// the last answers, building the next pushes) than with 3,000: 57,000 against 61,000 calls a
-    /// second in `bench/load.sh`; 6,000 was no faster.
-    static let callsAtOnce = 3000
+    /// Calls asked about together when they are due at once: twice the streams APNs lets be open
+    /// on one connection (the mock's SETTINGS, as Apple's: 1,000), the rest held by nghttp2 until a
+    /// stream closes, so that a lane's pushes keep going while it reads the first answers. One lane
+    /// with 1,000 spent a quarter of the load between batches (reading the last answers, building
+    /// the next pushes) with the mock idle.
+    static let callsAtOnce = 2000
+
+    /// The built-in provider's lanes in a load: a connection, a worker and a mock event loop each
+    /// (`ScenarioRunner`). Four lanes, or three with three loops, were no faster than two on this
+    /// 2-core machine (`bench/load.sh`, 600,000 calls).
+    static let lanes = 2
 
     /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
     /// writes it every few seconds in a CI log).

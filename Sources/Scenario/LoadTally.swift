@@ -126,7 +126,7 @@ final class LoadTally: MockObserver, Sendable {
             // request to a token already answered 410.
             let call =
                 record.status == 410 || state.deadSince[key] != nil
-                ? CallInfo(body: record.request.body, paths: callPaths).uuid?.lowercased() : nil
+                ? CallInfo(body: record.request.body, paths: callPaths).uuid.map(CallInfo.lowercased) : nil
             if let since = state.deadSince[key], record.at.world >= since {
                 if let callee {
                     // The request's own call when its payload names one of the load's, else the
@@ -163,7 +163,7 @@ final class LoadTally: MockObserver, Sendable {
 
     /// A push of a call ended: a ring settles the call; anything else is its latest story.
     private func ended(_ fate: borrowing PushFate) {
-        guard let uuid = fate.callUUID?.lowercased(), fate.outcome.isFinal else { return }
+        guard let uuid = fate.callUUID.map(CallInfo.lowercased), fate.outcome.isFinal else { return }
         let rang: Bool
         if case .rang = fate.outcome { rang = true } else { rang = false }
         let finishedAt = fate.finishedAt ?? fate.sentAt

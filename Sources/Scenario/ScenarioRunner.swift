@@ -200,7 +200,6 @@ public final class ScenarioRunner {
         for rule in plan.apns.folklore { options.worldSettings.folklore.enable(rule) }
         options.acceptsUnknownTokens = plan.world.acceptsUnknownTokens
         options.server.port = 0
-        options.server.workers = 1
         options.replay = replay
         // The judges read the world's record of the scenario's pushes: a scenario keeps as many as
         // the world ever kept, not `serve`'s default. A load is counted as it goes (LoadTally.swift):
@@ -209,6 +208,11 @@ public final class ScenarioRunner {
         // seconds, not as it goes on (`bench/load.sh`'s soak).
         let hasLoad = plan.steps.contains { if case .load = $0.action { true } else { false } }
         options.kept = hasLoad ? PushRecorder.keptInALoad : Self.keptPushes
+        // One event loop, or one a lane of a load (`LoadRun.lanes`): the built-in provider's two
+        // connections are then served on two threads. On one, the mock's thread was the load's
+        // limit while the machine had a core half idle: 58,000 calls a second against 66,000 in
+        // `bench/load.sh` (600,000 calls over 60,000 phones, three runs each).
+        options.server.workers = hasLoad ? LoadRun.lanes : 1
         // The recorder keeps what the judges read; a scenario's mock has no `GET /transcript`.
         options.keepsTranscript = false
         host = try ScenarioMock(options, transport: transport)
@@ -524,7 +528,7 @@ public final class ScenarioRunner {
         // The built-in provider pushes a load in two lanes, a connection each (`ReferenceProvider.lane`);
         // what the second did is its own once the load is done.
         var lanes: [any ProviderDriver] = [provider]
-        if let reference { lanes.append(try reference.lane()) }
+        if let reference { for _ in 1..<LoadRun.lanes { lanes.append(try reference.lane()) } }
         defer {
             for case let lane as ReferenceProvider in lanes.dropFirst() { reference?.takeActions(of: lane) }
         }

@@ -67,9 +67,12 @@ public struct CallInfo: Sendable {
     }
 
     /// A call id's hash regardless of case: CallKit reads a UUID in either case as the same call.
-    public static func hashOfCallId(_ id: String) -> Int {
-        id.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
-            ? id.lowercased().hashValue : id.hashValue
+    public static func hashOfCallId(_ id: String) -> Int { lowercased(id).hashValue }
+
+    /// A call id in lower case: itself when it has no upper-case letter (a load's call ids are
+    /// lower case, and `lowercased()` made a new string of each, three times a call).
+    public static func lowercased(_ id: String) -> String {
+        id.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? id.lowercased() : id
     }
 
     /// Whether `id` is a UUID an app can hand to CallKit (8-4-4-4-12 hex digits, either case).

@@ -123,7 +123,7 @@ struct PlacedCalls {
     var isEmpty: Bool { times.isEmpty }
 
     mutating func record(_ uuid: String, at time: Double) {
-        let key = uuid.lowercased()
+        let key = CallInfo.lowercased(uuid)
         guard times.updateValue(time, forKey: key) == nil else { return }
         if order.count < Self.capacity {
             order.append(key)
@@ -134,5 +134,5 @@ struct PlacedCalls {
         next = (next + 1) % Self.capacity
     }
 
-    func time(of uuid: String) -> Double? { times[uuid.lowercased()] }
+    func time(of uuid: String) -> Double? { times[CallInfo.lowercased(uuid)] }
 }
