@@ -278,6 +278,28 @@ import Testing
         #expect(ring(call(0)) == "rang", "forgotten after \(RecentCalls.capacity) newer calls")
     }
 
+    /// The first two ids are kept in the phone itself, then moved into the ring with the third: the
+    /// phone remembers exactly the latest `capacity` ids, whatever their count (keeping the first
+    /// two for ever, or losing them at the third, fails).
+    @Test("RecentCalls remembers exactly the latest ids, before, at and after its first two")
+    func recentCallsInline() {
+        var random = SeededGenerator(seed: 11)
+        for length in [0, 1, 2, 3, 4, 31, 32, 33, 34, 70] {
+            var recent = RecentCalls()
+            var latest: [Int] = []
+            for _ in 0..<length {
+                let hash = Int.random(in: 0..<40, using: &random)
+                if !recent.contains(hash) {
+                    recent.insert(hash)
+                    latest = Array((latest + [hash]).suffix(RecentCalls.capacity))
+                }
+                for probe in 0..<40 {
+                    #expect(recent.contains(probe) == latest.contains(probe), "after \(latest.count) ids, \(probe)")
+                }
+            }
+        }
+    }
+
     /// The topic check the world makes per push, without a new string, says what `bundleId(ofTopic:)`
     /// says, for every suffix, a bundle that itself ends like a suffix, prefixes and non-ASCII.
     /// So does the check with the topic's shape worked out before (`AcceptedPush.topicShape`), and
