@@ -13,6 +13,11 @@ protocol PushTransport: AnyObject {
     func retire(_ number: Int)
     /// Send nothing more on this configuration; every later push fails with `why`.
     func stop(_ why: String)
+    /// Opens the connection the next send takes and signs its JWT, now rather than at the first
+    /// push (a load's lanes are all open before its first call); nothing once stopped.
+    func connect() throws
+    /// The JWT it holds, for another connection of the same provider to send (`ReferenceProvider.lanes`).
+    var providerTokens: ProviderTokenCache? { get set }
     var signedTokens: Int { get }
     var connectionsOpened: Int { get }
 }
@@ -36,6 +41,13 @@ final class ConnectionKeeper: PushTransport {
     var signedTokens: Int { tokens?.signed ?? 0 }
 
     func providerTokenExpired() { tokens?.expired() }
+
+    func connect() throws { _ = try nextSend() }
+
+    var providerTokens: ProviderTokenCache? {
+        get { tokens }
+        set { tokens = newValue }
+    }
 
     func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
         guard let (connection, authorization) = try nextSend() else { return stoppedAnswers(pushes.count) }
@@ -94,6 +106,16 @@ final class CachedConnection: PushTransport {
 
     var signedTokens: Int { tokens?.signed ?? 0 }
     var connectionsOpened: Int { connection == nil ? 0 : 1 }
+
+    func connect() throws {
+        if connection == nil { connection = HTTP2ClientConnection(configuration: configuration) }
+        _ = try tokens?.token(at: configuration.now())
+    }
+
+    var providerTokens: ProviderTokenCache? {
+        get { tokens }
+        set { tokens = newValue }
+    }
 
     func providerTokenExpired() { tokens?.expired() }
 

@@ -36,6 +36,13 @@ public struct ProviderTokenCache: Sendable {
     /// APNs said `ExpiredProviderToken`: the next request gets a new JWT.
     public mutating func expired() { mustRefresh = true }
 
+    /// The same JWT for another connection to send, its signing counted where it was signed.
+    public func shared() -> ProviderTokenCache {
+        var copy = self
+        copy.signed = 0
+        return copy
+    }
+
     /// The `authorization` value to send at `now`.
     public mutating func authorization(at now: Double) throws(CryptoError) -> String { "bearer \(try token(at: now))" }
 

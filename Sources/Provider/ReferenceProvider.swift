@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Synchronization
 
 /// What the provider did, for tests and reports.
 public enum ProviderAction: Sendable, Equatable {
@@ -76,27 +77,74 @@ public final class ReferenceProvider: @unchecked Sendable {
         return try ConnectionKeeper(configuration: configuration, options: options)
     }
 
-    /// Another provider like this one (its configuration, profile, back-off and kept actions) on a
-    /// connection of its own, with tokens of its own: a lane of a load, which pushes for its share
-    /// of the phones while the others push for theirs (Apple: "You can establish multiple
-    /// connections to these servers to improve performance", "Establishing a connection to APNs"). Used from one
-    /// thread at a time, as this one is; `takeActions(of:)` brings what it did back here.
-    public func lane() throws -> ReferenceProvider {
-        let lane = try ReferenceProvider(configuration: configuration, bundleId: bundleId, profile: profile)
-        lane.sleep = sleep
-        lane.keptActions = keptActions
-        return lane
+    /// This provider and `count - 1` more like it (its configuration, profile, back-off and kept
+    /// actions), each on a connection of its own with tokens of its own: the lanes of a load, each
+    /// pushing for its share of the phones while the others push for theirs (Apple: "If you're
+    /// sending many remote notifications, you can establish multiple connections to these servers
+    /// to improve performance", "Establishing a connection to APNs"). They act as one provider:
+    /// they send one JWT, signed here first; every connection is open before the first call (a
+    /// lane's first is no reconnection); what each does goes in one log, in the order they did it;
+    /// and a permanent failure met by one stops them all. Each is used from one thread at a time.
+    /// `endLanes` brings the log back here.
+    public func lanes(_ count: Int) throws -> [ReferenceProvider] {
+        let log = LaneLog(keeping: keptActions)
+        if let why = stoppedBecause { log.stop(why) }
+        laneLog = log
+        try client.connect()
+        var lanes = [self]
+        for _ in 1..<max(1, count) {
+            let lane = try ReferenceProvider(configuration: configuration, bundleId: bundleId, profile: profile)
+            lane.sleep = sleep
+            lane.keptActions = keptActions
+            lane.laneLog = log
+            lane.client.providerTokens = client.providerTokens?.shared()
+            if let why = stoppedBecause { lane.client.stop(why) }
+            try lane.client.connect()
+            lanes.append(lane)
+        }
+        return lanes
     }
 
-    /// What a lane did, after what this one did (kept as `keptActions` says), once the lane is done.
-    public func takeActions(of lane: ReferenceProvider) {
-        for action in lane.actions { note(action) }
-        actionsNotKept += lane.actionsNotKept
-        laneSignedTokens += lane.signedTokens
-        laneConnections += lane.connectionsOpened
+    /// The lanes are done: what they did joins this provider's actions, in the order it happened.
+    public func endLanes(_ lanes: [ReferenceProvider]) {
+        guard let log = laneLog else { return }
+        laneLog = nil
+        let (logged, notKept) = log.state.withLock { ($0.actions, $0.notKept) }
+        for action in logged { note(action) }
+        actionsNotKept += notKept
+        for lane in lanes where lane !== self {
+            lane.laneLog = nil
+            laneSignedTokens += lane.signedTokens
+            laneConnections += lane.connectionsOpened
+        }
     }
 
-    /// The JWTs signed and connections opened by lanes this one took the actions of.
+    /// What a load's lanes share (`lanes`): their log, kept as `keptActions` says, and their stop.
+    final class LaneLog: Sendable {
+        let state = Mutex<(actions: [ProviderAction], notKept: Int, stopped: String?)>(([], 0, nil))
+        let keeping: Int
+        init(keeping: Int) { self.keeping = keeping }
+
+        func note(_ action: ProviderAction) {
+            state.withLock { state in
+                if let why = action.stoppedBecause, state.stopped == nil { state.stopped = why }
+                if state.actions.count < keeping || action.stoppedBecause != nil {
+                    state.actions.append(action)
+                } else {
+                    state.notKept += 1
+                }
+            }
+        }
+
+        func stop(_ why: String) { state.withLock { if $0.stopped == nil { $0.stopped = why } } }
+        var stopped: String? { state.withLock { $0.stopped } }
+        func contains(_ action: ProviderAction) -> Bool { state.withLock { $0.actions.contains(action) } }
+    }
+
+    /// Set while this provider is one of a load's lanes.
+    private var laneLog: LaneLog?
+
+    /// The JWTs signed and connections opened by the lanes this one was the first of.
     private var laneSignedTokens = 0
     private var laneConnections = 0
 
@@ -153,6 +201,13 @@ public final class ReferenceProvider: @unchecked Sendable {
         return push
     }
 
+    /// Sends on this provider's connection, unless another lane of its load met a permanent
+    /// failure: then this lane stops too, as one provider would.
+    private func send(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
+        if let why = laneLog?.stopped, profile != .ignoresGoAway { client.stop(why) }
+        return try client.send(pushes)
+    }
+
     /// One push on its way: its latest answer and what has been tried.
     struct Settling {
         var push: OutgoingPush
@@ -174,7 +229,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     /// round, so that a dozen phones lost to one dead connection cost one timeout, not a dozen.
     func deliver(_ pushes: [OutgoingPush]) throws -> [PushAnswer] {
         if profile == .newTokenPerRequest { client.providerTokenExpired() }
-        var settling = zip(pushes, try client.send(pushes)).map { Settling(push: $0, answer: $1) }
+        var settling = zip(pushes, try send(pushes)).map { Settling(push: $0, answer: $1) }
         var round = Array(settling.indices)
         while !round.isEmpty {
             var again: [Int] = []
@@ -188,7 +243,7 @@ public final class ReferenceProvider: @unchecked Sendable {
             guard !again.isEmpty else { break }
             if wait > 0 { sleep(wait) }
             if profile == .newTokenPerRequest { client.providerTokenExpired() }
-            for (index, answer) in zip(again, try client.send(again.map { settling[$0].push })) {
+            for (index, answer) in zip(again, try send(again.map { settling[$0].push })) {
                 settling[index].answer = answer
             }
             round = again
@@ -197,6 +252,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     }
 
     private func note(_ action: ProviderAction) {
+        if let laneLog { return laneLog.note(action) }
         if actions.count < keptActions || action.stoppedBecause != nil {
             actions.append(action)
         } else {
@@ -219,7 +275,9 @@ public final class ReferenceProvider: @unchecked Sendable {
                 return .again(after: 0)
             }
             // `ignores-goaway` watches only for answers: it neither stops nor says why.
-            if profile != .ignoresGoAway, !actions.contains(.stopped(why: why)) {
+            if profile != .ignoresGoAway,
+                !(laneLog?.contains(.stopped(why: why)) ?? actions.contains(.stopped(why: why)))
+            {
                 note(.stopped(why: why))
             }
             client.stop(why)

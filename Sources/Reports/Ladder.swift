@@ -85,10 +85,12 @@ public enum Ladder {
                 if let failedAt = lastFailure[key] {
                     let waited = String(format: "%.2f s", record.at.wall - failedAt)
                     if let meant = intended.popFirst() {
+                        // Shortened outside a load (ScenarioRunner caps a scenario's back-off); a
+                        // load sleeps it whole.
+                        let shortened = record.at.wall - failedAt < meant - 0.01 ? ", shortened by the harness" : ""
                         label =
                             String(
-                                format:
-                                    "retry (the provider's back-off: %.2f s; waited \(waited), shortened by the harness): ",
+                                format: "retry (the provider's back-off: %.2f s; waited \(waited)\(shortened)): ",
                                 meant) + label
                     } else {
                         label = "retry after \(waited): " + label

@@ -178,9 +178,20 @@ struct LoadRun {
             if LoadInterrupt.isRequested { break }
             if let failure = asking.failure { throw failure }
             let dueAt = start + plan.offset(ofCall: index)
-            if dueAt > clock.wall {
-                for lane in 0..<lanes { try askAboutDue(lane) }
-                if dueAt > clock.wall { clock.pause(dueAt - clock.wall) }
+            // Ahead of time: the calls due are asked about, and the next is waited for. With lanes,
+            // a busy lane's calls wait for it, not the others': they are looked at again every
+            // `laneLook` while it works (asking it would wait out its batch, a back-off included).
+            while dueAt > clock.wall {
+                var waiting = false
+                for lane in 0..<lanes where !due[lane].isEmpty {
+                    if lanes == 1 || !asking.isThreaded || asking.isIdle(lane: lane) {
+                        try askAboutDue(lane)
+                    } else {
+                        waiting = true
+                    }
+                }
+                let wait = dueAt - clock.wall
+                if wait > 0 { clock.pause(waiting ? min(wait, Self.laneLook) : wait) }
             }
             let callee =
                 Double.random(in: 0..<1, using: &random) < plan.hotUser
@@ -219,6 +230,9 @@ struct LoadRun {
     /// (`ScenarioRunner`). Four lanes, or three with three loops, were no faster than two on this
     /// 2-core machine (`bench/load.sh`, 600,000 calls).
     static let lanes = 2
+
+    /// How often calls due for a busy lane are looked at while the next call is not yet due.
+    static let laneLook = 0.005
 
     /// How often a load says how far it got (`ringside run` redraws its status on a terminal, and
     /// writes it every few seconds in a CI log).
@@ -286,6 +300,9 @@ final class AskingPool: Sendable {
     private let free: [DispatchSemaphore]
 
     var failure: (any Error)? { firstFailure.withLock { $0 } }
+
+    /// Whether it asks on workers of its own (else on the caller's thread, at once).
+    var isThreaded: Bool { threaded }
 
     /// Whether `lane`'s worker has nothing to do: asking it now does not wait.
     func isIdle(lane: Int) -> Bool { threaded && busy.withLock { !$0[lane] } }

@@ -525,13 +525,15 @@ public final class ScenarioRunner {
         defer { if let shortened { reference?.sleep = shortened } }
         // What it did is kept as the recording is (`recordingCut`).
         reference?.keptActions = 2 * PushRecorder.keptInALoad
-        // The built-in provider pushes a load in two lanes, a connection each (`ReferenceProvider.lane`);
-        // what the second did is its own once the load is done.
+        // The built-in provider pushes a load in lanes, a connection each, acting as one provider
+        // (`ReferenceProvider.lanes`); what they did is its own once the load is done.
         var lanes: [any ProviderDriver] = [provider]
-        if let reference { for _ in 1..<LoadRun.lanes { lanes.append(try reference.lane()) } }
-        defer {
-            for case let lane as ReferenceProvider in lanes.dropFirst() { reference?.takeActions(of: lane) }
+        var referenceLanes: [ReferenceProvider] = []
+        if let reference {
+            referenceLanes = try reference.lanes(LoadRun.lanes)
+            lanes = referenceLanes
         }
+        defer { reference?.endLanes(referenceLanes) }
         try run.register(
             world, with: lanes, at: { self.now }, clock: host,
             progress: say.map { say in
@@ -543,6 +545,7 @@ public final class ScenarioRunner {
         // The load's timeline starts at its first call: its timed faults are armed for their moment.
         callsStartedWall = host.wall
         let callsStarted = now
+        tally.began(at: callsStarted)
         for timed in timedFaults {
             let at = timed.fault.at ?? 0
             try arm(timed.fault, timed.spec, line: timed.line, from: callsStarted + at, wall: callsStartedWall + at)

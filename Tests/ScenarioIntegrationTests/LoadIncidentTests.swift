@@ -34,6 +34,71 @@ import Testing
         #expect(failed.contains(failingWord), "\(name) with \(naive) failed on: \(failed)")
     }
 
+    /// The built-in provider pushes a load in two lanes that act as one provider
+    /// (`ReferenceProvider.lanes`): found by an adversary when each lane was a provider of its own.
+    /// A lane's first connection was read as a reconnection after a GOAWAY on the other (so
+    /// `ignores-goaway` passed `reconnected: true`), a permanent GOAWAY stopped one lane while the
+    /// other went on, and the second lane signed a JWT of its own (`refreshed-jwt: false` failed).
+    static let lanes: [(body: String, provider: String, passes: Bool)] = {
+        let goAway = """
+            steps:
+              - fault: goaway
+                after-accepted: 1
+              - load: burst
+                phones: 20
+                calls: 20
+                rate: 20/s
+              - expect provider: after GOAWAY, pushes went on a new connection
+                reconnected: true
+
+            """
+        let permanent = """
+            steps:
+              - fault: goaway
+                after-accepted: 1
+                reason: BadCertificateEnvironment
+              - load: burst
+                phones: 20
+                calls: 20
+                rate: 20/s
+              - expect provider: one clear alarm
+                stopped: BadCertificateEnvironment
+              - expect provider: no new connection after the permanent GOAWAY
+                reconnected: false
+
+            """
+        let jwt = """
+            phones:
+              - name: alice
+            steps:
+              - register: alice
+              - call: alice
+                from: bob
+              - wait: 2s
+              - load: peak
+                phones: 20
+                calls: 20
+                rate: 100/s
+              - expect load: all ring
+                rang-at-least: 100%
+              - expect provider: one JWT, reused
+                refreshed-jwt: false
+
+            """
+        return [
+            (goAway, "reference", true), (goAway, "ignores-goaway", false), (permanent, "reference", true),
+            (permanent, "reconnect-storm", false), (jwt, "reference", true), (jwt, "new-jwt-per-request", false),
+        ]
+    }()
+
+    @Test("A load's lanes act as one provider: one JWT, one stop, no reconnection read into a lane", arguments: lanes)
+    func lanesActAsOne(_ body: String, provider: String, passes: Bool) {
+        let text = "scenario: lanes\nprovider:\n  builtin: \(provider)\n" + body
+        let result = ScenarioRunner.run(SourceFile(path: "lanes.ring", text: text), certs: Paths.certs)
+        #expect(result.error == nil && result.diagnostics.isEmpty, "\(result.error ?? "")")
+        #expect(result.passed == passes, "\(provider): \(result.expectations.map(\.happened))")
+    }
+
     /// A load is open-loop (SIPp's): a service still retrying one call through a storm is asked
     /// about the calls due meanwhile, so the storm meets them. Asked one call at a time, a Python
     /// service retrying with back-off met a one-second storm with a handful of pushes.
