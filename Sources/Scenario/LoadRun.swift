@@ -163,9 +163,19 @@ struct LoadRun {
         let asking = AskingPool(concurrency: concurrency, threaded: threaded, lanes: lanes)
         defer { asking.drain() }
         var due = [[Call]](repeating: [], count: lanes)
+        /// How many of each lane's calls due were noted already (`noteDue`).
+        var notedDue = [Int](repeating: 0, count: lanes)
+        /// Notes the calls due for `lane` not noted yet: placed, though their lane is still busy
+        /// (the status counts them placed, at their time).
+        func noteDue(_ lane: Int) {
+            guard notedDue[lane] < due[lane].count else { return }
+            noted(Array(due[lane][notedDue[lane]...]))
+            notedDue[lane] = due[lane].count
+        }
         func askAboutDue(_ lane: Int) throws {
             guard !due[lane].isEmpty else { return }
-            noted(due[lane])
+            noteDue(lane)
+            notedDue[lane] = 0
             let placed = due[lane]
             let calls = placed.map { PlacedCall(user: Self.name($0.callee), callUUID: $0.uuid) }
             due[lane].removeAll(keepingCapacity: true)
@@ -187,6 +197,7 @@ struct LoadRun {
                     if lanes == 1 || !asking.isThreaded || asking.isIdle(lane: lane) {
                         try askAboutDue(lane)
                     } else {
+                        noteDue(lane)
                         waiting = true
                     }
                 }
