@@ -28,6 +28,20 @@ extension [ProviderAction] {
     }
 }
 
+/// Actions kept up to a count, the rest counted; why the provider stopped is always kept.
+struct KeptActions: Sendable {
+    var actions: [ProviderAction] = []
+    var notKept = 0
+
+    mutating func note(_ action: ProviderAction, keeping: Int) {
+        if actions.count < keeping || action.stoppedBecause != nil {
+            actions.append(action)
+        } else {
+            notKept += 1
+        }
+    }
+}
+
 /// The built-in provider: registers device tokens, places calls, handles every answer as Apple says.
 /// Unchecked Sendable: used from one thread at a time, the scenario runner's (or test's) that drives it;
 /// `actions`, `serverErrorsInARow`, `random`, `ids` and `sleep` have no lock.
@@ -35,11 +49,12 @@ public final class ReferenceProvider: @unchecked Sendable {
     public let profile: ProviderProfile
     public let bundleId: String
     public let store: TokenStore
-    public private(set) var actions: [ProviderAction] = []
+    public var actions: [ProviderAction] { kept.actions }
     /// How many actions are kept; past it they are counted, not kept (a long load's pushes, each
     /// an action or more: ScenarioRunner then judges only `expect load`). Why it stopped is kept.
     public var keptActions = Int.max
-    public private(set) var actionsNotKept = 0
+    public var actionsNotKept: Int { kept.notKept }
+    private var kept = KeptActions()
     private let client: any PushTransport
     private let configuration: ClientConfiguration
     /// 5xx answers in a row, per connection number (`ConnectionPolicy.decide(serverErrorsInARow:)`).
@@ -109,9 +124,9 @@ public final class ReferenceProvider: @unchecked Sendable {
     public func endLanes(_ lanes: [ReferenceProvider]) {
         guard let log = laneLog else { return }
         laneLog = nil
-        let (logged, notKept) = log.state.withLock { ($0.actions, $0.notKept) }
-        for action in logged { note(action) }
-        actionsNotKept += notKept
+        let logged = log.state.withLock { $0.kept }
+        for action in logged.actions { note(action) }
+        kept.notKept += logged.notKept
         for lane in lanes where lane !== self {
             lane.laneLog = nil
             laneSignedTokens += lane.signedTokens
@@ -121,24 +136,20 @@ public final class ReferenceProvider: @unchecked Sendable {
 
     /// What a load's lanes share (`lanes`): their log, kept as `keptActions` says, and their stop.
     final class LaneLog: Sendable {
-        let state = Mutex<(actions: [ProviderAction], notKept: Int, stopped: String?)>(([], 0, nil))
+        let state = Mutex<(kept: KeptActions, stopped: String?)>((KeptActions(), nil))
         let keeping: Int
         init(keeping: Int) { self.keeping = keeping }
 
         func note(_ action: ProviderAction) {
             state.withLock { state in
                 if let why = action.stoppedBecause, state.stopped == nil { state.stopped = why }
-                if state.actions.count < keeping || action.stoppedBecause != nil {
-                    state.actions.append(action)
-                } else {
-                    state.notKept += 1
-                }
+                state.kept.note(action, keeping: keeping)
             }
         }
 
         func stop(_ why: String) { state.withLock { if $0.stopped == nil { $0.stopped = why } } }
         var stopped: String? { state.withLock { $0.stopped } }
-        func contains(_ action: ProviderAction) -> Bool { state.withLock { $0.actions.contains(action) } }
+        func contains(_ action: ProviderAction) -> Bool { state.withLock { $0.kept.actions.contains(action) } }
     }
 
     /// Set while this provider is one of a load's lanes.
@@ -253,11 +264,7 @@ public final class ReferenceProvider: @unchecked Sendable {
 
     private func note(_ action: ProviderAction) {
         if let laneLog { return laneLog.note(action) }
-        if actions.count < keptActions || action.stoppedBecause != nil {
-            actions.append(action)
-        } else {
-            actionsNotKept += 1
-        }
+        kept.note(action, keeping: keptActions)
     }
 
     /// The step after one answer: settled, or sent again after a wait.
