@@ -35,10 +35,14 @@ static inline int ringside_name_this_thread(const char *name) {
 // which Swift's Glibc module does not export.
 #include <malloc.h>
 static inline int ringside_fast_bins_off(void) { return mallopt(M_MXFAST, 0); }
+// Hands the free pages inside glibc's heaps back to the kernel (why: Scenario/LoadRun.swift,
+// `givesBackMemoryEvery`); returns 1 when some were.
+static inline int ringside_give_back_free_memory(void) { return malloc_trim(0); }
 #else
 #include <errno.h>
 #include <pthread.h>
 static inline int ringside_fast_bins_off(void) { return 0; }
+static inline int ringside_give_back_free_memory(void) { return 0; }
 // No subreaper outside Linux: orphaned daemons of a provider are not adopted (README, macOS).
 static inline int ringside_become_subreaper(void) { errno = ENOSYS; return -1; }
 #ifdef __APPLE__
