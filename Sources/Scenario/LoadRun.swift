@@ -33,6 +33,8 @@ struct LoadRun {
     /// One call the load placed.
     struct Call: Sendable {
         var uuid: String
+        /// Its id as a key (`CallKey`): the tally and the world key their tables by it.
+        var key: CallKey
         /// Its callee, by the population's index.
         var callee: Int
         /// World time when it was placed: a ring's latency is from here.
@@ -209,9 +211,10 @@ struct LoadRun {
             let callee =
                 Double.random(in: 0..<1, using: &random) < plan.hotUser
                 ? 0 : Int.random(in: 0..<plan.phones, using: &random)
-            let uuid = Self.uuid(&ids)
+            let id = Self.callId(&ids)
             let lane = callee % lanes
-            due[lane].append(Call(uuid: uuid, callee: callee, placedAt: worldNow(), trait: traits[callee]))
+            due[lane].append(
+                Call(uuid: id.uuid, key: id.key, callee: callee, placedAt: worldNow(), trait: traits[callee]))
             placed += 1
             if due[lane].count >= max(1, batch) {
                 // This lane may be busy and keep this thread waiting: first the other lanes that are
@@ -264,28 +267,16 @@ struct LoadRun {
     /// back a few hundred calls a second, few enough for a machine's threads and sockets.
     static let concurrentCalls = 64
 
-    /// A version-4 UUID from `random`, in lower case: written here, not by `UUID.uuidString`, whose
-    /// formatting (printf) was a twentieth of the runner's work a call in `bench/load.sh` (perf).
-    static func uuid(_ random: inout SeededGenerator) -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var at = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[at] = UInt8(ascii: "-")
-                    at += 1
-                }
-                text[at] = hexDigits[Int(byte >> 4)]
-                text[at + 1] = hexDigits[Int(byte & 0x0f)]
-                at += 2
-            }
-            return at
-        }
+    /// A version-4 UUID from `random`, in lower case, with its key: written here, not by
+    /// `UUID.uuidString`, whose formatting (printf) was a twentieth of the runner's work a call in
+    /// `bench/load.sh` (perf), and made from two words, not sixteen bytes in an array.
+    static func callId(_ random: inout SeededGenerator) -> (uuid: String, key: CallKey) {
+        // Byte 6's high nibble is the version (4), byte 8's two high bits the variant (10).
+        let high = random.next() & ~0xf000 | 0x4000
+        let low = random.next() & ~(0xc0 << 56) | 0x80 << 56
+        let key = CallKey(high: high, low: low)
+        return (key.description, key)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// The provider asked about a load's calls on up to `concurrency` threads at once; with one and not

@@ -23,7 +23,7 @@ final class LoadTally: MockObserver, Sendable {
     }
 
     private struct State {
-        var waiting: [String: Waiting] = [:]
+        var waiting: [CallKey: Waiting] = [:]
         var placed = 0
         var reachable = 0
         var rang = 0
@@ -40,7 +40,7 @@ final class LoadTally: MockObserver, Sendable {
         var lastPlaced: [Double]
         /// When APNs first answered 410 for a callee's token, the call whose push it answered, and
         /// when the provider was told: when it was done with that call (world time).
-        var deadCallee: [Int32: (since: Double, call: String?, told: Double?)] = [:]
+        var deadCallee: [Int32: (since: Double, call: CallKey?, told: Double?)] = [:]
         var series = SeriesBuilder()
     }
 
@@ -87,7 +87,7 @@ final class LoadTally: MockObserver, Sendable {
     func placed(_ calls: [LoadRun.Call]) {
         state.withLock { state in
             for call in calls {
-                state.waiting[call.uuid] = Waiting(
+                state.waiting[call.key] = Waiting(
                     order: state.placed, callee: call.callee, placedAt: call.placedAt, trait: call.trait)
                 state.placed += 1
                 if call.trait == nil { state.reachable += 1 }
@@ -131,7 +131,7 @@ final class LoadTally: MockObserver, Sendable {
             // request to a token already answered 410.
             let call =
                 record.status == 410 || state.deadSince[key] != nil
-                ? CallInfo(body: record.request.body, paths: callPaths).uuid.map(CallInfo.lowercased) : nil
+                ? CallInfo(body: record.request.body, paths: callPaths).uuid.map(CallKey.init) : nil
             if let since = state.deadSince[key], record.at.world >= since {
                 if let callee {
                     // The request's own call when its payload names one of the load's, else the
@@ -159,7 +159,7 @@ final class LoadTally: MockObserver, Sendable {
             for call in calls {
                 let callee = Int32(truncatingIfNeeded: call.callee)
                 guard let dead = state.deadCallee[callee], dead.told == nil, time >= dead.since,
-                    dead.call == nil || dead.call == call.uuid
+                    dead.call == nil || dead.call == call.key
                 else { continue }
                 state.deadCallee[callee] = (dead.since, dead.call, time)
             }
@@ -168,7 +168,7 @@ final class LoadTally: MockObserver, Sendable {
 
     /// A push of a call ended: a ring settles the call; anything else is its latest story.
     private func ended(_ fate: borrowing PushFate) {
-        guard let uuid = fate.callUUID.map(CallInfo.lowercased), fate.outcome.isFinal else { return }
+        guard fate.outcome.isFinal, let key = fate.callUUID.map(CallKey.init) else { return }
         let rang: Bool
         if case .rang = fate.outcome { rang = true } else { rang = false }
         let finishedAt = fate.finishedAt ?? fate.sentAt
@@ -176,17 +176,18 @@ final class LoadTally: MockObserver, Sendable {
         let kind = fate.outcome.kind
         let reason = fate.outcome.reason
         state.withLock { state in
-            guard let call = state.waiting[uuid] else { return }
             if rang {
-                state.waiting[uuid] = nil
+                // One look-up: a ring settles the call.
+                guard let call = state.waiting.removeValue(forKey: key) else { return }
                 state.rang += 1
                 let latency = max(0, finishedAt - call.placedAt)
                 state.latencies.append(latency)
                 state.series.rang(latency, at: finishedAt)
             } else {
-                state.waiting[uuid]!.kind = kind
-                state.waiting[uuid]!.reason = reason
-                state.waiting[uuid]!.story = story
+                guard state.waiting[key] != nil else { return }
+                state.waiting[key]!.kind = kind
+                state.waiting[key]!.reason = reason
+                state.waiting[key]!.story = story
                 state.series.missed(kind, at: finishedAt)
             }
         }
@@ -208,7 +209,7 @@ final class LoadTally: MockObserver, Sendable {
         var figures = counts
         figures.latencies = latencies.sorted()
         figures.answers = answers.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
-        figures.miss(waiting.map { ($0.key, $0.value) }.sorted { $0.call.order < $1.call.order })
+        figures.miss(waiting.map { ($0.key.description, $0.value) }.sorted { $0.call.order < $1.call.order })
         return figures
     }
 

@@ -566,7 +566,7 @@ public final class ScenarioRunner {
             lanes: lanes.count,
             noted: { calls in
                 self.world.withWorld { world in
-                    for call in calls { world.callPlaced(uuid: call.uuid, at: call.placedAt) }
+                    for call in calls { world.callPlaced(call.key, at: call.placedAt) }
                 }
                 tally.placed(calls)
                 // What tells a call's pushes apart for the checks that read requests, kept while

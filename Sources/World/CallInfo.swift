@@ -240,3 +240,65 @@ public struct CallInfo: Sendable {
         }
     }
 }
+
+/// A call id as a table's key, regardless of case (CallKit reads a UUID in either case as the same
+/// call): a UUID's 128 bits where it is one, else its text in lower case. A load keys tables by
+/// call id three times a call (`PlacedCalls`, the load's tally); keyed by its string, each was a
+/// heap string's hash over 36 bytes with a retain and a release, and its removal hashed its
+/// neighbours' strings again (perf: a twentieth of `bench/load.sh`'s work).
+public struct CallKey: Hashable, Sendable, CustomStringConvertible {
+    private let high: UInt64
+    private let low: UInt64
+    /// A call id that is not a UUID, in lower case (nil for a UUID).
+    private let text: String?
+
+    public init(_ id: String) {
+        if let bits = id.utf8.withContiguousStorageIfAvailable(Self.bits)
+            ?? Array(id.utf8).withUnsafeBufferPointer(Self.bits)
+        {
+            (high, low, text) = (bits.high, bits.low, nil)
+        } else {
+            (high, low, text) = (0, 0, CallInfo.lowercased(id))
+        }
+    }
+
+    /// A UUID's key from its 128 bits (the first byte's in the high bits of `high`).
+    public init(high: UInt64, low: UInt64) {
+        (self.high, self.low, text) = (high, low, nil)
+    }
+
+    /// The call id in lower case (a UUID spelled 8-4-4-4-12).
+    public var description: String {
+        if let text { return text }
+        return String(unsafeUninitializedCapacity: 36) { spelled in
+            var at = 0
+            for index in 0..<32 {
+                if index == 8 || index == 12 || index == 16 || index == 20 {
+                    spelled[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                let word = index < 16 ? high : low
+                let nibble = Int(word >> UInt64(60 - 4 * (index % 16)) & 0xf)
+                spelled[at] = Self.hexDigits[nibble]
+                at += 1
+            }
+            return at
+        }
+    }
+
+    /// A canonical UUID's bits (8-4-4-4-12 hex digits, either case); nil for anything else.
+    private static func bits(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard UUIDSyntax.isCanonical(bytes) else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var digits = 0
+        for byte in bytes where byte != UInt8(ascii: "-") {
+            // A digit's value: '0'–'9' are 0x30–0x39, letters of either case end in 1–6.
+            let nibble = UInt64(byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : (byte & 0x0f) &+ 9)
+            if digits < 16 { words.0 = words.0 << 4 | nibble } else { words.1 = words.1 << 4 | nibble }
+            digits += 1
+        }
+        return (words.0, words.1)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}

@@ -113,17 +113,16 @@ struct ScheduledEvent: Comparable {
     static func == (a: ScheduledEvent, b: ScheduledEvent) -> Bool { a.at == b.at && a.sequence == b.sequence }
 }
 
-/// When the latest calls were placed, by lower-cased call id; the oldest are forgotten past `capacity`.
+/// When the latest calls were placed, by call id (any case); the oldest are forgotten past `capacity`.
 struct PlacedCalls {
     static let capacity = 10_000
-    private var times: [String: Double] = [:]
-    private var order: [String] = []
+    private var times: [CallKey: Double] = [:]
+    private var order: [CallKey] = []
     private var next = 0
 
     var isEmpty: Bool { times.isEmpty }
 
-    mutating func record(_ uuid: String, at time: Double) {
-        let key = CallInfo.lowercased(uuid)
+    mutating func record(_ key: CallKey, at time: Double) {
         guard times.updateValue(time, forKey: key) == nil else { return }
         if order.count < Self.capacity {
             order.append(key)
@@ -134,5 +133,5 @@ struct PlacedCalls {
         next = (next + 1) % Self.capacity
     }
 
-    func time(of uuid: String) -> Double? { times[CallInfo.lowercased(uuid)] }
+    func time(of uuid: String) -> Double? { times[CallKey(uuid)] }
 }

@@ -322,7 +322,8 @@ public final class World {
     /// The caller placed call `uuid` at world time `time`: a ring is late from then, however long
     /// the provider or its queue took to send the push. Any case names the same call; the latest
     /// `PlacedCalls.capacity` calls are kept.
-    public func callPlaced(uuid: String, at time: Double) { placedCalls.record(uuid, at: time) }
+    public func callPlaced(uuid: String, at time: Double) { placedCalls.record(CallKey(uuid), at: time) }
+    public func callPlaced(_ key: CallKey, at time: Double) { placedCalls.record(key, at: time) }
 
     // MARK: What APNs asks
 

@@ -1,6 +1,7 @@
 import APNs
 import ScenarioLanguage
 import Testing
+import World
 
 @testable import MockAPNs
 @testable import Scenario
@@ -142,7 +143,8 @@ import Testing
             for step in steps {
                 switch step {
                 case .place(let time):
-                    let call = LoadRun.Call(uuid: "\(time)", callee: 0, placedAt: time, trait: nil)
+                    let call = LoadRun.Call(
+                        uuid: "\(time)", key: CallKey("\(time)"), callee: 0, placedAt: time, trait: nil)
                     placed.append(call)
                     tally.placed([call])
                 case .push(let token, let status, let time): tally.read(Self.push(token, status: status, at: time))

@@ -2,23 +2,27 @@ import APNs
 import Foundation
 import Synchronization
 import Testing
+import World
 
 @testable import Scenario
 
 /// A load's lanes (`AskingPool`, `LoadRun.placeCalls`) and its call ids (`LoadRun.uuid`).
 @Suite struct LoadLaneTests {
-    @Test("A load's call ids are version-4 UUIDs, spelled as Foundation spells them in lower case")
+    @Test(
+        "A load's call ids are version-4 UUIDs, spelled as Foundation spells them in lower case; their keys are theirs")
     func callIds() {
         var ours = SeededGenerator(seed: 7)
         var theirs = SeededGenerator(seed: 7)
         for _ in 0..<2000 {
-            let id = LoadRun.uuid(&ours)
-            var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &theirs) }
+            let id = LoadRun.callId(&ours)
+            let words = [theirs.next(), theirs.next()]
+            var bytes = words.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * $0)) } }
             bytes[6] = (bytes[6] & 0x0f) | 0x40
             bytes[8] = (bytes[8] & 0x3f) | 0x80
-            let expected = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }.uuidString.lowercased()
-            #expect(id == expected)
-            if id != expected { return }
+            let expected = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }.uuidString
+            #expect(id.uuid == expected.lowercased())
+            #expect(id.key == CallKey(expected), "the key of \(expected), upper case, is the call's")
+            if id.uuid != expected.lowercased() || id.key != CallKey(expected) { return }
         }
     }
 

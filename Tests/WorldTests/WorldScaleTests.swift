@@ -1,4 +1,5 @@
 import APNs
+import Foundation
 import Testing
 
 @testable import World
@@ -276,6 +277,48 @@ import Testing
         #expect(ring(call(0)) == "duplicate", "still among the latest \(RecentCalls.capacity)")
         #expect(ring(call(1000)) == "rang")
         #expect(ring(call(0)) == "rang", "forgotten after \(RecentCalls.capacity) newer calls")
+    }
+
+    /// A call id's key is one for every spelling CallKit reads as the same call, and two for two
+    /// calls: a UUID in either case, or any other id by its lower-case text (a parse that dropped a
+    /// digit, read letters of one case only, or took a near-UUID for one, fails).
+    @Test("A call id's key: one for a UUID in either case, its bits spelled back; other ids by their text")
+    func callKeys() {
+        let id = "5f6c5d5e-a0b1-4c2d-8e3f-0123456789ab"
+        #expect(CallKey(id) == CallKey(id.uppercased()))
+        #expect(CallKey(id).description == id)
+        #expect(CallKey(id.uppercased()).description == id)
+        #expect(CallKey(id) == CallKey(high: 0x5f6c_5d5e_a0b1_4c2d, low: 0x8e3f_0123_4567_89ab))
+        var random = SeededGenerator(seed: 3)
+        var seen: [CallKey: String] = [:]
+        for _ in 0..<5_000 {
+            let text = UUID(
+                uuid: (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }.withUnsafeBytes {
+                    $0.load(as: uuid_t.self)
+                }
+            ).uuidString
+            let key = CallKey(text)
+            #expect(key.description == text.lowercased())
+            #expect(seen[key] == nil || seen[key] == text, "\(text) and \(seen[key] ?? "") share a key")
+            seen[key] = text
+        }
+        // One digit apart, in each of the 32 places: 32 keys.
+        let digits = Array(id.utf8)
+        let neighbours = digits.indices.filter { digits[$0] != UInt8(ascii: "-") }.map { place -> CallKey in
+            var changed = digits
+            changed[place] = changed[place] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            return CallKey(String(decoding: changed, as: UTF8.self))
+        }
+        #expect(Set(neighbours).count == 32)
+        #expect(!neighbours.contains(CallKey(id)))
+        // Not UUIDs: their text, in lower case, and never a UUID's key.
+        #expect(CallKey("Call-42") == CallKey("call-42"))
+        #expect(CallKey("Call-42").description == "call-42")
+        #expect(CallKey("call-42") != CallKey("call-43"))
+        #expect(CallKey(id + " ") != CallKey(id))
+        #expect(CallKey(String(id.dropLast())) != CallKey(id))
+        #expect(CallKey(id.replacingOccurrences(of: "-", with: "")) != CallKey(id))
+        #expect(CallKey("") == CallKey(""))
     }
 
     /// The first two ids are kept in the phone itself, then moved into the ring with the third: the
