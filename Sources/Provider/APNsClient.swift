@@ -57,6 +57,11 @@ public struct OutgoingPush: Sendable {
     public static func voip(token: String, bundleId: String, callUUID: String, caller: String, apnsId: String)
         -> OutgoingPush
     {
+        voip(token: token, topic: bundleId + ".voip", callUUID: callUUID, caller: caller, apnsId: apnsId)
+    }
+
+    /// The same, to a VoIP topic made once (a load's every push: `ReferenceProvider`).
+    static func voip(token: String, topic: String, callUUID: String, caller: String, apnsId: String) -> OutgoingPush {
         // Written as bytes: an interpolated String and its copy into an array were a tenth of the
         // bulk sender's work a push (callgrind).
         var payload: [UInt8] = []
@@ -69,7 +74,7 @@ public struct OutgoingPush: Sendable {
         return OutgoingPush(
             deviceToken: token, payload: payload,
             headers: [
-                ("apns-topic", bundleId + ".voip"), ("apns-push-type", "voip"), ("apns-priority", "10"),
+                ("apns-topic", topic), ("apns-push-type", "voip"), ("apns-priority", "10"),
                 ("apns-expiration", "0"), ("apns-id", apnsId),
             ])
     }

@@ -48,6 +48,8 @@ struct KeptActions: Sendable {
 public final class ReferenceProvider: @unchecked Sendable {
     public let profile: ProviderProfile
     public let bundleId: String
+    /// The VoIP topic, made once: every push names it.
+    private let voipTopic: String
     public let store: TokenStore
     public var actions: [ProviderAction] { kept.actions }
     /// How many actions are kept; past it they are counted, not kept (a long load's pushes, each
@@ -72,6 +74,7 @@ public final class ReferenceProvider: @unchecked Sendable {
     public init(configuration: ClientConfiguration, bundleId: String, profile: ProviderProfile = .reference) throws {
         self.configuration = configuration
         self.bundleId = bundleId
+        voipTopic = bundleId + ".voip"
         self.profile = profile
         store = TokenStore(deduplicates: profile != .registersTwice)
         client = try Self.transport(configuration, profile)
@@ -188,7 +191,11 @@ public final class ReferenceProvider: @unchecked Sendable {
     @discardableResult
     public func placeCalls(_ calls: [(user: String, callUUID: String)], caller: String) throws -> [PushAnswer] {
         let kind: TokenStore.Kind = profile == .usesRegularToken ? .alert : .voip
-        let rings = calls.flatMap { call in store.tokens(for: call.user, kind: kind).map { ($0.token, call.callUUID) } }
+        var rings: [(token: String, callUUID: String)] = []
+        rings.reserveCapacity(calls.count)
+        for call in calls {
+            for entry in store.tokens(for: call.user, kind: kind) { rings.append((entry.token, call.callUUID)) }
+        }
         var answers = try deliver(rings.map { push(to: $0.0, callUUID: $0.1, caller: caller) })
         if profile == .cancelsWithPush {
             answers += try deliver(rings.map { push(to: $0.0, callUUID: $0.1, caller: caller, cancel: true) })
@@ -198,8 +205,10 @@ public final class ReferenceProvider: @unchecked Sendable {
 
     func push(to token: String, callUUID: String, caller: String, cancel: Bool = false) -> OutgoingPush {
         var push = OutgoingPush.voip(
-            token: token, bundleId: bundleId, callUUID: callUUID, caller: caller, apnsId: ids.next())
+            token: token, topic: voipTopic, callUUID: callUUID, caller: caller, apnsId: ids.next())
         if cancel { push.payload = Array(#"{"aps":{},"callUUID":"\#(callUUID)","cancel":true}"#.utf8) }
+        // The reference's headers stand as made (a copy of each was a retain of every string).
+        guard Self.changesHeaders.contains(profile) else { return push }
         push.headers = push.headers.map { field -> (name: String, value: String) in
             switch (profile, field.name) {
             case (.forgetsVoipSuffix, "apns-topic"): return (field.name, bundleId)
@@ -211,6 +220,9 @@ public final class ReferenceProvider: @unchecked Sendable {
         }
         return push
     }
+
+    /// The profiles whose mistake is in a header (`push(to:)`).
+    private static let changesHeaders: Set<ProviderProfile> = [.forgetsVoipSuffix, .priorityFive, .nonZeroExpiration]
 
     /// Sends on this provider's connection, unless another lane of its load met a permanent
     /// failure: then this lane stops too, as one provider would.
