@@ -318,7 +318,43 @@ import Testing
         #expect(CallKey(id + " ") != CallKey(id))
         #expect(CallKey(String(id.dropLast())) != CallKey(id))
         #expect(CallKey(id.replacingOccurrences(of: "-", with: "")) != CallKey(id))
+        // 36 bytes, but not a UUID: a letter past f, a dash moved, a dash for a digit.
+        for near in [
+            "5f6c5d5e-a0b1-4c2d-8e3f-0123456789ag", "5f6c5d5ea-0b1-4c2d-8e3f-0123456789ab",
+            "5f6c5d5e-a0b1-4c2d-8e3f-0123456789-b",
+        ] {
+            #expect(CallKey(near).description == near, "\(near) is kept as text")
+            #expect(CallKey(near) != CallKey(id))
+        }
         #expect(CallKey("") == CallKey(""))
+    }
+
+    /// A ring is late from its call's placing: the world keeps at least the latest
+    /// `PlacedCalls.capacity` calls' times, the latest placing of an id reused, and forgets the
+    /// oldest in the end (a table without bound, one that forgets too soon, or keeps the first
+    /// placing of a reused id, fails).
+    @Test("Placed calls: the latest capacity are kept, a reused id counts from its latest placing, old ones go")
+    func placedCalls() {
+        var placed = PlacedCalls()
+        let capacity = PlacedCalls.capacity
+        func id(_ index: Int) -> String { "5f6c5d5e-0000-4000-8000-\(String(format: "%012d", index))" }
+        for index in 0..<(3 * capacity + 7) {
+            placed.record(CallKey(id(index)), at: Double(index))
+            if index % 997 == 0 || index % capacity < 3 || index % capacity > capacity - 3 {
+                let first = max(0, index - capacity + 1)
+                for kept in [first, (first + index) / 2, index] {
+                    #expect(placed.time(of: id(kept).uppercased()) == Double(kept), "call \(kept) after \(index)")
+                }
+            }
+        }
+        #expect(placed.time(of: id(0)) == nil, "forgotten after \(3 * capacity) newer calls")
+        #expect(placed.time(of: id(capacity)) == nil)
+        // An id placed again: its latest time, in whichever generation it is.
+        let latest = 3 * capacity + 6
+        placed.record(CallKey(id(latest - capacity + 2)), at: -1)
+        placed.record(CallKey(id(latest)), at: -2)
+        #expect(placed.time(of: id(latest - capacity + 2)) == -1)
+        #expect(placed.time(of: id(latest)) == -2)
     }
 
     /// The first two ids are kept in the phone itself, then moved into the ring with the third: the
