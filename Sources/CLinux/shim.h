@@ -66,6 +66,14 @@ static inline void ringside_prefetch_for_write(const void *address) {
     __builtin_prefetch(address, 1, 3);
 #endif
 }
+// A spinning thread's pause (x86's PAUSE): it lets the other hyperthread run and saves power.
+static inline void ringside_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
 // Every cache line of the `bytes` at `address` (its last byte too: a range that does not start on
 // a line's boundary ends in one more line), to be read or to be written.
 static inline void ringside_prefetch_lines(const void *address, long bytes) {
