@@ -20,16 +20,23 @@ public struct MessageIdGenerator: Sendable {
 
     /// A new version 4 UUID, kept as its 16 bytes until its text is asked for.
     public mutating func nextId() -> MessageId {
+        let (high, low) = nextBits()
+        return MessageId(high: high, low: low)
+    }
+
+    /// A new version 4 UUID's 128 bits (a load's call ids, `LoadRun.callId`).
+    public mutating func nextBits() -> (high: UInt64, low: UInt64) {
         let high = random.next()
         let low = random.next()
-        return MessageId(
-            high: (high & ~0xF000) | 0x4000,  // version 4
-            low: (low & ~(0xC << 60)) | (0x8 << 60))  // RFC 4122 variant
+        return (
+            (high & ~0xF000) | 0x4000,  // version 4
+            (low & ~(0xC << 60)) | (0x8 << 60)  // RFC 4122 variant
+        )
     }
 
     /// Writes an id's 36 characters at `text` (8-4-4-4-12: the high word's bytes at 0, 2, 4, 6, 9,
     /// 11, 14, 16, the low word's at 19, 21, 24, … 34, dashes between).
-    static func write(high: UInt64, low: UInt64, to text: UnsafeMutableRawPointer) {
+    public static func write(high: UInt64, low: UInt64, to text: UnsafeMutableRawPointer) {
         digitPairs.withUnsafeBufferPointer { pairs in
             func put(_ word: UInt64, byte: Int, at offset: Int) {
                 let value = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * byte)) & 0xFF

@@ -157,7 +157,7 @@ struct LoadRun {
         progress: ((LoadRun, _ seconds: Double) -> Void)?
     ) throws {
         var random = SeededGenerator(seed: seed ^ 0xca11)
-        var ids = SeededGenerator(seed: seed ^ 0x1d5)
+        var ids = MessageIdGenerator(seed: seed ^ 0x1d5)
         let start = clock.wall
         var lastProgress = start
         var lastGiveBack = start
@@ -267,14 +267,12 @@ struct LoadRun {
     /// back a few hundred calls a second, few enough for a machine's threads and sockets.
     static let concurrentCalls = 64
 
-    /// A version-4 UUID from `random`, in lower case, with its key: written here, not by
-    /// `UUID.uuidString`, whose formatting (printf) was a twentieth of the runner's work a call in
-    /// `bench/load.sh` (perf), and made from two words, not sixteen bytes in an array.
-    static func callId(_ random: inout SeededGenerator) -> (uuid: String, key: CallKey) {
-        // Byte 6's high nibble is the version (4), byte 8's two high bits the variant (10).
-        let high = random.next() & ~0xf000 | 0x4000
-        let low = random.next() & ~(0xc0 << 56) | 0x80 << 56
-        let key = CallKey(high: high, low: low)
+    /// A version-4 UUID from `ids`, in lower case, with its key: spelled by `MessageIdGenerator`,
+    /// not by `UUID.uuidString`, whose formatting (printf) was a twentieth of the runner's work a
+    /// call in `bench/load.sh` (perf).
+    static func callId(_ ids: inout MessageIdGenerator) -> (uuid: String, key: CallKey) {
+        let bits = ids.nextBits()
+        let key = CallKey(high: bits.high, low: bits.low)
         return (key.description, key)
     }
 }

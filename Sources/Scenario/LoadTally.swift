@@ -187,10 +187,10 @@ final class LoadTally: MockObserver, Sendable {
                 state.latencies.append(latency)
                 state.series.rang(latency, at: finishedAt)
             } else {
-                guard state.waiting[key] != nil else { return }
-                state.waiting[key]!.kind = kind
-                state.waiting[key]!.reason = reason
-                state.waiting[key]!.story = story
+                guard let index = state.waiting.index(forKey: key) else { return }
+                state.waiting.values[index].kind = kind
+                state.waiting.values[index].reason = reason
+                state.waiting.values[index].story = story
                 state.series.missed(kind, at: finishedAt)
             }
         }

@@ -253,8 +253,8 @@ public struct CallKey: Hashable, Sendable, CustomStringConvertible {
     private let text: String?
 
     public init(_ id: String) {
-        if let bits = id.utf8.withContiguousStorageIfAvailable(Self.bits)
-            ?? Array(id.utf8).withUnsafeBufferPointer(Self.bits)
+        if let bits = id.utf8.withContiguousStorageIfAvailable(UUIDSyntax.bits)
+            ?? Array(id.utf8).withUnsafeBufferPointer(UUIDSyntax.bits)
         {
             (high, low, text) = (bits.high, bits.low, nil)
         } else {
@@ -267,64 +267,12 @@ public struct CallKey: Hashable, Sendable, CustomStringConvertible {
         (self.high, self.low, text) = (high, low, nil)
     }
 
-    /// The call id in lower case (a UUID spelled 8-4-4-4-12).
+    /// The call id in lower case (a UUID spelled 8-4-4-4-12, as an apns-id is).
     public var description: String {
         if let text { return text }
-        return String(unsafeUninitializedCapacity: 36) { spelled in
-            Self.hexDigits.withUnsafeBufferPointer { digits in
-                var at = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        spelled[at] = UInt8(ascii: "-")
-                        at += 1
-                    }
-                    let byte = Int(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8)) & 0xff)
-                    spelled[at] = digits[byte >> 4]
-                    spelled[at + 1] = digits[byte & 0x0f]
-                    at += 2
-                }
-                return at
-            }
+        return String(unsafeUninitializedCapacity: MessageId.textCount) { spelled in
+            MessageIdGenerator.write(high: high, low: low, to: UnsafeMutableRawPointer(spelled.baseAddress!))
+            return MessageId.textCount
         }
     }
-
-    /// A canonical UUID's bits (8-4-4-4-12 hex digits, either case); nil for anything else. One
-    /// pass, a table lookup a digit: a check first, then a parse, were a tenth of the world
-    /// thread's work in a load (perf).
-    private static func bits(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
-        guard bytes.count == 36 else { return nil }
-        return nibbles.withUnsafeBufferPointer { nibbles in
-            var words: (UInt64, UInt64) = (0, 0)
-            var wrong: UInt8 = 0
-            var digits = 0
-            for index in 0..<36 {
-                let byte = bytes[index]
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    wrong |= byte ^ UInt8(ascii: "-")
-                    continue
-                }
-                let nibble = nibbles[Int(byte)]
-                wrong |= nibble & 0xf0
-                if digits < 16 {
-                    words.0 = words.0 << 4 | UInt64(nibble & 0x0f)
-                } else {
-                    words.1 = words.1 << 4 | UInt64(nibble & 0x0f)
-                }
-                digits += 1
-            }
-            return wrong == 0 ? words : nil
-        }
-    }
-
-    /// A byte's value as a hex digit of either case; 0xff for any other byte.
-    private static let nibbles: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
-        default: 0xff
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -11,7 +11,7 @@ import World
     @Test(
         "A load's call ids are version-4 UUIDs, spelled as Foundation spells them in lower case; their keys are theirs")
     func callIds() {
-        var ours = SeededGenerator(seed: 7)
+        var ours = MessageIdGenerator(seed: 7)
         var theirs = SeededGenerator(seed: 7)
         for _ in 0..<2000 {
             let id = LoadRun.callId(&ours)
