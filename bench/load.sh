@@ -17,6 +17,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-600000}
 soak=${SOAK:-600}
+rounds=${ROUNDS:-3}
+# Counts from outside, checked before anything runs (a word that is not one would run nothing). A
+# soak is one load, and a load lasts at most 600 s (ScenarioLanguage/Steps/LoadSteps.swift).
+refuse() { printf 'bench/load.sh: %s, not %q\n' "$1" "$2" >&2; exit 2; }
+[[ $calls =~ ^[1-9][0-9]{0,7}$ ]] || refuse "CALLS must be a whole number from 1 to 99999999" "$calls"
+[[ $soak =~ ^(0|[1-9][0-9]{0,2})$ ]] && ((soak <= 600)) || refuse "SOAK must be seconds from 0 to 600" "$soak"
+[[ $rounds =~ ^[1-9]$ ]] || refuse "ROUNDS must be 1 to 9" "$rounds"
 bash scripts/setup.sh --test >/dev/null
 swift build -c release --product ringside 2>&1 | tail -n 1
 binary=.build/release/ringside
@@ -63,7 +70,6 @@ round() {
 }
 # Both figures move by a tenth from run to run on a 2-core machine shared with others: the load
 # and h2load take turns, ROUNDS times (default 3), and the median ratio is the verdict.
-rounds=${ROUNDS:-3}
 ratios=()
 for r in $(seq "$rounds"); do
   read -r calls_per_second h2load_rate ratio < <(round) || exit 1
